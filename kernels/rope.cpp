@@ -1,0 +1,16 @@
+// kernels/rope.cpp — instantiates the rope family's kernels for this TU's ISA (compiled once per
+// ISA by cmake/PosencIsa.cmake) and exposes them as posenc::POSENC_NS::rope_kernels().
+#include "kernels/rope.hpp"
+
+namespace posenc {
+namespace POSENC_NS {
+
+const rope_kernels_t* rope_kernels() {
+  static const rope_kernels_t table = {
+      &sinusoidal_rows,
+  };
+  return &table;
+}
+
+}  // namespace POSENC_NS
+}  // namespace posenc

@@ -1,0 +1,183 @@
+// lib/internal.hpp — runtime helpers shared by the lib/ translation units (never installed).
+//
+// lib/ is compiled once with baseline flags. A public function in lib/<family>.cpp:
+//   1. opens with `api_guard g("posenc_xxx");`, which clears the thread-local message;
+//   2. validates every argument with the check_* helpers (they set the message and return the
+//      status; use POSENC_CHECK to propagate), before touching any output;
+//   3. picks the kernel table of the active ISA (active_table), and
+//   4. runs tiles through parallel_tiles(), whose tile boundaries depend on the problem size
+//      only, so results are bitwise identical for any thread count.
+// Wrap the body in guarded(...) so that std::bad_alloc becomes POSENC_ERR_OUT_OF_MEMORY and any
+// other exception POSENC_ERR_INTERNAL: nothing throws across the C ABI.
+#pragma once
+
+#include "posenc/posenc.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdint>
+#include <exception>
+#include <limits>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace posenc {
+namespace detail {
+
+// ---------------------------------------------------------------- errors
+void clear_error();
+const char* error_message_cstr();
+/// Sets the thread-local message to "<function>: <printf-formatted text>" and returns s.
+posenc_status set_error(posenc_status s, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+/// Name of the public function being executed on this thread (for messages).
+const char* current_function();
+void set_current_function(const char* name);
+
+struct api_guard {
+  explicit api_guard(const char* fn) { set_current_function(fn); clear_error(); }
+};
+
+#define POSENC_CHECK(expr)                                   \
+  do {                                                       \
+    posenc_status posenc_check_status_ = (expr);             \
+    if (posenc_check_status_ != POSENC_OK) return posenc_check_status_; \
+  } while (0)
+
+/// Runs f() (returning posenc_status) and turns escaping exceptions into status codes.
+template <class F>
+posenc_status guarded(F&& f) noexcept {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return set_error(POSENC_ERR_OUT_OF_MEMORY, "out of memory");
+  } catch (const std::exception& e) {
+    return set_error(POSENC_ERR_INTERNAL, "internal error: %s", e.what());
+  } catch (...) {
+    return set_error(POSENC_ERR_INTERNAL, "internal error (unknown exception)");
+  }
+}
+
+// ---------------------------------------------------------------- validation
+inline posenc_status check_not_null(const void* p, const char* name) {
+  if (p == nullptr) return set_error(POSENC_ERR_NULL_POINTER, "%s must not be NULL", name);
+  return POSENC_OK;
+}
+/// p may be NULL only when count == 0.
+inline posenc_status check_not_null_if(const void* p, int64_t count, const char* name) {
+  if (p == nullptr && count > 0)
+    return set_error(POSENC_ERR_NULL_POINTER, "%s must not be NULL when its size is %lld > 0", name,
+                     static_cast<long long>(count));
+  return POSENC_OK;
+}
+inline posenc_status check_nonneg(int64_t v, const char* name) {
+  if (v < 0) return set_error(POSENC_ERR_INVALID_ARGUMENT, "%s must be >= 0 (got %lld)", name, static_cast<long long>(v));
+  return POSENC_OK;
+}
+inline posenc_status check_positive(int64_t v, const char* name) {
+  if (v <= 0) return set_error(POSENC_ERR_INVALID_ARGUMENT, "%s must be > 0 (got %lld)", name, static_cast<long long>(v));
+  return POSENC_OK;
+}
+inline posenc_status check_finite_positive(double v, const char* name) {
+  if (!(std::isfinite(v) && v > 0.0))
+    return set_error(POSENC_ERR_INVALID_ARGUMENT, "%s must be finite and > 0 (got %g)", name, v);
+  return POSENC_OK;
+}
+/// out = a * b, failing with SIZE_OVERFLOW (naming `what`) if the product of non-negative
+/// a and b exceeds int64_t or what the address space can hold for elements of elem_size bytes.
+inline posenc_status checked_mul(int64_t a, int64_t b, int64_t* out, const char* what, int64_t elem_size = 1) {
+  int64_t r = 0;
+  if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &r)) {
+    return set_error(POSENC_ERR_SIZE_OVERFLOW, "size of %s overflows (%lld x %lld)", what,
+                     static_cast<long long>(a), static_cast<long long>(b));
+  }
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(r, elem_size, &bytes) ||
+      static_cast<uint64_t>(bytes) > static_cast<uint64_t>(std::numeric_limits<std::ptrdiff_t>::max())) {
+    return set_error(POSENC_ERR_SIZE_OVERFLOW, "size of %s overflows the address space (%lld elements)", what,
+                     static_cast<long long>(r));
+  }
+  *out = r;
+  return POSENC_OK;
+}
+
+// ---------------------------------------------------------------- dispatch
+/// The ISA the kernels should use now, or POSENC_OK-failing status if POSENC_ISA was unusable
+/// (message set). Reads POSENC_ISA / detects the CPU on first use.
+posenc_status kernel_isa(posenc_isa* isa);
+
+/// Declares `const Table* posenc::isa_<name>::fn();` for every compiled ISA and defines
+/// `posenc_status posenc::detail::fn_active(const Table** out)` that returns the active ISA's table.
+#define POSENC_ISA_DECL_(ns, Table, fn) namespace ns { const Table* fn(); }
+#if defined(POSENC_HAVE_AVX2)
+#define POSENC_IF_AVX2_(x) x
+#else
+#define POSENC_IF_AVX2_(x)
+#endif
+#if defined(POSENC_HAVE_AVX512)
+#define POSENC_IF_AVX512_(x) x
+#else
+#define POSENC_IF_AVX512_(x)
+#endif
+#if defined(POSENC_HAVE_NEON)
+#define POSENC_IF_NEON_(x) x
+#else
+#define POSENC_IF_NEON_(x)
+#endif
+#define POSENC_USE_KERNELS(Table, fn)                                                          \
+  namespace posenc {                                                                            \
+  POSENC_ISA_DECL_(isa_scalar, Table, fn)                                                       \
+  POSENC_IF_AVX2_(POSENC_ISA_DECL_(isa_avx2, Table, fn))                                        \
+  POSENC_IF_AVX512_(POSENC_ISA_DECL_(isa_avx512, Table, fn))                                    \
+  POSENC_IF_NEON_(POSENC_ISA_DECL_(isa_neon, Table, fn))                                        \
+  namespace detail {                                                                            \
+  inline const Table* fn##_for(posenc_isa isa) {                                                \
+    switch (isa) {                                                                              \
+      POSENC_IF_AVX2_(case POSENC_ISA_AVX2: return isa_avx2::fn();)                             \
+      POSENC_IF_AVX512_(case POSENC_ISA_AVX512: return isa_avx512::fn();)                       \
+      POSENC_IF_NEON_(case POSENC_ISA_NEON: return isa_neon::fn();)                             \
+      default: return isa_scalar::fn();                                                         \
+    }                                                                                           \
+  }                                                                                             \
+  inline posenc_status fn##_active(const Table** out) {                                         \
+    posenc_isa isa;                                                                             \
+    POSENC_CHECK(kernel_isa(&isa));                                                             \
+    *out = fn##_for(isa);                                                                       \
+    return POSENC_OK;                                                                           \
+  }                                                                                             \
+  }                                                                                             \
+  }
+
+// ---------------------------------------------------------------- threads
+int32_t thread_count();
+/// Runs body(t) for every tile t in [0, num_tiles) on the posenc arena. The caller chooses
+/// tiles from the problem size only; which thread runs a tile never changes a result.
+/// body must not throw (kernels do not).
+void parallel_tiles_impl(int64_t num_tiles, void (*fn)(void*, int64_t), void* ctx);
+template <class F>
+void parallel_tiles(int64_t num_tiles, F&& body) {
+  if (num_tiles <= 0) return;
+  if (num_tiles == 1 || thread_count() == 1) {
+    for (int64_t t = 0; t < num_tiles; ++t) body(t);
+    return;
+  }
+  parallel_tiles_impl(
+      num_tiles, [](void* c, int64_t t) { (*static_cast<F*>(c))(t); }, &body);
+}
+/// Number of tiles of `grain` items covering `n` items.
+inline int64_t tiles_of(int64_t n, int64_t grain) { return n <= 0 ? 0 : (n + grain - 1) / grain; }
+
+/// Deterministic reduction: partial[t] = map(t) per tile in parallel, then combined in tile
+/// order on the calling thread. The result does not depend on the thread count.
+template <class T, class Map, class Combine>
+T deterministic_reduce(int64_t num_tiles, T init, Map&& map, Combine&& combine) {
+  std::vector<T> partial(static_cast<size_t>(num_tiles > 0 ? num_tiles : 0), init);
+  parallel_tiles(num_tiles, [&](int64_t t) { partial[static_cast<size_t>(t)] = map(t); });
+  T acc = init;
+  for (const T& p : partial) acc = combine(acc, p);
+  return acc;
+}
+
+}  // namespace detail
+}  // namespace posenc

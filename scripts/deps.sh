@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs posenc's build, test and cross-test dependencies from Debian packages (bookworm).
+# Usage: sudo bash scripts/deps.sh [--no-cross]   (as root; skips what is already installed)
+set -euo pipefail
+cross=1
+[ "${1:-}" = "--no-cross" ] && cross=0
+export DEBIAN_FRONTEND=noninteractive
+pkgs=(build-essential cmake pkg-config git
+      libxsimd-dev libtbb-dev libgtest-dev libbenchmark-dev libeigen3-dev libspectra-dev
+      libboost-dev libgsl-dev libcli11-dev tzdata
+      python3-numpy python3-scipy python3-matplotlib python3-networkx python3-pytest python3-distributed)
+cross_pkgs=(qemu-user g++-aarch64-linux-gnu
+      libtbb-dev:arm64 libgtest-dev:arm64 libbenchmark-dev:arm64 libboost-dev:arm64
+      libgsl27:arm64 libgslcblas0:arm64)
+missing=()
+for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ $cross = 1 ]; then
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    dpkg --add-architecture arm64
+    missing+=(force-update)
+  fi
+  for p in "${cross_pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}" >&2
+  apt-get update -qq
+  real=()
+  for p in "${missing[@]}"; do [ "$p" = force-update ] || real+=("$p"); done
+  # libgsl-dev is not co-installable across architectures: the arm64 cross build links the
+  # arm64 runtime libgsl.so.27 with the (identical) amd64 headers.
+  [ ${#real[@]} -gt 0 ] && apt-get install -y -qq --no-install-recommends "${real[@]}" >/dev/null
+fi
+echo "deps: ok" >&2

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# README command 2 (and what .ci/run calls): install what is missing, then build and run the
+# whole test suite on every path this machine can run:
+#   release  — all ISA paths the CPU can execute (auto), then again with POSENC_ISA=scalar;
+#   asan     — ASan + UBSan build of the suite;
+#   aarch64  — cross build, NEON and scalar paths under qemu-aarch64;
+#   bench    — every benchmark once in smoke mode (part of the release ctest run).
+# Stages can be chosen: bash scripts/test-all.sh release asan aarch64
+set -euo pipefail
+cd "$(dirname "$0")/.."
+stages=("$@")
+[ ${#stages[@]} -eq 0 ] && stages=(release asan aarch64)
+bash scripts/deps.sh
+jobs=$(nproc)
+t0=$(date +%s)
+for st in "${stages[@]}"; do
+  s0=$(date +%s)
+  echo "=== [$st] configure + build" >&2
+  cmake --preset "$st" >/dev/null
+  cmake --build --preset "$st" -j"$jobs"
+  case $st in
+    release)
+      echo "=== [release] ctest (auto ISA: $(./build/release/cli/posenc info | grep 'ISA active'))" >&2
+      ctest --preset release -j"$jobs"
+      echo "=== [release] ctest with POSENC_ISA=scalar" >&2
+      POSENC_ISA=scalar ctest --preset release -j"$jobs" -LE bench
+      ;;
+    asan)
+      echo "=== [asan] ctest" >&2
+      ctest --preset asan -j"$jobs"
+      ;;
+    aarch64)
+      echo "=== [aarch64] ctest under qemu-aarch64" >&2
+      ctest --preset aarch64 -j"$jobs" -LE bench
+      ;;
+    *) cmake --build --preset "$st" >/dev/null; ctest --preset "$st" -j"$jobs" ;;
+  esac
+  echo "=== [$st] done in $(( $(date +%s) - s0 )) s" >&2
+done
+echo "=== all stages passed in $(( $(date +%s) - t0 )) s" >&2

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# usage: run.sh BUILD_DIR SOURCE_DIR WORK_DIR
+# Installs BUILD_DIR into a fresh prefix, then builds and runs two consumers against it:
+# one with CMake find_package(posenc), one with pkg-config.
+set -euo pipefail
+build=$1; src=$2; work=$3
+rm -rf "$work"; mkdir -p "$work"
+prefix="$work/prefix"
+cmake --install "$build" --prefix "$prefix" >/dev/null
+cmake -S "$src/tests/consumer" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$work/cmake-build" >/dev/null
+"$work/cmake-build/consumer_cpp"
+libdir=$(ls -d "$prefix"/lib*/pkgconfig | head -n1)
+export PKG_CONFIG_PATH="$libdir"
+cc -std=c99 -Wall -Wextra -Werror -pedantic "$src/tests/consumer/consumer.c" -o "$work/consumer_c" \
+   $(pkg-config --cflags --libs posenc) -Wl,-rpath,"$(dirname "$libdir")"
+"$work/consumer_c"
