@@ -6,7 +6,9 @@ set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
 set(CMAKE_CXX_COMPILER aarch64-linux-gnu-g++)
 set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64;-L;/usr/aarch64-linux-gnu)
+# No -L sysroot: the cross libc in /usr/aarch64-linux-gnu (libc6-arm64-cross) can differ from
+# the multiarch libc6:arm64 that TBB/GTest link against, and mixing them hangs std::thread.
+set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64)
 # Headers are shared between architectures; libraries and CMake packages come from the
 # aarch64 multiarch directories.
 set(CMAKE_FIND_ROOT_PATH /usr/aarch64-linux-gnu /usr)
