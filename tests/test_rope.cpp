@@ -118,7 +118,7 @@ TEST_P(Sinusoidal, ZeroRowsIsANoOp) {
 }
 
 TEST_P(Sinusoidal, BitwiseIdenticalForOneTwoThreeThreads) {
-  const int64_t n = 20000;
+  const int64_t n = 6000;  // several tiles of 128 rows
   const int dim = 128;
   std::vector<int64_t> pos = edge_and_random_positions(static_cast<size_t>(n), 7);
   pos.resize(static_cast<size_t>(n));
