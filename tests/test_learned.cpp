@@ -7,6 +7,8 @@
 // and a dense, non-separable float64 resampler written here from the formulas.
 #include "tests/test_common.hpp"
 
+#include "posenc/posenc.hpp"
+
 #include <Eigen/Dense>
 #include <Eigen/SVD>
 
@@ -577,5 +579,33 @@ TEST_P(LearnedResample, BadInputLeavesOutUntouched) {
 }
 
 POSENC_INSTANTIATE_ISA(LearnedResample);
+
+}  // namespace
+
+// ================================================================== C++ layer
+
+namespace {
+
+TEST(LearnedCpp, WrappersCallTheCAbiAndThrowOnError) {
+  auto t = random_floats(static_cast<size_t>((1 + 4 * 4) * 6), 3);
+  const auto out = posenc::learned_resample(t, 1, 4, 4, 6, 7, 7);
+  std::vector<float> ref((1 + 7 * 7) * 6);
+  ASSERT_EQ(posenc_learned_resample_f32(t.data(), 1, 4, 4, 6, 7, 7, POSENC_RESAMPLE_BICUBIC_AA, ref.data()), POSENC_OK);
+  EXPECT_TRUE(same_bits(out, ref));
+  const auto sp = posenc::learned_spectrum(t.data(), 17, 6);
+  EXPECT_EQ(sp.singular_values.size(), 6u);
+  EXPECT_GT(sp.effective_rank, 1.0);
+  try {
+    posenc::learned_resample(t, 1, 4, 4, 6, 0, 7);
+    FAIL() << "no exception";
+  } catch (const posenc::error& e) {
+    EXPECT_EQ(e.status(), POSENC_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find("new_h"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(posenc::learned_resample(t, 1, 4, 5, 6, 7, 7), posenc::error);  // table size mismatch
+  std::vector<int64_t> bad = {3};
+  std::vector<float> x(6);
+  EXPECT_THROW(posenc::learned_add(t.data(), 2, 6, bad.data(), 1, x.data()), posenc::error);
+}
 
 }  // namespace
