@@ -227,7 +227,7 @@ extern "C" POSENC_API posenc_status posenc_learned_grad_f32(const float* grad_x,
     // list the touched table rows. Counting sort when the table is not much larger than n.
     const size_t nn = static_cast<size_t>(n);
     std::vector<int64_t> order(nn), urows, offsets;
-    if (rows <= 4 * n + 4096) {
+    if (rows / 4 <= n + 1024) {  // (no overflow: n <= 2^61 after the size checks)
       std::vector<int64_t> count(static_cast<size_t>(rows) + 1, 0);
       for (size_t i = 0; i < nn; ++i) ++count[static_cast<size_t>(positions[i]) + 1];
       for (int64_t r = 0; r < rows; ++r) {
