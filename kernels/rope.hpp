@@ -127,7 +127,9 @@ inline uint16_t f32_to_bf16(float f) {
 }
 
 inline vec<float> load_as_f32(const float* p) { return load(p); }
-inline void store_from_f32(float* p, const vec<float>& v) { store(p, v); }
+// Note: never call store(p, batch) unqualified here: ADL also finds xsimd::store, which is the
+// ALIGNED store and wins overload resolution. Use .store_unaligned().
+inline void store_from_f32(float* p, const vec<float>& v) { v.store_unaligned(p); }
 
 inline vec<float> load_as_f32(const uint16_t* p) {
 #if defined(POSENC_ISA_SCALAR)
@@ -191,7 +193,7 @@ inline vec<float> load_as_f32_partial(const E* p, std::size_t cnt) {
 template <class E>
 inline void store_from_f32_partial(E* p, const vec<float>& v, std::size_t cnt) {
   alignas(64) float buf[width<float>];
-  store(buf, v);
+  v.store_unaligned(buf);
   for (std::size_t k = 0; k < cnt; ++k) elem_from_f32(p + k, buf[k]);
 }
 
@@ -347,7 +349,7 @@ inline void decay_rows(const double* wh, const double* wl, int32_t nf, int64_t n
   alignas(64) double acc[kRopeDecayTile * W];
   double bre[kRopeDecayTile], bim[kRopeDecayTile], bsum[kRopeDecayTile];
   for (int64_t i = 0; i < T; ++i) {
-    store(acc + i * W, V(0.0));
+    V(0.0).store_unaligned(acc + i * W);
     bre[i] = bim[i] = bsum[i] = 0.0;
   }
   const V vn0(static_cast<double>(n_begin + r0 * n_step));
@@ -372,11 +374,11 @@ inline void decay_rows(const double* wh, const double* wl, int32_t nf, int64_t n
     const std::size_t valid = n - j < G * W ? n - j : G * W;
     for (int64_t i = 0; i < T; ++i) {
       const V sum = (c[0] + c[1]) + (c[2] + c[3]);
-      store(acc + i * W, load(acc + i * W) + sum);
+      (load(acc + i * W) + sum).store_unaligned(acc + i * W);
       if (bound) {
         for (std::size_t g = 0; g < G; ++g) {
-          store(lc + g * W, c[g]);
-          store(ls + g * W, s[g]);
+          c[g].store_unaligned(lc + g * W);
+          s[g].store_unaligned(ls + g * W);
         }
         double re = bre[i], im = bim[i], bs = bsum[i];
         for (std::size_t k = 0; k < valid; ++k) {
