@@ -854,7 +854,7 @@ TEST_P(RopeDecay, MatchesLongDoubleAtRandomNAndStepsBitwiseForThreads) {
   for (int trial = 0; trial < 3; ++trial) {
     const int64_t n0 = std::uniform_int_distribution<int64_t>(-(1 << 24), 1 << 24)(rng);
     const int64_t step = std::uniform_int_distribution<int64_t>(-40000, 40000)(rng);
-    const int64_t count = 300;
+    const int64_t count = 700;
     std::vector<double> ref_f, ref_b;
     for (int threads : {1, 2, 3}) {
       ThreadScope ts(threads);
@@ -864,13 +864,20 @@ TEST_P(RopeDecay, MatchesLongDoubleAtRandomNAndStepsBitwiseForThreads) {
       if (threads == 1) { ref_f = f; ref_b = b; }
       else EXPECT_TRUE(same_bits(f, ref_f) && same_bits(b, ref_b)) << threads;
     }
-    // Direct long-double sums at a few rows (inside the first tile, at its end, in the second).
+    // f alone takes another path (Chebyshev recurrence instead of rotations).
+    std::vector<double> fo(count + 1);
+    poison(fo);
+    ASSERT_EQ(posenc_rope_decay_f64(w.data(), F, n0, step, count, fo.data(), nullptr), POSENC_OK);
+    EXPECT_TRUE(is_poison(fo.back()));
+    // Direct long-double sums at a few rows: both ends of the first and the second tile.
     double worst = 0;
-    for (int64_t i : {int64_t(0), int64_t(1), int64_t(137), int64_t(255), int64_t(256), int64_t(299)}) {
+    for (int64_t i : {int64_t(0), int64_t(1), int64_t(2), int64_t(137), int64_t(511), int64_t(512),
+                      int64_t(513), int64_t(count - 1)}) {
       const long double n = static_cast<long double>(n0 + i * step);
       long double s = 0;
       for (int j = 0; j < F; ++j) s += cosl(n * w[j]);
       worst = std::max(worst, std::fabs(ref_f[i] - static_cast<double>(s)));
+      worst = std::max(worst, std::fabs(fo[i] - static_cast<double>(s)));
     }
     EXPECT_LE(worst, 1e-9 * F) << "n0 " << n0 << " step " << step;
     EXPECT_LE(worst, 1e-10 * F) << "observed accuracy regressed";
