@@ -476,6 +476,26 @@ TEST_P(RopeCosSin, AccurateToTwoToThe24ForEveryType) {
   }
 }
 
+TEST_P(RopeCosSin, PhaseStaysExactFarBeyondTwoToThe24) {
+  // At |p| ~ 2^36 a phase formed with one rounding (no exact two-product) is off by ~1e-6 rad;
+  // the long-double reference is within |p w| 2^-64 <= 4e-9 there.
+  const auto p = make_params(POSENC_ROPE_DEFAULT, 64, 10000.0);
+  std::vector<int64_t> pos;
+  std::mt19937_64 rng(99);
+  std::uniform_int_distribution<int64_t> d(int64_t(1) << 35, int64_t(1) << 36);
+  for (int i = 0; i < 40; ++i) pos.push_back(i % 2 ? d(rng) : -d(rng));
+  for (int i = 0; i < 20; ++i) pos.push_back((int64_t(1) << 36) - 10 + i);  // a consecutive run
+  const auto inv = inv_of(p);
+  std::vector<double> rc, rs;
+  ref_cos_sin(pos, inv, rc, rs);
+  const int64_t n = static_cast<int64_t>(pos.size());
+  std::vector<float> c(n * 32), s(n * 32);
+  ASSERT_EQ(posenc_rope_cos_sin_f32(&p, pos.data(), n, c.data(), s.data()), POSENC_OK);
+  double err = 0;
+  for (size_t i = 0; i < rc.size(); ++i) err = std::max({err, std::fabs(c[i] - rc[i]), std::fabs(s[i] - rs[i])});
+  EXPECT_LE(err, 7e-8);
+}
+
 TEST_P(RopeCosSin, NullPositionsAndThreadCountsAreBitwiseIdentical) {
   const auto p = make_params(POSENC_ROPE_DEFAULT, 128, 10000.0);
   const int64_t n = 3000;
