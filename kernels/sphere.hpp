@@ -113,6 +113,13 @@ struct emitter {
   }
 };
 
+/// The scratch pointer rounded up to 64 bytes (lib allocates 8 extra doubles): every vector
+/// access to scratch is then aligned and never splits a cache line.
+inline double* align64(double* p) {
+  const std::uintptr_t u = reinterpret_cast<std::uintptr_t>(p);
+  return reinterpret_cast<double*>((u + 63u) & ~static_cast<std::uintptr_t>(63u));
+}
+
 inline V iota() {
   alignas(64) double b[W];
   for (std::size_t i = 0; i < W; ++i) b[i] = static_cast<double>(i);
@@ -152,7 +159,9 @@ inline int64_t stage_doubles(int32_t lmax) {
 /// Scratch doubles of sph::core for lmax.
 inline int64_t core_scratch(int32_t lmax) {
   const int64_t N = static_cast<int64_t>(lmax) + 1;
-  return 5 * N * static_cast<int64_t>(W) + N + 2 * (N + static_cast<int64_t>(W)) + 8;
+  // Every region a multiple of W doubles so that all vector slots stay 64-byte aligned.
+  const int64_t Wd = static_cast<int64_t>(W), Nr = (N + Wd - 1) / Wd * Wd;
+  return 5 * N * Wd + Nr + 2 * (Nr + Wd) + 8;
 }
 
 /// The recurrence of sph_plan for one block of W points (x = cos theta, u = sin theta >= 0).
@@ -165,9 +174,10 @@ inline void core(const sph_plan& P, const V& x, const V& u, double* scr, RowFn&&
   double* s_ = scr + 2 * N * W;
   double* sc_ = s_ + N * W;
   double* row = sc_ + N * W;
+  const std::size_t Nr = (N + W - 1) / W * W;
   double* flag = row + N * W;
-  double* ca = flag + N;
-  double* cb = ca + N + W;
+  double* ca = flag + Nr;
+  double* cb = ca + Nr + W;
   const V T(0x1p600), Ti(0x1p-600), zero(0.0), one(1.0);
   const bool ext = P.extended != 0;
 
@@ -265,7 +275,8 @@ inline void load_block(const TI* src, int64_t p0, std::size_t np, double* dst, d
 }
 
 template <class TI, class TO>
-inline void legendre_impl(const sph_plan* P, const TI* x, int64_t n, TO* out, double* scr) {
+inline void legendre_impl(const sph_plan* P, const TI* x, int64_t n, TO* out, double* scr_in) {
+  double* scr = align64(scr_in);
   const int32_t L = P->lmax;
   const int64_t K = (static_cast<int64_t>(L) + 1) * (static_cast<int64_t>(L) + 2) / 2;
   const V one(1.0);
@@ -286,7 +297,8 @@ inline void legendre_impl(const sph_plan* P, const TI* x, int64_t n, TO* out, do
 }
 
 template <class TI, class TO>
-inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, double* scr) {
+inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, double* scr_in) {
+  double* scr = align64(scr_in);
   const int32_t L = P->lmax;
   const std::size_t N = static_cast<std::size_t>(L) + 1;
   const int64_t K = (static_cast<int64_t>(L) + 1) * (static_cast<int64_t>(L) + 1);
@@ -350,7 +362,7 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
 
 inline int64_t sphere_scratch_doubles(int32_t lmax) {
   const int64_t N = static_cast<int64_t>(lmax) + 1, W = static_cast<int64_t>(sph::W);
-  return sph::core_scratch(lmax) + 2 * N * W + sph::stage_doubles(lmax) + 8;
+  return sph::core_scratch(lmax) + 2 * N * W + sph::stage_doubles(lmax) + 16;
 }
 
 inline void sphere_legendre_f64(const sph_plan* P, const double* x, int64_t n, double* out, double* scr) {
@@ -367,7 +379,8 @@ inline void sphere_sh_real_f32(const sph_plan* P, const float* xyz, int64_t n, f
 }
 
 /// P_l(x) by (l) P_l = (2l-1) x P_{l-1} - (l-1) P_{l-2}; out [n, lmax+1].
-inline void sphere_legendre_poly_f64(int32_t lmax, const double* x, int64_t n, double* out, double* scr) {
+inline void sphere_legendre_poly_f64(int32_t lmax, const double* x, int64_t n, double* out, double* scr_in) {
+  double* scr = sph::align64(scr_in);
   using sph::V;
   using sph::W;
   using sph::stu;
