@@ -465,10 +465,10 @@ inline void sphere_rotate_f64(int32_t lmax, const double* dt, const double* coef
             V acc(0.0);
             for (int64_t b = 0; b < dl; ++b) {
               const V cb(c[off + b]);
-              const V dv = cnt == W ? load(d + b * dl + a1) : load_partial(d + b * dl + a1, cnt);
+              const V dv = (W == 1 || cnt == W) ? load(d + b * dl + a1) : load_partial(d + b * dl + a1, cnt);
               acc = madd(cb, dv, acc);
             }
-            if (cnt == W) stu(o + off + a1, acc);
+            if (W == 1 || cnt == W) stu(o + off + a1, acc);
             else store_partial(o + off + a1, acc, cnt);
           }
         }
