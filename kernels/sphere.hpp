@@ -91,10 +91,14 @@ struct emitter {
     V r[W];
     for (std::size_t i = 0; i < W; ++i) r[i] = i < c ? load(src + i * W) : V(0.0);
     transpose(r);
-    for (std::size_t p = 0; p < npts; ++p) {
-      TO* dst = out + static_cast<int64_t>(p) * stride + base;
-      if (c == W) store_row(dst, r[p]);
-      else store_row_partial(dst, r[p], c);
+    // Locals: vector stores are may_alias, so members would be reloaded after every store.
+    TO* const dst0 = out + base;
+    const int64_t s = stride;
+    const std::size_t np = npts;
+    if (c == W) {
+      for (std::size_t p = 0; p < np; ++p) store_row(dst0 + static_cast<int64_t>(p) * s, r[p]);
+    } else {
+      for (std::size_t p = 0; p < np; ++p) store_row_partial(dst0 + static_cast<int64_t>(p) * s, r[p], c);
     }
     base += static_cast<int64_t>(c);
   }
