@@ -81,7 +81,7 @@ def lsym(n, s, t):
 
 
 class Info(ctypes.Structure):
-    _fields_ = [("struct_size", ctypes.c_uint32), ("method", ctypes.c_int), ("components", ctypes.c_int64),
+    _fields_ = [("struct_size", ctypes.c_uint32), ("solver", ctypes.c_int), ("method", ctypes.c_int), ("components", ctypes.c_int64),
                 ("matvecs", ctypes.c_int64), ("shift_solves", ctypes.c_int64), ("max_residual", ctypes.c_double)]
 
 

@@ -145,7 +145,7 @@ struct Lap {
   int64_t nnz() const { return static_cast<int64_t>(idx.size()); }
   /// y = c x - L x, parallel over fixed row tiles.
   void shifted_apply(double c, const double* x, double* y) const {
-    const int64_t grain = 8192;
+    const int64_t grain = 2048;
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       const int64_t r0 = t * grain, r1 = std::min(n, r0 + grain);
       for (int64_t i = r0; i < r1; ++i) {
@@ -359,6 +359,7 @@ bool shift_invert(const Lap& L, int64_t nev, int64_t ncv, ShiftInvert* si, Pairs
     }
   SpMat M(static_cast<int>(L.n), static_cast<int>(L.n));
   M.setFromTriplets(tr.begin(), tr.end());
+  GDBG("M built");
   ProbedLDLT& ldlt = si->ldlt;
   si->sigma = sigma;
   ldlt.analyzePattern(M);
@@ -415,8 +416,8 @@ bool deflated_shift_invert(const Lap& L, const ShiftInvert& si, const Eigen::Mat
 }
 
 /// nev smallest eigenpairs of a connected component's Laplacian (nev <= L.n).
-posenc_status component_pairs(const Lap& L, int64_t nev, Pairs* out, SolveStats* st) {
-  if (L.n <= kDenseMax || 3 * nev >= L.n) {
+posenc_status component_pairs(const Lap& L, int64_t nev, posenc_lappe_method solver, Pairs* out, SolveStats* st) {
+  if (3 * nev >= L.n || solver == POSENC_LAPPE_DENSE || (solver == POSENC_LAPPE_AUTO && L.n <= kDenseMax)) {
     st->method = "dense";
     if (!dense_pairs(L, nev, out))
       return set_error(POSENC_ERR_NOT_CONVERGED,
@@ -438,13 +439,13 @@ posenc_status component_pairs(const Lap& L, int64_t nev, Pairs* out, SolveStats*
   bool ok = false;
   const int64_t ncv0 = std::min<int64_t>(L.n, std::max<int64_t>(2 * nev + 1, nev + 24));
   ShiftInvert si;
-  if (shift_invert(L, nev, ncv0, &si, out, st, &why) && accept(out, "shift-invert")) {
+  if (solver != POSENC_LAPPE_LANCZOS && shift_invert(L, nev, ncv0, &si, out, st, &why) && accept(out, "shift-invert")) {
     ok = true;
     st->method = "shift-invert";
   }
   const int64_t ncvs[2] = {ncv0, std::min<int64_t>(L.n, 2 * ncv0 + 16)};
   const int64_t maxits[2] = {3000, 10000};
-  for (int a = 0; a < 2 && !ok; ++a) {
+  for (int a = 0; a < 2 && !ok && solver != POSENC_LAPPE_SHIFT_INVERT; ++a) {
     if (lanczos(L, none, nev, ncvs[a], maxits[a], out, st, &why) && accept(out, "Lanczos")) {
       ok = true;
       st->method = "lanczos";
@@ -460,11 +461,11 @@ posenc_status component_pairs(const Lap& L, int64_t nev, Pairs* out, SolveStats*
   // start vector. Deflate what was found and look again below the largest value kept.
   for (int round = 0; round < 4; ++round) {
     const int64_t have = out->val.size();
-    const int64_t more = std::min<int64_t>(std::max<int64_t>(2, nev / 4), L.n - have - 1);
+    const int64_t more = std::min<int64_t>(std::min<int64_t>(nev, std::max<int64_t>(4, nev / 4)), L.n - have - 1);
     if (more <= 0) break;
     Pairs extra;
     std::string w2;
-    const int64_t ncv = std::min<int64_t>(L.n - have, std::max<int64_t>(2 * more + 1, more + 24));
+    const int64_t ncv = std::min<int64_t>(L.n - have, std::max<int64_t>(2 * more + 1, more + 16));
     const bool got = st->method == "shift-invert" ? deflated_shift_invert(L, si, out->vec, more, ncv, &extra, st)
                                                   : lanczos(L, out->vec, more, ncv, 3000, &extra, st, &w2);
     if (!got) break;  // the first result stands
@@ -535,8 +536,13 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
     return set_error(POSENC_ERR_INVALID_ARGUMENT,
                      "info->struct_size must be >= %u (got %u); call posenc_laplacian_pe_info_init",
                      static_cast<unsigned>(sizeof(posenc_laplacian_pe_info)), info->struct_size);
+  if (info != nullptr && (info->solver < POSENC_LAPPE_AUTO || info->solver > POSENC_LAPPE_LANCZOS))
+    return set_error(POSENC_ERR_INVALID_ARGUMENT, "info->solver must be a posenc_lappe_method in [0, 3] (got %d)",
+                     static_cast<int>(info->solver));
   return guarded([&]() -> posenc_status {
+    GDBG("lappe start");
     const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges);
+    GDBG("graph built");
     const int64_t n = num_nodes;
     // Connected components (BFS from the lowest unvisited node): the Laplacian is block diagonal,
     // so each component is solved alone and every zero eigenvalue is found.
@@ -562,6 +568,7 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
       std::sort(nodes.begin(), nodes.end());
       for (size_t j = 0; j < nodes.size(); ++j) local[static_cast<size_t>(nodes[j])] = static_cast<int32_t>(j);
     }
+    GDBG("components found");
     // Candidates: min(k, size) smallest pairs of every component; keep the k smallest overall.
     struct Cand {
       double val;
@@ -584,8 +591,20 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
       } else {
         const Lap L = component_laplacian(gr, nodes, local, laplacian);
         st.method.clear();
-        POSENC_CHECK(component_pairs(L, nev, &pairs[c], &st));
-        res[c] = residuals(L, pairs[c]);
+        POSENC_CHECK(component_pairs(L, nev, info ? info->solver : POSENC_LAPPE_AUTO, &pairs[c], &st));
+        // A connected component's smallest eigenvalue is exactly 0 with a known null vector
+        // (D^1/2 1 for L_sym, 1 for D - A): store them exactly, so that zeros of different
+        // components compare equal and order by component.
+        Pairs& P = pairs[c];
+        if (std::abs(P.val[0]) <= 1e-8 * L.bound) {
+          Eigen::VectorXd z(L.n);
+          for (int64_t j = 0; j < L.n; ++j)
+            z[j] = laplacian == POSENC_LAPLACIAN_SYM ? std::sqrt(gr.deg[static_cast<size_t>(nodes[static_cast<size_t>(j)])]) : 1.0;
+          z /= z.norm();
+          P.val[0] = 0.0;
+          P.vec.col(0) = z;
+        }
+        res[c] = residuals(L, P);
         if (nodes.size() > biggest) {
           biggest = nodes.size();
           method = st.method == "shift-invert" ? POSENC_LAPPE_SHIFT_INVERT
@@ -629,6 +648,8 @@ extern "C" POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplaci
   POSENC_CHECK(check_not_null(info, "info"));
   *info = posenc_laplacian_pe_info{};
   info->struct_size = sizeof(posenc_laplacian_pe_info);
+  info->solver = POSENC_LAPPE_AUTO;
+  info->method = POSENC_LAPPE_DENSE;
   return POSENC_OK;
 }
 
