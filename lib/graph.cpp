@@ -674,12 +674,111 @@ extern "C" POSENC_API posenc_status posenc_laplacian_pe_ex_f64(int64_t num_nodes
 
 namespace {
 
+/// Sources propagated together: their walk distributions are stored as rows of kBlock values, so
+/// every edge visit updates kBlock lanes (a loop the compiler vectorizes) and the index work of
+/// the sparse gather is shared by kBlock sources whose neighbourhoods mostly overlap (sources are
+/// taken in BFS order, so a block is a few adjacent nodes).
+constexpr int kBlock = 8;
+
 /// Per-thread scratch for the local propagation.
 struct RwseScratch {
-  std::vector<int32_t> local;            // [n], -1 = not reached
-  std::vector<int32_t> nodes;            // reached nodes in discovery order
-  std::vector<std::vector<double>> r;    // r[s][j] = (P^s)_{v, nodes[j]}
+  std::vector<int32_t> local;          // [n], -1 = not reached
+  std::vector<int32_t> nodes;          // reached nodes in discovery order
+  std::vector<std::vector<double>> r;  // r[s][j*kBlock + b] = (P^s)_{source b, nodes[j]}
 };
+
+/// Nodes in BFS order (from the lowest unvisited id, neighbours in CSR order): consecutive
+/// nodes are close in the graph. Depends on the graph only.
+std::vector<int32_t> bfs_order(const Graph& g) {
+  std::vector<int32_t> order;
+  order.reserve(static_cast<size_t>(g.n));
+  std::vector<char> seen(static_cast<size_t>(g.n), 0);
+  for (int64_t s = 0; s < g.n; ++s) {
+    if (seen[static_cast<size_t>(s)]) continue;
+    seen[static_cast<size_t>(s)] = 1;
+    order.push_back(static_cast<int32_t>(s));
+    for (size_t h = order.size() - 1; h < order.size(); ++h) {
+      const int32_t u = order[h];
+      for (int64_t p = g.ptr[static_cast<size_t>(u)]; p < g.ptr[static_cast<size_t>(u) + 1]; ++p) {
+        const int32_t w = g.idx[static_cast<size_t>(p)];
+        if (!seen[static_cast<size_t>(w)]) {
+          seen[static_cast<size_t>(w)] = 1;
+          order.push_back(w);
+        }
+      }
+    }
+  }
+  return order;
+}
+
+/// RWSE of the sources src_nodes[0..nb) (nb <= kBlock), written to out rows.
+void rwse_block(const Graph& g, const double* invdeg, const int32_t* src_nodes, int nb, int32_t steps,
+                RwseScratch& S, double* out) {
+  const int32_t H = (steps + 1) / 2;
+  S.nodes.clear();
+  std::vector<double>& r0 = S.r[0];
+  r0.assign(static_cast<size_t>(nb) * kBlock, 0.0);
+  for (int b = 0; b < nb; ++b) {
+    const int32_t v = src_nodes[b];
+    int32_t l = S.local[static_cast<size_t>(v)];
+    if (l < 0) {
+      l = static_cast<int32_t>(S.nodes.size());
+      S.local[static_cast<size_t>(v)] = l;
+      S.nodes.push_back(v);
+    }
+    r0[static_cast<size_t>(l) * kBlock + static_cast<size_t>(b)] = 1.0;
+  }
+  r0.resize(S.nodes.size() * kBlock);
+  const int64_t* ptr = g.ptr.data();
+  const int32_t* idx = g.idx.data();
+  const double* val = g.val.data();
+  for (int32_t s = 1; s <= H; ++s) {
+    const std::vector<double>& prev = S.r[static_cast<size_t>(s) - 1];
+    std::vector<double>& cur = S.r[static_cast<size_t>(s)];
+    cur.assign(S.nodes.size() * kBlock, 0.0);
+    const size_t rows = prev.size() / kBlock;
+    for (size_t j = 0; j < rows; ++j) {
+      const double* x = prev.data() + j * kBlock;
+      bool any = false;
+      for (int b = 0; b < kBlock; ++b) any |= x[b] != 0.0;
+      if (!any) continue;
+      const int32_t u = S.nodes[j];
+      double xs[kBlock];
+      for (int b = 0; b < kBlock; ++b) xs[b] = x[b] * invdeg[u];
+      for (int64_t p = ptr[u]; p < ptr[u + 1]; ++p) {
+        const int32_t w = idx[p];
+        int32_t l = S.local[static_cast<size_t>(w)];
+        if (l < 0) {
+          l = static_cast<int32_t>(S.nodes.size());
+          S.local[static_cast<size_t>(w)] = l;
+          S.nodes.push_back(w);
+          cur.resize(cur.size() + kBlock, 0.0);
+        }
+        double* y = cur.data() + static_cast<size_t>(l) * kBlock;
+        const double a = val[p];
+        for (int b = 0; b < kBlock; ++b) y[b] += xs[b] * a;
+      }
+    }
+  }
+  double acc[kBlock];
+  for (int32_t t = 1; t <= steps; ++t) {
+    const std::vector<double>& ra = S.r[static_cast<size_t>((t + 1) / 2)];
+    const std::vector<double>& rb = S.r[static_cast<size_t>(t / 2)];
+    for (int b = 0; b < kBlock; ++b) acc[b] = 0.0;
+    const size_t rows = rb.size() / kBlock;
+    for (size_t j = 0; j < rows; ++j) {
+      const double id = invdeg[S.nodes[j]];
+      const double* xa = ra.data() + j * kBlock;
+      const double* xb = rb.data() + j * kBlock;
+      for (int b = 0; b < kBlock; ++b) acc[b] += (xa[b] * xb[b]) * id;
+    }
+    for (int b = 0; b < nb; ++b) {
+      const int32_t v = src_nodes[b];
+      out[static_cast<int64_t>(v) * steps + t - 1] = g.deg[static_cast<size_t>(v)] * acc[b];
+    }
+  }
+  for (int32_t w : S.nodes) S.local[static_cast<size_t>(w)] = -1;
+}
 
 }  // namespace
 
@@ -696,10 +795,16 @@ extern "C" POSENC_API posenc_status posenc_rwse_f64(int64_t num_nodes, const int
     const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges);
     const int64_t n = num_nodes;
     std::vector<double> invdeg(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) invdeg[static_cast<size_t>(i)] = gr.deg[static_cast<size_t>(i)] > 0.0 ? 1.0 / gr.deg[static_cast<size_t>(i)] : 0.0;
+    for (int64_t i = 0; i < n; ++i)
+      invdeg[static_cast<size_t>(i)] = gr.deg[static_cast<size_t>(i)] > 0.0 ? 1.0 / gr.deg[static_cast<size_t>(i)] : 0.0;
     // Meet in the middle: with r_s = e_v^T P^s (the walk's distribution after s steps) and the
     // reversibility D P^b = (P^b)^T D, (P^t)_vv = d_v * sum_u r_a[u] r_b[u] / d_u for a + b = t.
     // So only H = ceil(steps / 2) steps are propagated, over the H-hop ball of v.
+    // Isolated nodes (d_v = 0) have a zero row of P: all zeros (PyG, GraphGPS).
+    std::vector<int32_t> order;
+    for (int32_t v : bfs_order(gr))
+      if (gr.deg[static_cast<size_t>(v)] > 0.0) order.push_back(v);
+      else std::fill(out + static_cast<int64_t>(v) * steps, out + (static_cast<int64_t>(v) + 1) * steps, 0.0);
     const int32_t H = (steps + 1) / 2;
     tbb::enumerable_thread_specific<RwseScratch> scratch([&] {
       RwseScratch s;
@@ -707,52 +812,14 @@ extern "C" POSENC_API posenc_status posenc_rwse_f64(int64_t num_nodes, const int
       s.r.resize(static_cast<size_t>(H) + 1);
       return s;
     });
-    const int64_t grain = 256;
-    parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
+    const int64_t m = static_cast<int64_t>(order.size());
+    const int64_t grain = 32 * kBlock;  // sources per tile
+    parallel_tiles(tiles_of(m, grain), [&](int64_t t) {
       RwseScratch& S = scratch.local();
-      const int64_t v0 = t * grain, v1 = std::min(n, v0 + grain);
-      for (int64_t v = v0; v < v1; ++v) {
-        double* o = out + v * steps;
-        if (gr.deg[static_cast<size_t>(v)] <= 0.0) {  // isolated: its row of P is zero (PyG, GraphGPS)
-          std::fill(o, o + steps, 0.0);
-          continue;
-        }
-        S.nodes.clear();
-        S.nodes.push_back(static_cast<int32_t>(v));
-        S.local[static_cast<size_t>(v)] = 0;
-        S.r[0].assign(1, 1.0);
-        for (int32_t s = 1; s <= H; ++s) {
-          const std::vector<double>& prev = S.r[static_cast<size_t>(s) - 1];
-          std::vector<double>& cur = S.r[static_cast<size_t>(s)];
-          cur.assign(S.nodes.size(), 0.0);
-          for (size_t j = 0; j < prev.size(); ++j) {
-            const double x = prev[j];
-            if (x == 0.0) continue;
-            const int32_t u = S.nodes[j];
-            const double xs = x * invdeg[static_cast<size_t>(u)];
-            for (int64_t p = gr.ptr[static_cast<size_t>(u)]; p < gr.ptr[static_cast<size_t>(u) + 1]; ++p) {
-              const int32_t w = gr.idx[static_cast<size_t>(p)];
-              int32_t l = S.local[static_cast<size_t>(w)];
-              if (l < 0) {
-                l = static_cast<int32_t>(S.nodes.size());
-                S.local[static_cast<size_t>(w)] = l;
-                S.nodes.push_back(w);
-                cur.push_back(0.0);
-              }
-              cur[static_cast<size_t>(l)] += xs * gr.val[static_cast<size_t>(p)];
-            }
-          }
-        }
-        const double dv = gr.deg[static_cast<size_t>(v)];
-        for (int32_t tt = 1; tt <= steps; ++tt) {
-          const std::vector<double>& ra = S.r[static_cast<size_t>((tt + 1) / 2)];
-          const std::vector<double>& rb = S.r[static_cast<size_t>(tt / 2)];
-          double acc = 0.0;
-          for (size_t j = 0; j < rb.size(); ++j)
-            acc += ra[j] * rb[j] * invdeg[static_cast<size_t>(S.nodes[j])];
-          o[tt - 1] = dv * acc;
-        }
-        for (int32_t w : S.nodes) S.local[static_cast<size_t>(w)] = -1;
+      const int64_t i0 = t * grain, i1 = std::min(m, i0 + grain);
+      for (int64_t i = i0; i < i1; i += kBlock) {
+        const int nb = static_cast<int>(std::min<int64_t>(kBlock, i1 - i));
+        rwse_block(gr, invdeg.data(), order.data() + i, nb, steps, S, out);
       }
     });
     return POSENC_OK;
