@@ -15,7 +15,7 @@
 //   width<T>        lanes of vec<T>
 //   kHasFma         true where fma() is one hardware instruction
 // and free functions that work on both (found by ADL, so write them unqualified):
-//   load / store (unaligned), madd(a, b, c) = a*b + c (fused where kHasFma), two_prod_err,
+//   load / store_u (unaligned; never call `store` unqualified: ADL picks xsimd's aligned one), madd(a, b, c) = a*b + c (fused where kHasFma), two_prod_err,
 //   store_f64_as_f32, store_f64_as_f32_interleaved, ... see below.
 #pragma once
 
@@ -145,7 +145,9 @@ inline constexpr std::size_t kMaxLanesF32 = 16;
 // Loads, stores, arithmetic helpers valid for every path
 // ------------------------------------------------------------------------------------------
 template <class T> inline vec<T> load(const T* p) { return vec<T>::load_unaligned(p); }
-template <class T> inline void store(T* p, const vec<T>& v) { v.store_unaligned(p); }
+/// Unaligned store. Deliberately not named `store`: an unqualified store(p, batch) finds
+/// xsimd::store by ADL, which in xsimd 8.1 is the ALIGNED store and wins overload resolution.
+template <class T> inline void store_u(T* p, const vec<T>& v) { v.store_unaligned(p); }
 
 /// Loads the first `count` (< width) elements of p, zero-filling the other lanes; never reads
 /// past p[count-1].

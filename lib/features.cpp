@@ -122,6 +122,8 @@ void sample_rows(posenc_rf_sampling sampling, int32_t d, int32_t m, double sigma
       }
       break;
     }
+    default:
+      break;  // unreachable: the sampling was validated by the caller
   }
 }
 

@@ -51,6 +51,7 @@ std::vector<double> features_ref(posenc_rf_kind kind, const std::vector<float>& 
           o[m + j] = w * std::exp(-p - ss / 2) / std::sqrt(2.0 * m);
           break;
         case POSENC_RF_GAUSSIAN_POSITIVE: o[j] = w * std::exp(p - ss) / std::sqrt(m); break;
+        default: ADD_FAILURE() << "unknown kind"; break;
       }
     }
   }

@@ -157,14 +157,16 @@ typedef enum {
   POSENC_ROPE_DYNAMIC = 3,  /**< dynamic NTK (HF "dynamic") */
   POSENC_ROPE_YARN = 4,     /**< YaRN (Peng et al. 2023, arXiv 2309.00071) */
   POSENC_ROPE_LONGROPE = 5, /**< LongRoPE / Phi-3 (Ding et al. 2024, arXiv 2402.13753) */
-  POSENC_ROPE_LLAMA3 = 6    /**< Llama 3.1 band-wise scaling (Meta, HF "llama3") */
+  POSENC_ROPE_LLAMA3 = 6, /**< Llama 3.1 band-wise scaling (Meta, HF "llama3") */
+  POSENC_ROPE_TYPE_MAX_ENUM_ = 0x7fffffff /**< not a value: makes the enum 32-bit wide */
 } posenc_rope_type;
 
 /** Which channels of a head form a rotation pair. */
 typedef enum {
   POSENC_ROPE_NEOX = 0,       /**< pairs (x[j], x[j + rotary_dim/2]): HF rotate_half, vLLM is_neox=True,
                                    FlashAttention interleaved=False */
-  POSENC_ROPE_INTERLEAVED = 1 /**< pairs (x[2j], x[2j+1]): GPT-J, Meta's Llama reference, ggml NORMAL */
+  POSENC_ROPE_INTERLEAVED = 1, /**< pairs (x[2j], x[2j+1]): GPT-J, Meta's Llama reference, ggml NORMAL */
+  POSENC_ROPE_LAYOUT_MAX_ENUM_ = 0x7fffffff /**< not a value: makes the enum 32-bit wide */
 } posenc_rope_layout;
 
 /** RoPE parameters. Fill with posenc_rope_params_init, then set the fields of the chosen type.
@@ -347,7 +349,8 @@ typedef enum {
                                     exactly where GSL does) */
   POSENC_LEGENDRE_SCHMIDT = 1, /**< Schmidt semi-normalized: sqrt((2 - delta_m0)(l-m)!/(l+m)!) P_l^m */
   POSENC_LEGENDRE_SPHARM = 2,  /**< spherical-harmonic: sqrt((2l+1)/(4 pi) (l-m)!/(l+m)!) P_l^m */
-  POSENC_LEGENDRE_FULL = 3     /**< fully normalized on [-1, 1]: sqrt((l+1/2)(l-m)!/(l+m)!) P_l^m */
+  POSENC_LEGENDRE_FULL = 3, /**< fully normalized on [-1, 1]: sqrt((l+1/2)(l-m)!/(l+m)!) P_l^m */
+  POSENC_LEGENDRE_NORM_MAX_ENUM_ = 0x7fffffff /**< not a value: makes the enum 32-bit wide */
 } posenc_legendre_norm;
 
 /** Associated Legendre functions P_l^m(x) for 0 <= m <= l <= lmax, in GSL's layout.
@@ -504,11 +507,12 @@ typedef enum {
                                  per-coordinate 64-bit digital shift drawn from the seed,
                                  u = ((v >> 11) + 0.5) * 2^-53, omega = Phi^{-1}(u) / sigma with
                                  Wichura's AS241 PPND16 */
-  POSENC_RF_PFF = 3         /**< DiJiang PFF (Chen et al. ICML 2024, eq. 9): directions v_i = the QMC
+  POSENC_RF_PFF = 3,        /**< DiJiang PFF (Chen et al. ICML 2024, eq. 9): directions v_i = the QMC
                                  normal vectors above normalized to the unit sphere, radii
                                  r_i = sqrt(F^{-1}_{chi^2_d}(t_i)) (Boost.Math quantile) with
                                  stratified t_i = (s_i + U_i)/m, s a seeded permutation of 0..m-1;
                                  omega_i = r_i v_i / sigma */
+  POSENC_RF_SAMPLING_MAX_ENUM_ = 0x7fffffff /**< not a value: makes the enum 32-bit wide */
 } posenc_rf_sampling;
 
 /** Feature map of posenc_rf_features_f32 (p_ij = omega_j . x_i, w_j the optional weights, 1 if
@@ -522,9 +526,10 @@ typedef enum {
                                 for sigma = 1 (scale x by sigma otherwise) */
   POSENC_RF_HYPERBOLIC = 2, /**< out [n, 2m] = w_j [exp(p_ij) | exp(-p_ij)] exp(-|x_i|^2/2 - c_i)
                                  / sqrt(2m): FAVOR+ hyperbolic variant, estimates SM(x,y) */
-  POSENC_RF_GAUSSIAN_POSITIVE = 3 /**< out [n, m] = w_j exp(p_ij - |x_i|^2 - c_i) / sqrt(m): DiJiang
+  POSENC_RF_GAUSSIAN_POSITIVE = 3, /**< out [n, m] = w_j exp(p_ij - |x_i|^2 - c_i) / sqrt(m): DiJiang
                                        PFF (eq. 9; WPFF eq. 10 with weights), estimates the Gaussian
                                        kernel K_G(x,y) = exp(-|x-y|^2/2) for sigma = 1 */
+  POSENC_RF_KIND_MAX_ENUM_ = 0x7fffffff /**< not a value: makes the enum 32-bit wide */
 } posenc_rf_kind;
 
 /** Draws the random-feature matrix Omega (omega [m, d], row i = omega_i, float32 rounded from
@@ -657,7 +662,8 @@ POSENC_API posenc_status posenc_softmax_attention_f32(const float* q, const floa
 typedef enum {
   POSENC_LAPLACIAN_SYM = 0,          /**< L_sym = I - D^-1/2 A D^-1/2, isolated node: diagonal 1
                                           (PyG get_laplacian(normalization="sym")); spectrum in [0, 2] */
-  POSENC_LAPLACIAN_COMBINATORIAL = 1 /**< L = D - A; spectrum in [0, 2 max_v d_v] */
+  POSENC_LAPLACIAN_COMBINATORIAL = 1, /**< L = D - A; spectrum in [0, 2 max_v d_v] */
+  POSENC_LAPLACIAN_MAX_ENUM_ = 0x7fffffff /**< not a value: makes the enum 32-bit wide */
 } posenc_laplacian;
 
 /** LapPE eigensolvers (see posenc_laplacian_pe_f64 for when each is chosen). */
@@ -665,7 +671,8 @@ typedef enum {
   POSENC_LAPPE_AUTO = 0,         /**< choose per component (the default) */
   POSENC_LAPPE_DENSE = 1,        /**< Eigen SelfAdjointEigenSolver on the dense Laplacian */
   POSENC_LAPPE_SHIFT_INVERT = 2, /**< Spectra SymEigsShiftSolver, sigma < 0, sparse LDL^T */
-  POSENC_LAPPE_LANCZOS = 3       /**< Spectra SymEigsSolver on c I - L (largest eigenpairs) */
+  POSENC_LAPPE_LANCZOS = 3, /**< Spectra SymEigsSolver on c I - L (largest eigenpairs) */
+  POSENC_LAPPE_METHOD_MAX_ENUM_ = 0x7fffffff /**< not a value: makes the enum 32-bit wide */
 } posenc_lappe_method;
 
 /** Options (in) and diagnostics (out) of one posenc_laplacian_pe_ex_f64 call. */
@@ -852,10 +859,11 @@ typedef enum {
                                        (ATen _compute_indices_min_size_weights_aa) */
   POSENC_RESAMPLE_BICUBIC = 1,    /**< mode='bicubic', antialias=False (DeiT): Keys a = -0.75, 4 taps
                                        around src = scale*(i + 0.5) - 0.5, indices clamped to the edge */
-  POSENC_RESAMPLE_LINEAR = 2      /**< mode='bilinear' ('linear' in 1-D), antialias=False:
+  POSENC_RESAMPLE_LINEAR = 2,     /**< mode='bilinear' ('linear' in 1-D), antialias=False:
                                        src = max(scale*(i + 0.5) - 0.5, 0), 2 taps, the upper one
                                        clamped to the edge. Like PyTorch, no antialiasing when
                                        downsampling */
+  POSENC_RESAMPLE_MAX_ENUM_ = 0x7fffffff /**< not a value: makes the enum 32-bit wide */
 } posenc_resample;
 
 /** Resample a learned 2-D (or 1-D) position grid to a new size, as timm
