@@ -124,6 +124,51 @@ inline double* align64(double* p) {
   return reinterpret_cast<double*>((u + 63u) & ~static_cast<std::uintptr_t>(63u));
 }
 
+/// Copies `bytes` from src to dst with non-temporal stores where the ISA has them (x86: aligned
+/// 64/32-byte streaming stores after a memcpy head; memcpy tail). Callers end with fence().
+inline void stream_bytes(void* dst, const void* src, std::size_t bytes) {
+#if defined(POSENC_ISA_AVX512) || defined(POSENC_ISA_AVX2)
+#if defined(POSENC_ISA_AVX512)
+  constexpr std::size_t A = 64;
+#else
+  constexpr std::size_t A = 32;
+#endif
+  char* d = static_cast<char*>(dst);
+  const char* s = static_cast<const char*>(src);
+  std::size_t head = (A - (reinterpret_cast<std::uintptr_t>(d) & (A - 1))) & (A - 1);
+  if (head > bytes) head = bytes;
+  std::memcpy(d, s, head);
+  d += head;
+  s += head;
+  bytes -= head;
+  for (; bytes >= A; bytes -= A, d += A, s += A) {
+#if defined(POSENC_ISA_AVX512)
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(d), _mm512_loadu_si512(s));
+#else
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(d), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)));
+#endif
+  }
+  std::memcpy(d, s, bytes);
+#else
+  std::memcpy(dst, src, bytes);
+#endif
+}
+
+/// Orders the non-temporal stores of stream_bytes before any later store (x86 sfence).
+inline void fence() {
+#if defined(POSENC_ISA_AVX512) || defined(POSENC_ISA_AVX2)
+  _mm_sfence();
+#endif
+}
+
+/// True where stream_bytes has non-temporal stores.
+constexpr bool kHasStream =
+#if defined(POSENC_ISA_AVX512) || defined(POSENC_ISA_AVX2)
+    true;
+#else
+    false;
+#endif
+
 inline V iota() {
   alignas(64) double b[W];
   for (std::size_t i = 0; i < W; ++i) b[i] = static_cast<double>(i);
@@ -309,6 +354,10 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
   double* cm = scr + core_scratch(L);
   double* sm = cm + N * W;
   double* stage = sm + N * W;
+  // Streaming: each block's outputs are written point-major into blk (L1/L2) and then copied
+  // to out with non-temporal stores (contiguous: the W points of a block are adjacent rows).
+  const bool stream = kHasStream && P->stream != 0 && L <= kSphStreamLmax;
+  TO* const blk = stream ? reinterpret_cast<TO*>(align64(stage + stage_doubles(L))) : nullptr;
   const V one(1.0), zero(0.0);
   for (int64_t p0 = 0; p0 < n; p0 += static_cast<int64_t>(W)) {
     const std::size_t np = static_cast<std::size_t>(n - p0 < static_cast<int64_t>(W) ? n - p0 : static_cast<int64_t>(W));
@@ -347,7 +396,7 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
       stu(cm + m * W, c);
       stu(sm + m * W, s);
     }
-    emitter<TO> em(stage, out + p0 * K, K, np);
+    emitter<TO> em(stage, stream ? blk : out + p0 * K, K, np);
     core(*P, ct, st, scr, [&](int32_t l, const double* row) {
       const std::size_t lu = static_cast<std::size_t>(l);
       em.put(lu, load(row));
@@ -359,14 +408,18 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
       em.commit(2 * lu + 1);
     });
     em.finish();
+    if (stream) stream_bytes(out + p0 * K, blk, np * static_cast<std::size_t>(K) * sizeof(TO));
   }
+  if (stream) fence();
 }
 
 }  // namespace sph
 
 inline int64_t sphere_scratch_doubles(int32_t lmax) {
   const int64_t N = static_cast<int64_t>(lmax) + 1, W = static_cast<int64_t>(sph::W);
-  return sph::core_scratch(lmax) + 2 * N * W + sph::stage_doubles(lmax) + 16;
+  // + the streaming block of sh_real (W (lmax+1)^2 outputs, 64-byte aligned) where it applies.
+  const int64_t blk = lmax <= kSphStreamLmax ? W * N * N + 8 : 0;
+  return sph::core_scratch(lmax) + 2 * N * W + sph::stage_doubles(lmax) + 16 + blk;
 }
 
 inline void sphere_legendre_f64(const sph_plan* P, const double* x, int64_t n, double* out, double* scr) {

@@ -28,13 +28,20 @@ struct sph_plan {
   int32_t lmax;
   int32_t kind;        ///< 0 unnormalized, 1 Schmidt-type (all other norms)
   int32_t extended;    ///< 1: track the extended exponent (all norms but NONE)
-  int32_t pad_;
+  int32_t stream;      ///< sh_real: 1 = write each block's outputs with non-temporal stores
+                       ///< (lib sets it for large outputs and lmax <= kSphStreamLmax)
   double y00;          ///< y_0^0
   const double* diag;  ///< [lmax+1], diag[m] for m >= 1
   const double* sub;   ///< [lmax+1], sub[m]
   const double* lscale;  ///< [lmax+1] per-degree output factor, or nullptr
   const double* ab;    ///< optional [(lmax+1)(lmax+2)] pairs (a_lm, b_lm) at 2*(l(l+1)/2+m), or nullptr
 };
+
+/// Highest lmax for which the sh_real kernels keep a whole block of points' outputs in scratch
+/// (W (lmax+1)^2 values, <= 40 KB: L1) and may stream it out with non-temporal stores. Measured
+/// (dev VM, 64k points, 1 thread): 2x at L = 10 f64, neutral to slower at L = 40 (the block
+/// then spills to L2).
+constexpr int32_t kSphStreamLmax = 24;
 
 struct sphere_kernels_t {
   /// Scratch doubles a block kernel needs for lmax (legendre / sh_real): see sphere_scratch_doubles.

@@ -518,6 +518,52 @@ TEST_P(SphHarm, BitwiseIdenticalForOneTwoThreeThreads) {
   EXPECT_TRUE(same_bits(l64[0], l64[1]) && same_bits(l64[0], l64[2]));
 }
 
+TEST_P(SphHarm, LargeOutputStreamedPathMatchesSmallCallsBitwise) {
+  // >= 16 MB of output takes the non-temporal block path (lib/sphere.cpp); chunks of 512 points
+  // take the ordinary one. Same bits required, every point written.
+  const int L = 10;
+  const int64_t K = nsh(L);
+#if defined(__aarch64__)
+  const int f32_last = 0;  // no streamed path on NEON; keeps the qemu run short
+#else
+  const int f32_last = 1;
+#endif
+  for (int f32 = 0; f32 <= f32_last; ++f32) {
+    const int64_t n = f32 ? 34677 : 17339;  // odd: a partial last block
+    const auto dirs = test_dirs(static_cast<size_t>(n), 16);
+    const int64_t nn = int64_t(dirs.size() / 3);
+    std::vector<float> df(dirs.size());
+    for (size_t i = 0; i < dirs.size(); ++i) df[i] = float(std::max(-1e30, std::min(1e30, dirs[i])));
+    for (size_t i = 24; i < 30; ++i) df[i] = 1.0f;
+    ASSERT_GE(nn * K * (f32 ? 4 : 8), int64_t(16) << 20);
+    std::vector<double> a64, b64;
+    std::vector<float> a32, b32;
+    if (f32) {
+      a32.resize(static_cast<size_t>(nn * K) + 1);
+      b32.resize(static_cast<size_t>(nn * K));
+      poison(a32);
+      ASSERT_EQ(posenc_sph_harm_real_f32(L, df.data(), nn, a32.data() + 1), POSENC_OK);  // misaligned
+      EXPECT_TRUE(is_poison(a32[0]));
+      for (int64_t p = 0; p < nn; p += 512)
+        ASSERT_EQ(posenc_sph_harm_real_f32(L, df.data() + 3 * p, std::min<int64_t>(512, nn - p), b32.data() + p * K), POSENC_OK);
+      a32.erase(a32.begin());
+      for (float v : a32) ASSERT_FALSE(is_poison(v));
+      EXPECT_TRUE(same_bits(a32, b32));
+    } else {
+      a64.resize(static_cast<size_t>(nn * K) + 1);
+      b64.resize(static_cast<size_t>(nn * K));
+      poison(a64);
+      ASSERT_EQ(posenc_sph_harm_real_f64(L, dirs.data(), nn, a64.data() + 1), POSENC_OK);
+      EXPECT_TRUE(is_poison(a64[0]));
+      for (int64_t p = 0; p < nn; p += 512)
+        ASSERT_EQ(posenc_sph_harm_real_f64(L, dirs.data() + 3 * p, std::min<int64_t>(512, nn - p), b64.data() + p * K), POSENC_OK);
+      a64.erase(a64.begin());
+      for (double v : a64) ASSERT_FALSE(is_poison(v));
+      EXPECT_TRUE(same_bits(a64, b64));
+    }
+  }
+}
+
 POSENC_INSTANTIATE_ISA(SphHarm);
 
 // ------------------------------------------------------------------------------ Wigner-D
