@@ -7,7 +7,7 @@ namespace POSENC_NS {
 
 const rope_kernels_t* rope_kernels() {
   static const rope_kernels_t table = {
-      &sinusoidal_rows,
+      &sinusoidal_rows, &cos_sin_rows, &apply_f32_rows, &apply_bf16_rows, &apply_cached_f32_rows, &decay_rows,
   };
   return &table;
 }

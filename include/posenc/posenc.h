@@ -139,6 +139,168 @@ POSENC_API posenc_status posenc_sinusoidal_f32(const int64_t* positions, int64_t
                                                double base, posenc_sinusoidal_layout layout,
                                                float* out);
 
+/** RoPE frequency scaling types (HF transformers `modeling_rope_utils.py` ROPE_INIT_FUNCTIONS).
+ *  Each defines inv_freq_j (radians per position, j = 0 .. rotary_dim/2-1) and an
+ *  attention_factor that multiplies cos and sin. See posenc_rope_inv_freq for the formulas. */
+typedef enum {
+  POSENC_ROPE_DEFAULT = 0,  /**< Su et al. 2021 (RoFormer, arXiv 2104.09864): theta^(-2j/d) */
+  POSENC_ROPE_LINEAR = 1,   /**< position interpolation (Chen et al. 2023, arXiv 2306.15595) */
+  POSENC_ROPE_NTK = 2,      /**< static NTK-aware base (bloc97 2023) */
+  POSENC_ROPE_DYNAMIC = 3,  /**< dynamic NTK (HF "dynamic") */
+  POSENC_ROPE_YARN = 4,     /**< YaRN (Peng et al. 2023, arXiv 2309.00071) */
+  POSENC_ROPE_LONGROPE = 5, /**< LongRoPE / Phi-3 (Ding et al. 2024, arXiv 2402.13753) */
+  POSENC_ROPE_LLAMA3 = 6    /**< Llama 3.1 band-wise scaling (Meta, HF "llama3") */
+} posenc_rope_type;
+
+/** Which channels of a head form a rotation pair. */
+typedef enum {
+  POSENC_ROPE_NEOX = 0,       /**< pairs (x[j], x[j + rotary_dim/2]): HF rotate_half, vLLM is_neox=True,
+                                   FlashAttention interleaved=False */
+  POSENC_ROPE_INTERLEAVED = 1 /**< pairs (x[2j], x[2j+1]): GPT-J, Meta's Llama reference, ggml NORMAL */
+} posenc_rope_layout;
+
+/** RoPE parameters. Fill with posenc_rope_params_init, then set the fields of the chosen type.
+ *  Lengths are in positions (tokens). Field names follow HF transformers' rope_scaling config. */
+typedef struct {
+  uint32_t struct_size;          /**< sizeof(posenc_rope_params); set by _init, checked by every call */
+  posenc_rope_type type;         /**< scaling type */
+  int32_t rotary_dim;            /**< d: rotated channels per head, even, > 0 (> 2 for NTK/DYNAMIC) */
+  double theta;                  /**< base, finite, > 0 (> 1 for YARN) */
+  double factor;                 /**< s >= 1, finite; default 1 (unused by DEFAULT) */
+  int64_t original_max_position; /**< L: original context (YARN, LONGROPE >= 2, LLAMA3), or
+                                      max_position_embeddings (DYNAMIC); > 0 where used; default 0 */
+  int64_t seq_len;               /**< current length (DYNAMIC, LONGROPE); 0 = L; >= 0 */
+  double low_freq_factor;        /**< LLAMA3; default 1; finite, > 0 */
+  double high_freq_factor;       /**< LLAMA3; default 4; finite, > low_freq_factor */
+  double beta_fast;              /**< YARN; default 32; finite, > beta_slow */
+  double beta_slow;              /**< YARN; default 1; finite, > 0 */
+  double mscale;                 /**< YARN; default 0 = unused; finite, >= 0 */
+  double mscale_all_dim;         /**< YARN; default 0 = unused; finite, >= 0 */
+  double attention_factor;       /**< 0 = derive from type; else (finite, > 0) used as given */
+  int32_t truncate;              /**< YARN: 1 (default) floors/ceils the correction range, 0 does not */
+  const double* short_factor;    /**< LONGROPE: [rotary_dim/2] finite > 0, used when seq_len <= L */
+  const double* long_factor;     /**< LONGROPE: [rotary_dim/2] finite > 0, used when seq_len > L */
+} posenc_rope_params;
+
+/** Fills *p with the defaults of every field (factor 1, original_max_position 0, seq_len 0,
+ *  low/high_freq_factor 1/4, beta_fast/slow 32/1, mscale/mscale_all_dim/attention_factor 0,
+ *  truncate 1, short/long_factor NULL) and the given type, rotary_dim and theta.
+ *  Errors: NULL_POINTER (p NULL); INVALID_ARGUMENT (type not a posenc_rope_type, rotary_dim odd
+ *  or <= 0, theta not finite or <= 0). On error *p is untouched. */
+POSENC_API posenc_status posenc_rope_params_init(posenc_rope_params* p, posenc_rope_type type,
+                                                 int32_t rotary_dim, double theta);
+
+/** RoPE frequencies and attention factor, in float64, as HF transformers
+ *  modeling_rope_utils.py (_compute_*_parameters). With d = rotary_dim, j = 0 .. d/2-1,
+ *  inv_j = theta^(-2j/d) (evaluated as 1 / theta^(2j/d)), s = factor, L = original_max_position:
+ *   - DEFAULT:  inv_j;                                   attention_factor 1
+ *   - LINEAR:   inv_j / s;                               1
+ *   - NTK:      theta' = theta * s^(d/(d-2));            1
+ *   - DYNAMIC:  L' = max(seq_len, L), theta' = theta * (s L'/L - (s-1))^(d/(d-2));  1
+ *   - YARN:     corr(r) = d ln(L/(2 pi r)) / (2 ln theta); low = floor(corr(beta_fast)),
+ *               high = ceil(corr(beta_slow)) (no rounding when truncate = 0), clamped to
+ *               [0, d-1]; high += 0.001 when low == high; ramp_j = clamp((j-low)/(high-low), 0, 1);
+ *               inv'_j = (inv_j/s) ramp_j + inv_j (1 - ramp_j);
+ *               attention_factor = mscale(s, mscale)/mscale(s, mscale_all_dim) when both are
+ *               set, else mscale(s, 1), with mscale(s, m) = 0.1 m ln s + 1 (1 when s <= 1)
+ *   - LONGROPE: inv'_j = 1 / (ext_j theta^(2j/d)), ext = long_factor if seq_len > L else
+ *               short_factor; attention_factor sqrt(1 + ln s / ln L) (1 when s <= 1)
+ *   - LLAMA3:   wavelen_j = 2 pi / inv_j; kept when wavelen_j < L/high_freq_factor, divided by s
+ *               when wavelen_j > L/low_freq_factor, else with smooth = (L/wavelen_j - lf)/(hf - lf)
+ *               inv'_j = (1 - smooth) inv_j/s + smooth inv_j;  attention_factor 1
+ *  A non-zero p->attention_factor replaces the derived one for every type.
+ *  inv_freq: [rotary_dim/2] radians per position. attention_factor may be NULL.
+ *  Accuracy: a few ulp of float64 evaluation of the formulas above.
+ *  Errors: NULL_POINTER (p or inv_freq NULL); INVALID_ARGUMENT (struct_size wrong, any field out
+ *  of the range documented in posenc_rope_params, longrope factors missing or not finite > 0);
+ *  the message names the field. Nothing is written on error. */
+POSENC_API posenc_status posenc_rope_inv_freq(const posenc_rope_params* p, double* inv_freq,
+                                              double* attention_factor);
+
+/** cos/sin table for RoPE: cos_out[i, j] = a * cos(positions[i] * inv_freq_j),
+ *  sin_out[i, j] = a * sin(positions[i] * inv_freq_j), a = attention_factor, both [n, rotary_dim/2]
+ *  float32 row-major (the vLLM/FlashInfer cos_sin_cache layout split in two arrays).
+ *  positions may be NULL (= 0 .. n-1); |positions[i]| <= 2^53.
+ *  Method: inv_freq in float64 (posenc_rope_inv_freq), phase reduced exactly in turns
+ *  (double-double), float64 polynomial; runs of consecutive positions use float64 angle-addition
+ *  steps from exact anchors taken at least every 16 positions. Accuracy: max abs error
+ *  <= 2e-7 * a for |position| <= 2^24 (observed <= 6e-8 * a, the float32 rounding), against
+ *  float64 cos/sin of the exactly reduced phase; positions up to 2^53 stay exact in the phase.
+ *  Errors: those of posenc_rope_inv_freq; INVALID_ARGUMENT (n < 0, |position| > 2^53);
+ *  NULL_POINTER (cos_out/sin_out NULL while n > 0); SIZE_OVERFLOW (n * rotary_dim/2). */
+POSENC_API posenc_status posenc_rope_cos_sin_f32(const posenc_rope_params* p, const int64_t* positions,
+                                                 int64_t n, float* cos_out, float* sin_out);
+
+/** Rotary position embedding applied in place (Su et al. 2021, RoFormer eq. 34; HF
+ *  apply_rotary_pos_emb). q: [num_tokens, num_q_heads, head_dim], k: [num_tokens, num_k_heads,
+ *  head_dim] (GQA: any num_k_heads), token i of q at q + i*q_token_stride (elements; 0 = packed
+ *  = num_q_heads*head_dim, else >= num_q_heads*head_dim: e.g. rows of a fused QKV buffer), same
+ *  for k. k may be NULL (then num_k_heads must be 0). Channels [0, rotary_dim) of each head are
+ *  rotated in pairs given by layout (rotary_dim = p->rotary_dim <= head_dim), channels
+ *  >= rotary_dim are untouched. Each pair (a, b) at angle t = positions[i]*inv_freq_j becomes
+ *  (a c - b s, a s + b c) with c = A cos t, s = A sin t, A = attention_factor, both rounded to
+ *  float32 first; inverse != 0 uses -s instead (the transpose: the backward pass, FlashAttention
+ *  conjugate=True; with A = 1 it undoes the forward rotation, in general it multiplies by A^2).
+ *  cos/sin are computed once per token (as posenc_rope_cos_sin_f32) and shared by all Q and K
+ *  heads; each token's Q and K are rotated in the same pass. q and k must not overlap.
+ *  Accuracy: float32 arithmetic on float32 cos/sin within 6e-8*A of exact: |error| <=
+ *  ~2^-23 (|a| + |b|) (A + 1) per element (observed <= 3e-7 relative to the pair norm).
+ *  Errors: those of posenc_rope_inv_freq; INVALID_ARGUMENT (layout, num_tokens < 0, head_dim
+ *  < rotary_dim, heads < 0, stride < 0 or 0 < stride < heads*head_dim, |position| > 2^53);
+ *  NULL_POINTER (positions or q NULL while needed, k NULL with num_k_heads > 0);
+ *  SIZE_OVERFLOW (buffer extents). On error q and k are untouched. */
+POSENC_API posenc_status posenc_rope_apply_f32(const posenc_rope_params* p, posenc_rope_layout layout,
+                                               const int64_t* positions, int64_t num_tokens,
+                                               int64_t head_dim, float* q, int64_t num_q_heads,
+                                               int64_t q_token_stride, float* k, int64_t num_k_heads,
+                                               int64_t k_token_stride, int32_t inverse);
+
+/** As posenc_rope_apply_f32 with cos/sin rows read from a caller's table (vLLM / FlashInfer
+ *  cos_sin_cache style): cos_table, sin_table [table_rows, rotary_dim/2] float32, row r holding
+ *  the (already scaled) cos/sin of position r; token i uses row positions[i]. rotary_dim: even,
+ *  > 0, <= head_dim. With a table from posenc_rope_cos_sin_f32 the result equals
+ *  posenc_rope_apply_f32's bit for bit whenever both computed the same cos/sin values (always
+ *  for non-consecutive positions and for runs starting at multiples of 16; else within one
+ *  float32 ulp of cos/sin).
+ *  Errors: INVALID_ARGUMENT (a position outside [0, table_rows), table_rows < 0, rotary_dim odd,
+ *  <= 0 or > head_dim, and the apply rules above); NULL_POINTER (tables NULL while num_tokens >
+ *  0). Positions are all checked before anything is touched. */
+POSENC_API posenc_status posenc_rope_apply_cached_f32(const float* cos_table, const float* sin_table,
+                                                      int64_t table_rows, int32_t rotary_dim,
+                                                      posenc_rope_layout layout, const int64_t* positions,
+                                                      int64_t num_tokens, int64_t head_dim, float* q,
+                                                      int64_t num_q_heads, int64_t q_token_stride, float* k,
+                                                      int64_t num_k_heads, int64_t k_token_stride,
+                                                      int32_t inverse);
+
+/** As posenc_rope_apply_f32 on bfloat16 storage: q and k hold bf16 bit patterns (the upper 16
+ *  bits of an IEEE float32). Each element is widened to float32 exactly, rotated in float32 with
+ *  the same float32 cos/sin, and rounded back to bf16 to nearest, ties to even (NaN stays a quiet
+ *  NaN). Accuracy: the float32 result rounded once (<= 2^-9 relative per element).
+ *  Errors and arguments: as posenc_rope_apply_f32. */
+POSENC_API posenc_status posenc_rope_apply_bf16(const posenc_rope_params* p, posenc_rope_layout layout,
+                                                const int64_t* positions, int64_t num_tokens,
+                                                int64_t head_dim, uint16_t* q, int64_t num_q_heads,
+                                                int64_t q_token_stride, uint16_t* k, int64_t num_k_heads,
+                                                int64_t k_token_stride, int32_t inverse);
+
+/** Long-range decay of RoPE (seed theory; RoFormer arXiv 2104.09864 §3.4.3):
+ *  f[i] = sum_{j<num_freqs} cos(n_i * inv_freq[j]) with n_i = n_begin + i*n_step, i < count, and,
+ *  if bound is not NULL, bound[i] = (1/num_freqs) * sum_{j=1..num_freqs} |S_j(n_i)|,
+ *  S_j(n) = sum_{k<j} exp(i n inv_freq[k]) (RoFormer's plotted bound (2/d) sum |S_j|).
+ *  inv_freq: [num_freqs] radians per unit n (e.g. from posenc_rope_inv_freq), finite.
+ *  f, bound: [count] float64.
+ *  Method: n is cut into tiles of 256 values (independent of the thread count: results are
+ *  bitwise identical for any thread count); per tile and frequency an exact anchor (phase
+ *  reduced exactly in turns) and a SIMD rotation recurrence by the exactly computed step angle.
+ *  Accuracy: max abs error <= 1e-9 * num_freqs (observed 4e-11 for num_freqs 4096). The bound
+ *  costs a scalar prefix sum and square root per term (about 10x the time of f alone).
+ *  Errors: INVALID_ARGUMENT (num_freqs <= 0, count < 0, inv_freq not finite, any |n_i| > 2^53
+ *  or n_begin + (count-1)*n_step overflowing); NULL_POINTER (inv_freq NULL, f NULL while
+ *  count > 0). Nothing is written on error. */
+POSENC_API posenc_status posenc_rope_decay_f64(const double* inv_freq, int32_t num_freqs, int64_t n_begin,
+                                               int64_t n_step, int64_t count, double* f, double* bound);
+
 /* @@ROPE-END@@ */
 
 /* ======================================================================================== */
