@@ -150,7 +150,7 @@ std::string fmt_tick(double v) {
   char b[32];
   if (v == 0) return "0";
   const double a = std::fabs(v);
-  if (a >= 1e5 || a < 1e-3) std::snprintf(b, sizeof b, "%.0e", v);
+  if (a >= 1e5 || a < 1e-3) std::snprintf(b, sizeof b, "%.3g", v);
   else std::snprintf(b, sizeof b, "%g", v);
   return b;
 }
@@ -256,8 +256,10 @@ bool write_png_plot(const std::string& path, const Plot& plot, std::string* err)
   int lw = 0;
   for (const Series& s : plot.series) lw = std::max(lw, Canvas::text_width(s.name));
   if (!plot.series.empty()) {
-    const int bx1 = left + pw - 8, bx0 = bx1 - lw - 50, by0 = top + 8;
-    const int by1 = by0 + 20 * int(plot.series.size()) + 6;
+    const int lh = 20 * int(plot.series.size()) + 6;
+    const bool at_left = plot.legend == 2 || plot.legend == 3, at_bottom = plot.legend == 1 || plot.legend == 3;
+    const int bx0 = at_left ? left + 8 : left + pw - 8 - lw - 50, bx1 = bx0 + lw + 50;
+    const int by0 = at_bottom ? top + ph - 8 - lh : top + 8, by1 = by0 + lh;
     cv.rect(bx0, by0, bx1, by1, Rgb{255, 255, 255});
     cv.line(bx0, by0, bx1, by0, gray, 1), cv.line(bx0, by1, bx1, by1, gray, 1);
     cv.line(bx0, by0, bx0, by1, gray, 1), cv.line(bx1, by0, bx1, by1, gray, 1);

@@ -21,6 +21,7 @@ struct Plot {
   bool logx = false, logy = false;
   std::vector<Series> series;
   int width = 900, height = 560;
+  int legend = 0;  ///< legend corner: 0 top-right, 1 bottom-right, 2 top-left, 3 bottom-left
 };
 
 /// Renders `plot` as an 8-bit RGB PNG at `path`. Returns false and sets *err on failure.
