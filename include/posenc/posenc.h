@@ -315,6 +315,135 @@ POSENC_API posenc_status posenc_rope_decay_f64(const double* inv_freq, int32_t n
 /* ======================================================================================== */
 
 /* @@FEATURES-BEGIN@@ (section owned by the features family) */
+
+/** How posenc_rf_sample_f32 draws the rows omega_i of Omega [m, d]. */
+typedef enum {
+  POSENC_RF_IID = 0,        /**< omega_i ~ N(0, I/sigma^2), i.i.d. (Rahimi & Recht 2007) */
+  POSENC_RF_ORTHOGONAL = 1, /**< ORF (Yu et al. 2016; Performer Thm 2): blocks of d rows from the
+                                 Q of a Householder QR of a Gaussian d x d matrix, columns of Q
+                                 sign-fixed by sign(diag R), each row scaled by an independent chi_d
+                                 norm; blocks stacked when m > d (the last one truncated) */
+  POSENC_RF_QMC = 2,        /**< randomized quasi-Monte Carlo: point i of the d-dimensional Sobol
+                                 sequence (Boost.Random sobol, zero point skipped), XORed with a
+                                 per-coordinate 64-bit digital shift drawn from the seed,
+                                 u = ((v >> 11) + 0.5) * 2^-53, omega = Phi^{-1}(u) / sigma with
+                                 Wichura's AS241 PPND16 */
+  POSENC_RF_PFF = 3         /**< DiJiang PFF (Chen et al. ICML 2024, eq. 9): directions v_i = the QMC
+                                 normal vectors above normalized to the unit sphere, radii
+                                 r_i = sqrt(F^{-1}_{chi^2_d}(t_i)) (Boost.Math quantile) with
+                                 stratified t_i = (s_i + U_i)/m, s a seeded permutation of 0..m-1;
+                                 omega_i = r_i v_i / sigma */
+} posenc_rf_sampling;
+
+/** Feature map of posenc_rf_features_f32 (p_ij = omega_j . x_i, w_j the optional weights, 1 if
+ *  weights is NULL). */
+typedef enum {
+  POSENC_RF_TRIG = 0,      /**< out [n, 2m] = w_j [cos p_ij | sin p_ij] / sqrt(m) (cos block first):
+                                phi(x).phi(y) estimates the Gaussian kernel exp(-|x-y|^2/(2 sigma^2))
+                                (Rahimi & Recht 2007; [cos, sin] pairs, Sutherland & Schneider 2015) */
+  POSENC_RF_POSITIVE = 1,  /**< out [n, m] = w_j exp(p_ij - |x_i|^2/2 - c_i) / sqrt(m): FAVOR+
+                                (Choromanski et al. ICLR 2021, Lemma 1), estimates SM(x,y) = exp(x.y)
+                                for sigma = 1 (scale x by sigma otherwise) */
+  POSENC_RF_HYPERBOLIC = 2, /**< out [n, 2m] = w_j [exp(p_ij) | exp(-p_ij)] exp(-|x_i|^2/2 - c_i)
+                                 / sqrt(2m): FAVOR+ hyperbolic variant, estimates SM(x,y) */
+  POSENC_RF_GAUSSIAN_POSITIVE = 3 /**< out [n, m] = w_j exp(p_ij - |x_i|^2 - c_i) / sqrt(m): DiJiang
+                                       PFF (eq. 9; WPFF eq. 10 with weights), estimates the Gaussian
+                                       kernel K_G(x,y) = exp(-|x-y|^2/2) for sigma = 1 */
+} posenc_rf_kind;
+
+/** Draws the random-feature matrix Omega (omega [m, d], row i = omega_i, float32 rounded from
+ *  float64).
+ *
+ *  sampling: see posenc_rf_sampling. d: input dimension; m: number of features; sigma: kernel
+ *  length scale (omega has covariance I/sigma^2 marginally for IID, ORTHOGONAL and QMC; PFF rows
+ *  have chi_d/sigma norms). seed: any 64-bit value; a splitmix64 stream (Steele et al. 2014)
+ *  feeds the Gaussian draws (through PPND16), the digital shifts, the strata and permutation.
+ *  Deterministic: the output depends only on (sampling, d, m, sigma, seed) — it is computed once
+ *  in float64 outside the SIMD kernels, so every ISA path and thread count gives the same bits.
+ *
+ *  Properties (tests/test_features.cpp, docs/ACCURACY.md): every row of QMC and PFF is marginally
+ *  exactly N(0, I/sigma^2) resp. isotropic with chi_d radius, so feature-kernel estimates stay
+ *  unbiased; ORF blocks are orthogonal to 1e-15 before rounding; PPND16 has relative error
+ *  <= 1e-14 against Boost erfc_inv over (1e-300, 1 - 1e-16). MSE tables: docs/ACCURACY.md.
+ *
+ *  Errors: NULL_POINTER (omega NULL); INVALID_ARGUMENT (sampling not a posenc_rf_sampling,
+ *  d <= 0, m <= 0, sigma not finite or <= 0, d > 3667 for QMC and PFF — the dimension limit of
+ *  Boost's Sobol tables); SIZE_OVERFLOW (m * d). omega is untouched on error. */
+POSENC_API posenc_status posenc_rf_sample_f32(posenc_rf_sampling sampling, int32_t d, int32_t m, double sigma,
+                                              uint64_t seed, float* omega);
+
+/** Random-feature map phi(x) for each row of x [n, d], with Omega = omega [m, d].
+ *
+ *  out: [n, m] (POSITIVE, GAUSSIAN_POSITIVE) or [n, 2m] (TRIG, HYPERBOLIC), formulas in
+ *  posenc_rf_kind. weights [m]: WPFF's per-feature diagonal D (DiJiang eq. 10; each feature j —
+ *  both halves for TRIG and HYPERBOLIC — is multiplied by weights[j] >= 0), or NULL for 1.
+ *  Then sum_j phi_j(x) phi_j(y) estimates the kernel of the kind (unbiased for every sampling
+ *  when weights is NULL; see posenc_rf_sample_f32).
+ *
+ *  Computation: the projection x . Omega^T is a fused, register-blocked SIMD micro-kernel
+ *  (float32 FMAs over d) whose epilogue applies cos/sin (reduced in turns) or exp to the output
+ *  tile while it is in registers / L1.
+ *
+ *  Stabilization of the exponential kinds: c_i = max(0, max_j e_ij - 60) where e_ij is the
+ *  exponent before the shift (p_ij - |x_i|^2/2, +-p_ij - |x_i|^2/2, p_ij - |x_i|^2). So c_i = 0
+ *  (the exact, unbiased map) whenever no exponent of the row exceeds 60, and every feature is
+ *  <= e^60 / sqrt(m) ~ 1.1e26 / sqrt(m): no overflow for any input, in particular for |x|^2 up to
+ *  80 and beyond. A shifted row is the exact row times the constant e^{-c_i}: in kernelized
+ *  attention (posenc_linear_attention_f32) a query row's factor multiplies numerator and
+ *  denominator of out_i = phi(q_i)^T S / phi(q_i)^T z alike and cancels exactly (as the
+ *  per-query max shift of Performer). A key row with c_j > 0 would be down-weighted; that needs
+ *  max_i omega_i . k - |k|^2/2 > 60, i.e. |omega_i|^2 > 120 and |k| near |omega_i| — not reached by
+ *  d <= 64 with Performer's usual k / d^{1/4} scaling. Exponents below -87.3 give 0.
+ *
+ *  Accuracy (float32, against the same formula in float64 with the same omega):
+ *  TRIG abs error <= 1e-6 * (1 + |p|) / sqrt(m) (the float rounding of p dominates);
+ *  exponential kinds rel error <= 4e-6 * (1 + |e_ij|) (rounding of p and of the exponent).
+ *
+ *  Errors: NULL_POINTER (omega NULL; x or out NULL while n > 0); INVALID_ARGUMENT (kind not a
+ *  posenc_rf_kind, m <= 0, d <= 0, n < 0, a weight negative or not finite, an omega entry not
+ *  finite); SIZE_OVERFLOW (n * d, n * 2m). n == 0 is a no-op. out is untouched on error. */
+POSENC_API posenc_status posenc_rf_features_f32(posenc_rf_kind kind, const float* omega, int32_t m, int32_t d,
+                                                const float* weights, const float* x, int64_t n, float* out);
+
+/** Kernelized linear attention (Katharopoulos et al. ICML 2020, eq. 4–6; causal form eq. 8–10).
+ *
+ *  phi_q, phi_k [n, F] (feature maps of queries and keys, e.g. from posenc_rf_features_f32),
+ *  v [n, dv] -> out [n, dv]:
+ *    non-causal: out_i = phi_q_i^T S / (phi_q_i^T z + eps), S = sum_j phi_k_j v_j^T [F, dv],
+ *                z = sum_j phi_k_j [F];
+ *    causal (causal != 0): the same with S_i, z_i summed over j <= i only.
+ *  Non-causal: per-tile partial states (512 rows) reduced in tile order. Causal: chunks of 128
+ *  rows; the state of every chunk (F x dv + F) is reduced to exclusive prefix sums, and inside a
+ *  chunk the masked block (phi_Q phi_K^T) V is added — O(n F dv + n 128 (F + dv)) work, all
+ *  products in our register-blocked SIMD micro-kernel, float32 accumulation. Bitwise identical
+ *  for any thread count.
+ *
+ *  eps >= 0 guards the denominator (fast-transformers uses 1e-6); with non-negative features
+ *  (POSITIVE, HYPERBOLIC, GAUSSIAN_POSITIVE) the denominator is > 0. Accuracy: relative error
+ *  <= ~1e-5 * sqrt(n) against a float64 evaluation of the same formula for non-negative features
+ *  (tested: <= 1e-4 at n = 1000).
+ *
+ *  Errors: NULL_POINTER (any array NULL while n > 0); INVALID_ARGUMENT (n < 0, F <= 0, dv <= 0,
+ *  eps negative or not finite); SIZE_OVERFLOW. n == 0 is a no-op. out untouched on error. */
+POSENC_API posenc_status posenc_linear_attention_f32(const float* phi_q, const float* phi_k, const float* v,
+                                                     int64_t n, int32_t F, int32_t dv, int32_t causal, float eps,
+                                                     float* out);
+
+/** Exact softmax attention, the O(n^2) reference: out = softmax(scale * q k^T) v.
+ *
+ *  q, k [n, d], v [n, dv] -> out [n, dv]; out_i = sum_j p_ij v_j, p_ij = exp(s_ij - max_j s_ij) /
+ *  sum_j exp(s_ij - max_j s_ij), s_ij = scale * q_i . k_j, over all j (causal == 0) or j <= i
+ *  (causal != 0; Vaswani et al. 2017). Blocked and streaming (online softmax, Milakov & Gimelshein
+ *  2018 / FlashAttention): query blocks of 64 rows, key blocks of 256, a running max and sum per
+ *  row; memory O(n (d + dv)) besides the inputs (K^T is packed once), so n = 16384 and beyond fit.
+ *  Accuracy: relative error <= ~1e-5 against float64 naive (tested on every ISA path).
+ *
+ *  Errors: NULL_POINTER (any array NULL while n > 0); INVALID_ARGUMENT (n < 0, d <= 0, dv <= 0,
+ *  scale not finite); SIZE_OVERFLOW. n == 0 is a no-op. out untouched on error. */
+POSENC_API posenc_status posenc_softmax_attention_f32(const float* q, const float* k, const float* v, int64_t n,
+                                                      int32_t d, int32_t dv, int32_t causal, float scale,
+                                                      float* out);
+
 /* @@FEATURES-END@@ */
 
 /* ======================================================================================== */

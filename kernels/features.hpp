@@ -1,0 +1,443 @@
+// kernels/features.hpp — Bochner random features, kernelized (linear) attention and exact
+// streaming softmax attention. Compiled per ISA: everything lives in posenc::POSENC_NS.
+//
+// Building blocks, written once over vec<float> so every path runs the same algorithm:
+//   exp_f       exp by Cody–Waite reduction x = n ln2 + r, |r| <= ln2/2, Cephes expf degree-6
+//               polynomial, times 2^n built in the exponent bits (max rel. error ~2 ulp;
+//               x < -87.33 gives 0, x is clamped to <= 88)
+//   sincos_f    sin/cos reduced in turns (as kernels/phase.hpp): t = x/(2 pi), r = t - rint(t),
+//               quadrant q = rint(4r), Cephes sinf/cosf polynomials on [-pi/4, pi/4]
+//   mm_block    the register-blocked micro-kernel: R rows x 2 vectors of C accumulated over k
+//               with broadcast(A) * load(B) fused multiply-adds; A may be strided both ways
+//               (A or A^T), B is row-major.
+// features_rows fuses the projection x . Omega^T with the epilogue: TRIG applies sin/cos to the
+// accumulators while they are in registers; the exp kinds store the projection of a block of
+// kFeaturesRowBlock rows in an L1-resident scratch row (the per-row shift needs the row maximum)
+// and exponentiate it right after.
+#pragma once
+
+#include "kernels/features_table.hpp"
+#include "kernels/simd.hpp"
+
+#include <limits>
+
+namespace posenc {
+namespace POSENC_NS {
+
+// ------------------------------------------------------------------------------------------
+// 2^n, exp, sin/cos
+// ------------------------------------------------------------------------------------------
+/// 2^n for a float holding an integer in [-126, 127].
+inline sbatch<float> pow2n(sbatch<float> n) {
+  const uint32_t u = static_cast<uint32_t>(static_cast<int32_t>(n.v) + 127) << 23;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+template <class A>
+inline xsimd::batch<float, A> pow2n(const xsimd::batch<float, A>& n) {
+  auto i = xsimd::to_int(n);
+  i = (i + 127) << 23;
+  return xsimd::bitwise_cast<xsimd::batch<float, A>>(i);
+}
+
+/// exp(x) in float: Cody–Waite reduction, Cephes expf polynomial (rel. error <= ~2 ulp).
+/// Returns 0 for x < -87.33 (no subnormal results below that), clamps x to 88.
+template <class V>
+inline V exp_f(const V& x0) {
+  const V x = min(max(x0, V(-87.33f)), V(88.0f));
+  const V n = nearbyint(x * V(1.44269504088896341f));
+  V r = madd(n, V(-0.693359375f), x);  // exact: n has <= 8 bits, the constant 9
+  r = madd(n, V(2.12194440e-4f), r);
+  V p = madd(V(1.9875691500e-4f), r, V(1.3981999507e-3f));
+  p = madd(p, r, V(8.3334519073e-3f));
+  p = madd(p, r, V(4.1665795894e-2f));
+  p = madd(p, r, V(1.6666665459e-1f));
+  p = madd(p, r, V(5.0000001201e-1f));
+  const V y = madd(p, r * r, r + V(1.0f));
+  return select(x0 < V(-87.33f), V(0.0f), y * pow2n(n));
+}
+
+/// sin and cos of x (radians), reduced in turns. Absolute error <= ~2e-7 + |x| * 6e-8 (the
+/// rounding of x/(2 pi) in float32); branch-free.
+template <class V>
+inline void sincos_f(const V& x, V& s, V& c) {
+  const V t = x * V(0.15915494309189533577f);
+  const V r = t - nearbyint(t);                 // |r| <= 1/2
+  const V q = nearbyint(r * V(4.0f));           // quadrant in {-2..2}
+  const V a = (r - q * V(0.25f)) * V(6.28318530717958647692f);  // |a| <= pi/4
+  const V z = a * a;
+  V ps = madd(V(-1.9515295891e-4f), z, V(8.3321608736e-3f));
+  ps = madd(ps, z, V(-1.6666654611e-1f));
+  const V sn = madd(a * z, ps, a);
+  V pc = madd(V(2.443315711809948e-5f), z, V(-1.388731625493765e-3f));
+  pc = madd(pc, z, V(4.166664568298827e-2f));
+  const V cs = madd(z * z, pc, V(1.0f) - V(0.5f) * z);
+  const V qm = q - V(4.0f) * floor(q * V(0.25f));  // q mod 4
+  const auto odd = (qm == V(1.0f)) | (qm == V(3.0f));
+  const auto neg_s = qm >= V(2.0f);
+  const auto neg_c = (qm == V(1.0f)) | (qm == V(2.0f));
+  const V s0 = select(odd, cs, sn);
+  const V c0 = select(odd, sn, cs);
+  s = select(neg_s, -s0, s0);
+  c = select(neg_c, -c0, c0);
+}
+
+template <class V>
+inline float hsum(const V& v) {
+  alignas(64) float b[width<float>];
+  v.store_unaligned(b);
+  float m = b[0];
+  for (std::size_t i = 1; i < width<float>; ++i) m += b[i];
+  return m;
+}
+
+template <class V>
+inline float hmax(const V& v) {
+  alignas(64) float b[width<float>];
+  v.store_unaligned(b);
+  float m = b[0];
+  for (std::size_t i = 1; i < width<float>; ++i) m = b[i] > m ? b[i] : m;
+  return m;
+}
+
+// ------------------------------------------------------------------------------------------
+// The register-blocked micro-kernel
+// ------------------------------------------------------------------------------------------
+#if defined(POSENC_ISA_SCALAR)
+inline constexpr int kMmRows = 4;
+#else
+inline constexpr int kMmRows = 6;
+#endif
+
+/// acc[r][c] = sum_k A(r, k) * B(k, c*W .. c*W+W) for r < R, over the first ncols (<= 2W)
+/// columns (columns >= ncols are 0). A(r, k) = a[r*sai + k*sak].
+template <int R, bool Full>
+inline void mm_block(const float* a, int64_t sai, int64_t sak, const float* b, int64_t ldb, int64_t k,
+                     std::size_t ncols, vec<float> (&acc)[R][2]) {
+  using V = vec<float>;
+  constexpr std::size_t W = width<float>;
+  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = V(0.0f);
+  for (int64_t kk = 0; kk < k; ++kk) {
+    const float* bp = b + kk * ldb;
+    V b0, b1;
+    if (Full) {
+      b0 = load(bp);
+      b1 = load(bp + W);
+    } else {
+      b0 = ncols >= W ? load(bp) : load_partial(bp, ncols);
+      b1 = ncols > W ? (ncols >= 2 * W ? load(bp + W) : load_partial(bp + W, ncols - W)) : V(0.0f);
+    }
+    const float* ap = a + kk * sak;
+    for (int r = 0; r < R; ++r) {
+      const V av(ap[r * sai]);
+      acc[r][0] = madd(av, b0, acc[r][0]);
+      acc[r][1] = madd(av, b1, acc[r][1]);
+    }
+  }
+}
+
+/// Stores lanes [0, cnt) of v (cnt may be >= W: all) at p, adding to p if accumulate.
+inline void store_cols(float* p, const vec<float>& v, std::ptrdiff_t cnt, bool accumulate) {
+  constexpr std::ptrdiff_t W = static_cast<std::ptrdiff_t>(width<float>);
+  if (cnt <= 0) return;
+  if (cnt >= W) {
+    store(p, accumulate ? load(p) + v : v);
+  } else {
+    const auto n = static_cast<std::size_t>(cnt);
+    store_partial(p, accumulate ? load_partial(p, n) + v : v, n);
+  }
+}
+
+template <int R>
+inline void mm_rows(const float* a, int64_t sai, int64_t sak, const float* b, int64_t ldb, int64_t ncols,
+                    int64_t k, float* c, int64_t ldc, bool accumulate) {
+  constexpr int64_t W = static_cast<int64_t>(width<float>);
+  for (int64_t j = 0; j < ncols; j += 2 * W) {
+    vec<float> acc[R][2];
+    const int64_t nc = ncols - j;
+    if (nc >= 2 * W) mm_block<R, true>(a, sai, sak, b + j, ldb, k, 2 * W, acc);
+    else mm_block<R, false>(a, sai, sak, b + j, ldb, k, static_cast<std::size_t>(nc), acc);
+    for (int r = 0; r < R; ++r) {
+      store_cols(c + r * ldc + j, acc[r][0], nc, accumulate);
+      store_cols(c + r * ldc + j + W, acc[r][1], nc - W, accumulate);
+    }
+  }
+}
+
+/// See features_kernels_t::matmul.
+inline void matmul(const float* a, int64_t sai, int64_t sak, const float* b, int64_t ldb, int64_t rows,
+                   int64_t ncols, int64_t k, float* c, int64_t ldc, int accumulate) {
+  const bool acc = accumulate != 0;
+  int64_t i = 0;
+  for (; i + kMmRows <= rows; i += kMmRows) mm_rows<kMmRows>(a + i * sai, sai, sak, b, ldb, ncols, k, c + i * ldc, ldc, acc);
+  switch (rows - i) {
+    case 1: mm_rows<1>(a + i * sai, sai, sak, b, ldb, ncols, k, c + i * ldc, ldc, acc); break;
+    case 2: mm_rows<2>(a + i * sai, sai, sak, b, ldb, ncols, k, c + i * ldc, ldc, acc); break;
+    case 3: mm_rows<3>(a + i * sai, sai, sak, b, ldb, ncols, k, c + i * ldc, ldc, acc); break;
+    case 4: mm_rows<4>(a + i * sai, sai, sak, b, ldb, ncols, k, c + i * ldc, ldc, acc); break;
+    case 5: mm_rows<5>(a + i * sai, sai, sak, b, ldb, ncols, k, c + i * ldc, ldc, acc); break;
+    default: break;
+  }
+}
+
+// ------------------------------------------------------------------------------------------
+// Random features
+// ------------------------------------------------------------------------------------------
+/// Largest exponent a positive feature may reach before the per-row shift applies:
+/// features are <= e^60 / sqrt(m) ~ 1.1e26 / sqrt(m), far from FLT_MAX.
+inline constexpr float kFeaturesMaxExponent = 60.0f;
+
+/// Sum of squares of x[0..d) (vectorized, fixed order per ISA).
+inline float sumsq(const float* x, int32_t d) {
+  using V = vec<float>;
+  constexpr int32_t W = static_cast<int32_t>(width<float>);
+  V acc(0.0f);
+  int32_t k = 0;
+  for (; k + W <= d; k += W) {
+    const V v = load(x + k);
+    acc = madd(v, v, acc);
+  }
+  if (k < d) {
+    const V v = load_partial(x + k, static_cast<std::size_t>(d - k));
+    acc = madd(v, v, acc);
+  }
+  return hsum(acc);
+}
+
+template <int R>
+inline void features_block(int kind, const float* x, int32_t d, const float* wt, int32_t m, int32_t m_pad,
+                           const float* scale, float* scratch, float* out) {
+  using V = vec<float>;
+  constexpr int32_t W = static_cast<int32_t>(width<float>);
+  const int64_t out_len = (kind == 1 || kind == 3) ? m : 2 * static_cast<int64_t>(m);
+  if (kind == 0) {  // TRIG: [cos | sin], epilogue in registers
+    for (int32_t j = 0; j < m_pad && j < m; j += 2 * W) {
+      V acc[R][2];
+      mm_block<R, true>(x, d, 1, wt + j, m_pad, d, 2 * W, acc);
+      for (int cc = 0; cc < 2; ++cc) {
+        const int32_t j0 = j + cc * W;
+        const V sc = load(scale + j0);
+        for (int r = 0; r < R; ++r) {
+          V s, c;
+          sincos_f(acc[r][cc], s, c);
+          float* row = out + r * out_len;
+          store_cols(row + j0, c * sc, m - j0, false);
+          store_cols(row + m + j0, s * sc, m - j0, false);
+        }
+      }
+    }
+    return;
+  }
+  // exp kinds: projection into the L1 scratch, running row maximum (of |p| for HYPERBOLIC)
+  V vmax[R];
+  for (int r = 0; r < R; ++r) vmax[r] = V(-std::numeric_limits<float>::infinity());
+  for (int32_t j = 0; j < m_pad && j < m; j += 2 * W) {
+    V acc[R][2];
+    mm_block<R, true>(x, d, 1, wt + j, m_pad, d, 2 * W, acc);
+    for (int r = 0; r < R; ++r) {
+      store(scratch + r * m_pad + j, acc[r][0]);
+      store(scratch + r * m_pad + j + W, acc[r][1]);
+      if (kind == 2) vmax[r] = max(vmax[r], max(max(acc[r][0], -acc[r][0]), max(acc[r][1], -acc[r][1])));
+      else vmax[r] = max(vmax[r], max(acc[r][0], acc[r][1]));
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    const float ss = sumsq(x + r * d, d);
+    const float h = kind == 3 ? ss : 0.5f * ss;  // GAUSSIAN_POSITIVE: |x|^2, else |x|^2 / 2
+    // Stabilization: shift c >= 0 only when the largest exponent would exceed kFeaturesMaxExponent.
+    // (Zero-padded columns contribute p = 0, which never changes c since h >= 0.)
+    const float top = hmax(vmax[r]) - h - kFeaturesMaxExponent;
+    const V off(h + (top > 0.0f ? top : 0.0f));
+    const float* p = scratch + r * m_pad;
+    float* row = out + r * out_len;
+    for (int32_t j = 0; j < m; j += W) {
+      const V pj = load(p + j);
+      const V sc = load(scale + j);
+      store_cols(row + j, exp_f(pj - off) * sc, m - j, false);
+      if (kind == 2) store_cols(row + m + j, exp_f(-pj - off) * sc, m - j, false);
+    }
+  }
+}
+
+/// See features_kernels_t::features_rows.
+inline void features_rows(int kind, const float* x, int64_t r0, int64_t r1, int32_t d, const float* wt,
+                          int32_t m, int32_t m_pad, const float* scale, float* scratch, float* out) {
+  constexpr int RB = kFeaturesRowBlock;
+  const int64_t out_len = (kind == 1 || kind == 3) ? m : 2 * static_cast<int64_t>(m);
+  int64_t i = r0;
+  for (; i + RB <= r1; i += RB) features_block<RB>(kind, x + i * d, d, wt, m, m_pad, scale, scratch, out + i * out_len);
+  switch (r1 - i) {
+    case 1: features_block<1>(kind, x + i * d, d, wt, m, m_pad, scale, scratch, out + i * out_len); break;
+    case 2: features_block<2>(kind, x + i * d, d, wt, m, m_pad, scale, scratch, out + i * out_len); break;
+    case 3: features_block<3>(kind, x + i * d, d, wt, m, m_pad, scale, scratch, out + i * out_len); break;
+    case 4: features_block<4>(kind, x + i * d, d, wt, m, m_pad, scale, scratch, out + i * out_len); break;
+    case 5: features_block<5>(kind, x + i * d, d, wt, m, m_pad, scale, scratch, out + i * out_len); break;
+    default: break;
+  }
+}
+
+// ------------------------------------------------------------------------------------------
+// Linear attention
+// ------------------------------------------------------------------------------------------
+/// See features_kernels_t::colsum_acc.
+inline void colsum_acc(const float* a, int64_t rows, int32_t f, float* z) {
+  using V = vec<float>;
+  constexpr int32_t W = static_cast<int32_t>(width<float>);
+  int32_t j = 0;
+  for (; j + W <= f; j += W) {
+    V acc = load(z + j);
+    for (int64_t i = 0; i < rows; ++i) acc += load(a + i * f + j);
+    store(z + j, acc);
+  }
+  for (; j < f; ++j) {
+    float acc = z[j];
+    for (int64_t i = 0; i < rows; ++i) acc += a[i * f + j];
+    z[j] = acc;
+  }
+}
+
+inline float dot_f(const float* a, const float* b, int32_t n) {
+  using V = vec<float>;
+  constexpr int32_t W = static_cast<int32_t>(width<float>);
+  V acc(0.0f);
+  int32_t k = 0;
+  for (; k + W <= n; k += W) acc = madd(load(a + k), load(b + k), acc);
+  if (k < n) {
+    const auto c = static_cast<std::size_t>(n - k);
+    acc = madd(load_partial(a + k, c), load_partial(b + k, c), acc);
+  }
+  return hsum(acc);
+}
+
+/// See features_kernels_t::linear_rows.
+inline void linear_rows(const float* phi, int64_t rows, int32_t f, const float* s, int64_t lds, const float* z,
+                        int32_t dv, const float* extra_num, const float* extra_den, float eps, float* out) {
+  using V = vec<float>;
+  constexpr int32_t W = static_cast<int32_t>(width<float>);
+  matmul(phi, f, 1, s, lds, rows, dv, f, out, dv, 0);
+  for (int64_t i = 0; i < rows; ++i) {
+    const float den = dot_f(phi + i * f, z, f) + (extra_den ? extra_den[i] : 0.0f) + eps;
+    const V dn(den);
+    float* o = out + i * dv;
+    const float* e = extra_num ? extra_num + i * dv : nullptr;
+    for (int32_t j = 0; j < dv; j += W) {
+      const std::ptrdiff_t cnt = dv - j;
+      V num = cnt >= W ? load(o + j) : load_partial(o + j, static_cast<std::size_t>(cnt));
+      if (e) num += cnt >= W ? load(e + j) : load_partial(e + j, static_cast<std::size_t>(cnt));
+      store_cols(o + j, num / dn, cnt, false);
+    }
+  }
+}
+
+/// See features_kernels_t::causal_chunk.
+inline void causal_chunk(const float* q, const float* k, const float* v, int64_t len, int32_t f, int32_t dv,
+                         float* scratch, float* num, float* den) {
+  const int64_t l32 = (len + 31) / 32 * 32;
+  float* kt = scratch;                 // [f, l32]
+  float* a = scratch + f * l32;        // [len, l32]
+  for (int32_t c = 0; c < f; ++c) {
+    float* row = kt + c * l32;
+    for (int64_t j = 0; j < len; ++j) row[j] = k[j * f + c];
+    for (int64_t j = len; j < l32; ++j) row[j] = 0.0f;
+  }
+  matmul(q, f, 1, kt, l32, len, len, f, a, l32, 0);
+  for (int64_t i = 0; i < len; ++i) {
+    float* row = a + i * l32;
+    float acc = 0.0f;
+    for (int64_t j = 0; j <= i; ++j) acc += row[j];
+    for (int64_t j = i + 1; j < len; ++j) row[j] = 0.0f;
+    den[i] = acc;
+  }
+  matmul(a, l32, 1, v, dv, len, dv, len, num, dv, 0);
+}
+
+// ------------------------------------------------------------------------------------------
+// Exact softmax attention (streaming, online max)
+// ------------------------------------------------------------------------------------------
+inline constexpr int64_t kSoftmaxKeyBlock = 256;
+inline constexpr int64_t kSoftmaxQueryBlock = 64;
+
+/// See features_kernels_t::softmax_rows.
+inline void softmax_rows(const float* q, const float* kt, int64_t n_pad, const float* v, int64_t n, int32_t d,
+                         int32_t dv, int64_t q0, int64_t q1, int causal, float scale, float* scratch,
+                         float* out) {
+  using V = vec<float>;
+  using S1 = sbatch<float>;
+  constexpr int64_t W = static_cast<int64_t>(width<float>);
+  constexpr int64_t KB = kSoftmaxKeyBlock;
+  const int64_t nq = q1 - q0;
+  float* s = scratch;                       // [64, KB]
+  float* o = s + kSoftmaxQueryBlock * KB;   // [64, dv]
+  float* mrow = o + kSoftmaxQueryBlock * dv;
+  float* lrow = mrow + kSoftmaxQueryBlock;
+  for (int64_t i = 0; i < nq; ++i) {
+    mrow[i] = -std::numeric_limits<float>::infinity();
+    lrow[i] = 0.0f;
+    for (int32_t c = 0; c < dv; ++c) o[i * dv + c] = 0.0f;
+  }
+  const int64_t kend = causal ? q1 : n;
+  const V vscale(scale);
+  for (int64_t kb = 0; kb < kend; kb += KB) {
+    const int64_t bl = kend - kb < KB ? kend - kb : KB;
+    matmul(q + q0 * d, d, 1, kt + kb, n_pad, nq, bl, d, s, KB, 0);
+    for (int64_t i = 0; i < nq; ++i) {
+      float* row = s + i * KB;
+      int64_t jmax = bl;
+      if (causal) {
+        const int64_t lim = q0 + i - kb + 1;
+        jmax = lim < bl ? lim : bl;
+      }
+      if (jmax <= 0) {
+        for (int64_t j = 0; j < bl; ++j) row[j] = 0.0f;
+        continue;
+      }
+      // scale and row max
+      V vm(-std::numeric_limits<float>::infinity());
+      int64_t j = 0;
+      for (; j + W <= jmax; j += W) {
+        const V t = load(row + j) * vscale;
+        store(row + j, t);
+        vm = max(vm, t);
+      }
+      float mx = hmax(vm);
+      for (; j < jmax; ++j) {
+        row[j] = (S1(row[j]) * S1(scale)).v;
+        mx = row[j] > mx ? row[j] : mx;
+      }
+      const float mold = mrow[i];
+      const float mnew = mold > mx ? mold : mx;
+      const float corr = exp_f(S1(mold) - S1(mnew)).v;
+      const V vmn(mnew);
+      V vs(0.0f);
+      j = 0;
+      for (; j + W <= jmax; j += W) {
+        const V p = exp_f(load(row + j) - vmn);
+        store(row + j, p);
+        vs += p;
+      }
+      float sum = hsum(vs);
+      for (; j < jmax; ++j) {
+        row[j] = exp_f(S1(row[j]) - S1(mnew)).v;
+        sum += row[j];
+      }
+      for (; j < bl; ++j) row[j] = 0.0f;
+      lrow[i] = lrow[i] * corr + sum;
+      mrow[i] = mnew;
+      if (corr != 1.0f) {
+        float* orow = o + i * dv;
+        for (int32_t c = 0; c < dv; ++c) orow[c] *= corr;
+      }
+    }
+    matmul(s, KB, 1, v + kb * dv, dv, nq, dv, bl, o, dv, 1);
+  }
+  for (int64_t i = 0; i < nq; ++i) {
+    const float l = lrow[i];
+    const float* orow = o + i * dv;
+    float* dst = out + (q0 + i) * dv;
+    for (int32_t c = 0; c < dv; ++c) dst[c] = orow[c] / l;
+  }
+}
+
+}  // namespace POSENC_NS
+}  // namespace posenc

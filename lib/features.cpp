@@ -1,0 +1,326 @@
+// lib/features.cpp — features family (Bochner random features, linear and softmax attention):
+// argument validation, sampling of Omega (float64, here, so every ISA path gets the same bits),
+// packing, tiling, and calls into the per-ISA kernel table (kernels/features.hpp).
+#include "kernels/features_table.hpp"
+#include "lib/features_ppnd.hpp"
+#include "lib/internal.hpp"
+
+#include <Eigen/Dense>
+#include <boost/math/distributions/chi_squared.hpp>
+#include <boost/random/sobol.hpp>
+
+#include <vector>
+
+POSENC_USE_KERNELS(features_kernels_t, features_kernels)
+
+using namespace posenc;
+using namespace posenc::detail;
+
+namespace {
+
+constexpr int32_t kSobolMaxDim = 3667;  // Boost.Random's default Sobol table (max_dimension)
+
+/// splitmix64 (Steele, Lea & Flood 2014): a tiny, portable, fully specified 64-bit stream.
+struct splitmix64 {
+  uint64_t s;
+  explicit splitmix64(uint64_t seed) : s(seed) {}
+  uint64_t next() {
+    uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in (0, 1), never 0 or 1: ((v >> 11) + 0.5) * 2^-53.
+  double uniform() { return (static_cast<double>(next() >> 11) + 0.5) * 0x1p-53; }
+  double normal() { return ppnd16(uniform()); }
+};
+
+/// Stream for (sampling, purpose, seed): distinct purposes never share draws.
+splitmix64 stream(uint64_t seed, int sampling, int purpose) {
+  splitmix64 mix(seed ^ (0xD1B54A32D192ED03ull * static_cast<uint64_t>(1 + sampling * 8 + purpose)));
+  return splitmix64(mix.next());
+}
+
+/// m randomized-QMC standard normal vectors of dimension d (row-major [m, d]).
+void qmc_normals(int32_t d, int32_t m, uint64_t seed, int sampling, std::vector<double>& g) {
+  boost::random::sobol sob(static_cast<std::size_t>(d));
+  splitmix64 sh = stream(seed, sampling, 1);
+  std::vector<uint64_t> shift(static_cast<size_t>(d));
+  for (auto& s : shift) s = sh.next();
+  g.resize(static_cast<size_t>(m) * static_cast<size_t>(d));
+  for (int32_t i = 0; i < m; ++i)
+    for (int32_t k = 0; k < d; ++k) {
+      const uint64_t v = static_cast<uint64_t>(sob()) ^ shift[static_cast<size_t>(k)];
+      const double u = (static_cast<double>(v >> 11) + 0.5) * 0x1p-53;
+      g[static_cast<size_t>(i) * d + k] = ppnd16(u);
+    }
+}
+
+void sample_rows(posenc_rf_sampling sampling, int32_t d, int32_t m, double sigma, uint64_t seed, float* omega) {
+  const size_t D = static_cast<size_t>(d);
+  const double inv_sigma = 1.0 / sigma;
+  switch (sampling) {
+    case POSENC_RF_IID: {
+      splitmix64 rng = stream(seed, sampling, 0);
+      for (size_t i = 0; i < static_cast<size_t>(m) * D; ++i) omega[i] = static_cast<float>(rng.normal() * inv_sigma);
+      break;
+    }
+    case POSENC_RF_ORTHOGONAL: {
+      splitmix64 rng = stream(seed, sampling, 0);
+      Eigen::MatrixXd g(d, d);
+      for (int32_t b0 = 0; b0 < m; b0 += d) {
+        for (int32_t i = 0; i < d; ++i)
+          for (int32_t j = 0; j < d; ++j) g(i, j) = rng.normal();
+        Eigen::HouseholderQR<Eigen::MatrixXd> qr(g);
+        Eigen::MatrixXd q = qr.householderQ();
+        const Eigen::MatrixXd& r = qr.matrixQR();
+        for (int32_t j = 0; j < d; ++j)
+          if (r(j, j) < 0.0) q.col(j) = -q.col(j);
+        const int32_t rows = std::min(d, m - b0);
+        for (int32_t i = 0; i < rows; ++i) {
+          double ss = 0.0;  // chi_d norm: |N(0, I_d)|
+          for (int32_t k = 0; k < d; ++k) {
+            const double z = rng.normal();
+            ss += z * z;
+          }
+          const double s = std::sqrt(ss) * inv_sigma;
+          float* row = omega + static_cast<size_t>(b0 + i) * D;
+          for (int32_t k = 0; k < d; ++k) row[k] = static_cast<float>(q(k, i) * s);  // column i of Q
+        }
+      }
+      break;
+    }
+    case POSENC_RF_QMC: {
+      std::vector<double> g;
+      qmc_normals(d, m, seed, sampling, g);
+      for (size_t i = 0; i < g.size(); ++i) omega[i] = static_cast<float>(g[i] * inv_sigma);
+      break;
+    }
+    case POSENC_RF_PFF: {
+      std::vector<double> g;
+      qmc_normals(d, m, seed, sampling, g);
+      splitmix64 rng = stream(seed, sampling, 2);
+      std::vector<int32_t> perm(static_cast<size_t>(m));
+      for (int32_t i = 0; i < m; ++i) perm[static_cast<size_t>(i)] = i;
+      for (int32_t i = m - 1; i > 0; --i) {  // Fisher–Yates, deterministic
+        const auto j = static_cast<int32_t>(rng.next() % static_cast<uint64_t>(i + 1));
+        std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(j)]);
+      }
+      const boost::math::chi_squared_distribution<double> chi2(static_cast<double>(d));
+      for (int32_t i = 0; i < m; ++i) {
+        const double t = (static_cast<double>(perm[static_cast<size_t>(i)]) + rng.uniform()) / m;
+        const double r = std::sqrt(boost::math::quantile(chi2, t));
+        const double* v = g.data() + static_cast<size_t>(i) * D;
+        double nn = 0.0;
+        for (int32_t k = 0; k < d; ++k) nn += v[k] * v[k];
+        const double s = r / std::sqrt(nn) * inv_sigma;
+        for (int32_t k = 0; k < d; ++k) omega[static_cast<size_t>(i) * D + k] = static_cast<float>(v[k] * s);
+      }
+      break;
+    }
+  }
+}
+
+int64_t round_up(int64_t v, int64_t q) { return (v + q - 1) / q * q; }
+
+}  // namespace
+
+extern "C" POSENC_API posenc_status posenc_rf_sample_f32(posenc_rf_sampling sampling, int32_t d, int32_t m,
+                                                        double sigma, uint64_t seed, float* omega) {
+  api_guard g("posenc_rf_sample_f32");
+  if (sampling != POSENC_RF_IID && sampling != POSENC_RF_ORTHOGONAL && sampling != POSENC_RF_QMC &&
+      sampling != POSENC_RF_PFF)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     "sampling must be POSENC_RF_IID (0), POSENC_RF_ORTHOGONAL (1), POSENC_RF_QMC (2) or "
+                     "POSENC_RF_PFF (3) (got %d)", static_cast<int>(sampling));
+  POSENC_CHECK(check_positive(d, "d"));
+  POSENC_CHECK(check_positive(m, "m"));
+  POSENC_CHECK(check_finite_positive(sigma, "sigma"));
+  if ((sampling == POSENC_RF_QMC || sampling == POSENC_RF_PFF) && d > kSobolMaxDim)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     "d must be <= %d for POSENC_RF_QMC and POSENC_RF_PFF (dimension limit of the Sobol "
+                     "generator's direction-number table) (got %d)", kSobolMaxDim, d);
+  int64_t total = 0;
+  POSENC_CHECK(checked_mul(m, d, &total, "omega [m, d]", sizeof(float)));
+  POSENC_CHECK(check_not_null(omega, "omega"));
+  return guarded([&] {
+    // Sample into a scratch buffer so a failure (e.g. bad_alloc) leaves omega untouched.
+    std::vector<float> tmp(static_cast<size_t>(total));
+    sample_rows(sampling, d, m, sigma, seed, tmp.data());
+    std::copy(tmp.begin(), tmp.end(), omega);
+    return POSENC_OK;
+  });
+}
+
+extern "C" POSENC_API posenc_status posenc_rf_features_f32(posenc_rf_kind kind, const float* omega, int32_t m,
+                                                          int32_t d, const float* weights, const float* x,
+                                                          int64_t n, float* out) {
+  api_guard g("posenc_rf_features_f32");
+  if (kind != POSENC_RF_TRIG && kind != POSENC_RF_POSITIVE && kind != POSENC_RF_HYPERBOLIC &&
+      kind != POSENC_RF_GAUSSIAN_POSITIVE)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     "kind must be POSENC_RF_TRIG (0), POSENC_RF_POSITIVE (1), POSENC_RF_HYPERBOLIC (2) or "
+                     "POSENC_RF_GAUSSIAN_POSITIVE (3) (got %d)", static_cast<int>(kind));
+  POSENC_CHECK(check_positive(m, "m"));
+  POSENC_CHECK(check_positive(d, "d"));
+  POSENC_CHECK(check_nonneg(n, "n"));
+  POSENC_CHECK(check_not_null(omega, "omega"));
+  const bool wide = kind == POSENC_RF_TRIG || kind == POSENC_RF_HYPERBOLIC;
+  int64_t md = 0, nd = 0, nout = 0;
+  POSENC_CHECK(checked_mul(m, d, &md, "omega [m, d]", sizeof(float)));
+  POSENC_CHECK(checked_mul(n, d, &nd, "x [n, d]", sizeof(float)));
+  POSENC_CHECK(checked_mul(n, wide ? 2 * static_cast<int64_t>(m) : m, &nout, "out", sizeof(float)));
+  POSENC_CHECK(check_not_null_if(x, nd, "x"));
+  POSENC_CHECK(check_not_null_if(out, nout, "out"));
+  for (int64_t i = 0; i < md; ++i)
+    if (!std::isfinite(omega[i]))
+      return set_error(POSENC_ERR_INVALID_ARGUMENT, "omega entries must be finite (omega[%lld] = %g)",
+                       static_cast<long long>(i), static_cast<double>(omega[i]));
+  if (weights)
+    for (int32_t j = 0; j < m; ++j)
+      if (!(std::isfinite(weights[j]) && weights[j] >= 0.0f))
+        return set_error(POSENC_ERR_INVALID_ARGUMENT, "weights must be finite and >= 0 (weights[%d] = %g)", j,
+                         static_cast<double>(weights[j]));
+  if (n == 0) return POSENC_OK;
+  const features_kernels_t* k = nullptr;
+  POSENC_CHECK(features_kernels_active(&k));
+  return guarded([&] {
+    const int64_t m_pad = round_up(m, kFeaturesColPad);
+    // Omega^T packed [d, m_pad] (zero columns past m) and the per-feature scale.
+    std::vector<float> wt(static_cast<size_t>(d * m_pad), 0.0f), scale(static_cast<size_t>(m_pad), 0.0f);
+    for (int32_t j = 0; j < m; ++j)
+      for (int32_t c = 0; c < d; ++c) wt[static_cast<size_t>(c * m_pad + j)] = omega[static_cast<size_t>(j) * d + c];
+    const double base = 1.0 / std::sqrt(kind == POSENC_RF_HYPERBOLIC ? 2.0 * m : static_cast<double>(m));
+    for (int32_t j = 0; j < m; ++j)
+      scale[static_cast<size_t>(j)] = static_cast<float>(base * (weights ? static_cast<double>(weights[j]) : 1.0));
+    const int64_t grain = 192;  // rows per tile (a multiple of the 6-row register block)
+    parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
+      std::vector<float> scratch(static_cast<size_t>(kFeaturesRowBlock * m_pad));
+      const int64_t r0 = t * grain, r1 = std::min(n, r0 + grain);
+      k->features_rows(static_cast<int>(kind), x, r0, r1, d, wt.data(), m, static_cast<int32_t>(m_pad),
+                       scale.data(), scratch.data(), out);
+    });
+    return POSENC_OK;
+  });
+}
+
+namespace {
+posenc_status check_attention_arrays(const float* a, const float* b, const float* v, float* out, int64_t n,
+                                     int64_t da, int64_t dv, const char* na, const char* nb) {
+  int64_t t = 0;
+  POSENC_CHECK(checked_mul(n, da, &t, na, sizeof(float)));
+  POSENC_CHECK(checked_mul(n, dv, &t, "v", sizeof(float)));
+  POSENC_CHECK(checked_mul(n, std::max<int64_t>(da, dv) + 256, &t, "attention scratch", sizeof(float)));
+  POSENC_CHECK(check_not_null_if(a, n, na));
+  POSENC_CHECK(check_not_null_if(b, n, nb));
+  POSENC_CHECK(check_not_null_if(v, n, "v"));
+  POSENC_CHECK(check_not_null_if(out, n, "out"));
+  return POSENC_OK;
+}
+}  // namespace
+
+extern "C" POSENC_API posenc_status posenc_linear_attention_f32(const float* phi_q, const float* phi_k,
+                                                               const float* v, int64_t n, int32_t F, int32_t dv,
+                                                               int32_t causal, float eps, float* out) {
+  api_guard g("posenc_linear_attention_f32");
+  POSENC_CHECK(check_nonneg(n, "n"));
+  POSENC_CHECK(check_positive(F, "F"));
+  POSENC_CHECK(check_positive(dv, "dv"));
+  if (!(std::isfinite(eps) && eps >= 0.0f))
+    return set_error(POSENC_ERR_INVALID_ARGUMENT, "eps must be finite and >= 0 (got %g)", static_cast<double>(eps));
+  POSENC_CHECK(check_attention_arrays(phi_q, phi_k, v, out, n, F, dv, "phi_q", "phi_k"));
+  if (n == 0) return POSENC_OK;
+  const features_kernels_t* k = nullptr;
+  POSENC_CHECK(features_kernels_active(&k));
+  return guarded([&] {
+    const int64_t state = static_cast<int64_t>(F) * dv + F;  // S [F, dv] then z [F]
+    if (!causal) {
+      const int64_t grain = 512;
+      const int64_t nt = tiles_of(n, grain);
+      std::vector<float> part(static_cast<size_t>(nt * state), 0.0f);
+      parallel_tiles(nt, [&](int64_t t) {
+        const int64_t r0 = t * grain, len = std::min(n, r0 + grain) - r0;
+        float* st = part.data() + t * state;
+        k->matmul(phi_k + r0 * F, 1, F, v + r0 * dv, dv, F, dv, len, st, dv, 0);
+        k->colsum_acc(phi_k + r0 * F, len, F, st + static_cast<int64_t>(F) * dv);
+      });
+      std::vector<float> s(static_cast<size_t>(state), 0.0f);
+      for (int64_t t = 0; t < nt; ++t)  // fixed (tile) order: independent of the thread count
+        for (int64_t e = 0; e < state; ++e) s[static_cast<size_t>(e)] += part[static_cast<size_t>(t * state + e)];
+      const int64_t og = 256;
+      parallel_tiles(tiles_of(n, og), [&](int64_t t) {
+        const int64_t r0 = t * og, len = std::min(n, r0 + og) - r0;
+        k->linear_rows(phi_q + r0 * F, len, F, s.data(), dv, s.data() + static_cast<int64_t>(F) * dv, dv, nullptr,
+                       nullptr, eps, out + r0 * dv);
+      });
+      return POSENC_OK;
+    }
+    const int64_t C = 128;
+    const int64_t nc = tiles_of(n, C);
+    std::vector<float> st(static_cast<size_t>(nc * state), 0.0f);
+    parallel_tiles(nc, [&](int64_t c) {
+      const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
+      float* s = st.data() + c * state;
+      k->matmul(phi_k + r0 * F, 1, F, v + r0 * dv, dv, F, dv, len, s, dv, 0);
+      k->colsum_acc(phi_k + r0 * F, len, F, s + static_cast<int64_t>(F) * dv);
+    });
+    // exclusive prefix sums over chunks, parallel over state elements (order along chunks fixed)
+    const int64_t eg = 2048;
+    parallel_tiles(tiles_of(state, eg), [&](int64_t t) {
+      const int64_t e0 = t * eg, e1 = std::min(state, e0 + eg);
+      std::vector<float> run(static_cast<size_t>(e1 - e0), 0.0f);
+      for (int64_t c = 0; c < nc; ++c) {
+        float* s = st.data() + c * state;
+        for (int64_t e = e0; e < e1; ++e) {
+          const float tmp = s[e];
+          s[e] = run[static_cast<size_t>(e - e0)];
+          run[static_cast<size_t>(e - e0)] += tmp;
+        }
+      }
+    });
+    const int64_t l32 = round_up(C, 32);
+    parallel_tiles(nc, [&](int64_t c) {
+      const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
+      std::vector<float> scratch(static_cast<size_t>(F * l32 + C * l32 + C * dv + C));
+      float* num = scratch.data() + F * l32 + C * l32;
+      float* den = num + C * dv;
+      k->causal_chunk(phi_q + r0 * F, phi_k + r0 * F, v + r0 * dv, len, F, dv, scratch.data(), num, den);
+      const float* s = st.data() + c * state;
+      k->linear_rows(phi_q + r0 * F, len, F, s, dv, s + static_cast<int64_t>(F) * dv, dv, num, den, eps,
+                     out + r0 * dv);
+    });
+    return POSENC_OK;
+  });
+}
+
+extern "C" POSENC_API posenc_status posenc_softmax_attention_f32(const float* q, const float* kk, const float* v,
+                                                                int64_t n, int32_t d, int32_t dv, int32_t causal,
+                                                                float scale, float* out) {
+  api_guard g("posenc_softmax_attention_f32");
+  POSENC_CHECK(check_nonneg(n, "n"));
+  POSENC_CHECK(check_positive(d, "d"));
+  POSENC_CHECK(check_positive(dv, "dv"));
+  if (!std::isfinite(scale))
+    return set_error(POSENC_ERR_INVALID_ARGUMENT, "scale must be finite (got %g)", static_cast<double>(scale));
+  POSENC_CHECK(check_attention_arrays(q, kk, v, out, n, d, dv, "q", "k"));
+  if (n == 0) return POSENC_OK;
+  const features_kernels_t* k = nullptr;
+  POSENC_CHECK(features_kernels_active(&k));
+  return guarded([&] {
+    const int64_t n_pad = round_up(n, kFeaturesColPad);
+    std::vector<float> kt(static_cast<size_t>(d * n_pad), 0.0f);  // K^T [d, n_pad]
+    const int64_t tg = 1024;
+    parallel_tiles(tiles_of(n, tg), [&](int64_t t) {
+      const int64_t j0 = t * tg, j1 = std::min(n, j0 + tg);
+      for (int32_t c = 0; c < d; ++c)
+        for (int64_t j = j0; j < j1; ++j) kt[static_cast<size_t>(c * n_pad + j)] = kk[j * d + c];
+    });
+    const int64_t QB = 64;
+    parallel_tiles(tiles_of(n, QB), [&](int64_t t) {
+      const int64_t q0 = t * QB, q1 = std::min(n, q0 + QB);
+      std::vector<float> scratch(static_cast<size_t>(QB * 256 + QB * dv + 2 * QB));
+      k->softmax_rows(q, kt.data(), n_pad, v, n, d, dv, q0, q1, causal != 0 ? 1 : 0, scale, scratch.data(), out);
+    });
+    return POSENC_OK;
+  });
+}
