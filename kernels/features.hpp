@@ -83,6 +83,13 @@ inline void sincos_f(const V& x, V& s, V& c) {
   c = select(neg_c, -c0, c0);
 }
 
+/// Unaligned store. (An unqualified store(p, batch) would find xsimd::store by ADL, which is
+/// the ALIGNED store in xsimd 8.1.)
+template <class V>
+inline void storeu(float* p, const V& v) {
+  v.store_unaligned(p);
+}
+
 template <class V>
 inline float hsum(const V& v) {
   alignas(64) float b[width<float>];
@@ -142,7 +149,7 @@ inline void store_cols(float* p, const vec<float>& v, std::ptrdiff_t cnt, bool a
   constexpr std::ptrdiff_t W = static_cast<std::ptrdiff_t>(width<float>);
   if (cnt <= 0) return;
   if (cnt >= W) {
-    store(p, accumulate ? load(p) + v : v);
+    storeu(p, accumulate ? load(p) + v : v);
   } else {
     const auto n = static_cast<std::size_t>(cnt);
     store_partial(p, accumulate ? load_partial(p, n) + v : v, n);
@@ -236,8 +243,8 @@ inline void features_block(int kind, const float* x, int32_t d, const float* wt,
     V acc[R][2];
     mm_block<R, true>(x, d, 1, wt + j, m_pad, d, 2 * W, acc);
     for (int r = 0; r < R; ++r) {
-      store(scratch + r * m_pad + j, acc[r][0]);
-      store(scratch + r * m_pad + j + W, acc[r][1]);
+      storeu(scratch + r * m_pad + j, acc[r][0]);
+      storeu(scratch + r * m_pad + j + W, acc[r][1]);
       if (kind == 2) vmax[r] = max(vmax[r], max(max(acc[r][0], -acc[r][0]), max(acc[r][1], -acc[r][1])));
       else vmax[r] = max(vmax[r], max(acc[r][0], acc[r][1]));
     }
@@ -288,7 +295,7 @@ inline void colsum_acc(const float* a, int64_t rows, int32_t f, float* z) {
   for (; j + W <= f; j += W) {
     V acc = load(z + j);
     for (int64_t i = 0; i < rows; ++i) acc += load(a + i * f + j);
-    store(z + j, acc);
+    storeu(z + j, acc);
   }
   for (; j < f; ++j) {
     float acc = z[j];
@@ -397,7 +404,7 @@ inline void softmax_rows(const float* q, const float* kt, int64_t n_pad, const f
       int64_t j = 0;
       for (; j + W <= jmax; j += W) {
         const V t = load(row + j) * vscale;
-        store(row + j, t);
+        storeu(row + j, t);
         vm = max(vm, t);
       }
       float mx = hmax(vm);
@@ -413,7 +420,7 @@ inline void softmax_rows(const float* q, const float* kt, int64_t n_pad, const f
       j = 0;
       for (; j + W <= jmax; j += W) {
         const V p = exp_f(load(row + j) - vmn);
-        store(row + j, p);
+        storeu(row + j, p);
         vs += p;
       }
       float sum = hsum(vs);
