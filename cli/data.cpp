@@ -121,7 +121,7 @@ Graph load_gz_graph(const std::string& path) {
 }
 
 Graph largest_component(const Graph& g) {
-  std::vector<int64_t> parent(size_t(g.num_nodes));
+  std::vector<int64_t> parent(static_cast<size_t>(g.num_nodes));
   for (int64_t i = 0; i < g.num_nodes; ++i) parent[size_t(i)] = i;
   auto find = [&](int64_t x) {
     while (parent[size_t(x)] != x) x = parent[size_t(x)] = parent[size_t(parent[size_t(x)])];

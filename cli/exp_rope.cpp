@@ -11,7 +11,7 @@ namespace posenc_cli {
 namespace {
 
 std::vector<double> inv_freq_of(posenc_rope_params& p) {
-  std::vector<double> f(size_t(p.rotary_dim / 2));
+  std::vector<double> f(static_cast<size_t>(p.rotary_dim / 2));
   posenc::check(posenc_rope_inv_freq(&p, f.data(), nullptr));
   return f;
 }
