@@ -199,6 +199,7 @@ POSENC_API const char* posenc_status_string(posenc_status s) {
     case POSENC_ERR_SIZE_OVERFLOW: return "POSENC_ERR_SIZE_OVERFLOW";
     case POSENC_ERR_NOT_CONVERGED: return "POSENC_ERR_NOT_CONVERGED";
     case POSENC_ERR_INTERNAL: return "POSENC_ERR_INTERNAL";
+    default: break;
   }
   return "unknown status";
 }
@@ -249,6 +250,7 @@ POSENC_API const char* posenc_isa_name(posenc_isa isa) {
     case POSENC_ISA_AVX2: return "avx2";
     case POSENC_ISA_AVX512: return "avx512";
     case POSENC_ISA_NEON: return "neon";
+    default: break;
   }
   return "unknown";
 }

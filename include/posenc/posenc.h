@@ -4,6 +4,9 @@
  * This is the one header a C (C99), C++, Rust or Python (ctypes) caller needs.
  *
  * Conventions (see docs/CONVENTIONS.md):
+ *  - Every enum ends with a *_MAX_ENUM_ = 0x7fffffff member (as Vulkan does) so that any int32
+ *    value is a valid value of the enum type in C and C++; out-of-range values are rejected
+ *    with POSENC_ERR_INVALID_ARGUMENT.
  *  - Every function returns posenc_status; nothing throws or aborts across the boundary. On any
  *    status other than POSENC_OK, posenc_last_error_message() gives a thread-local sentence that
  *    names the offending argument and the rule it broke.
@@ -48,7 +51,8 @@ typedef enum {
   POSENC_ERR_OUT_OF_MEMORY = 4,    /**< an internal allocation failed */
   POSENC_ERR_SIZE_OVERFLOW = 5,    /**< a size product (e.g. n * dim) overflows int64_t/size_t */
   POSENC_ERR_NOT_CONVERGED = 6,    /**< an iterative solver did not converge */
-  POSENC_ERR_INTERNAL = 7          /**< a bug in posenc; please report it */
+  POSENC_ERR_INTERNAL = 7,         /**< a bug in posenc; please report it */
+  POSENC_STATUS_MAX_ENUM_ = 0x7fffffff /**< not a status: makes the enum 32-bit wide */
 } posenc_status;
 
 /** Static English name of a status, e.g. "POSENC_ERR_NULL_POINTER"; "unknown status" for values
@@ -72,7 +76,8 @@ typedef enum {
   POSENC_ISA_SCALAR = 1, /**< portable C++ built with baseline flags; the reference path */
   POSENC_ISA_AVX2 = 2,   /**< x86-64 AVX2 + FMA */
   POSENC_ISA_AVX512 = 4, /**< x86-64 AVX-512 F+DQ+BW+VL */
-  POSENC_ISA_NEON = 8    /**< aarch64 Advanced SIMD */
+  POSENC_ISA_NEON = 8,   /**< aarch64 Advanced SIMD */
+  POSENC_ISA_MAX_ENUM_ = 0x7fffffff /**< not an ISA: makes the enum 32-bit wide */
 } posenc_isa;
 
 /** Bitmask of the ISA paths that are both compiled into this library and runnable on this CPU
@@ -118,7 +123,8 @@ POSENC_API int32_t posenc_threads_get(void);
 typedef enum {
   POSENC_SINUSOIDAL_INTERLEAVED = 0, /**< Vaswani et al. 2017 §3.5: out[p, 2i] = sin(p w_i),
                                           out[p, 2i+1] = cos(p w_i) */
-  POSENC_SINUSOIDAL_HALVES = 1       /**< tensor2tensor / fairseq: [sin(p w_0..) | cos(p w_0..)] */
+  POSENC_SINUSOIDAL_HALVES = 1,      /**< tensor2tensor / fairseq: [sin(p w_0..) | cos(p w_0..)] */
+  POSENC_SINUSOIDAL_LAYOUT_MAX_ENUM_ = 0x7fffffff /**< not a layout: makes the enum 32-bit wide */
 } posenc_sinusoidal_layout;
 
 /** Sinusoidal absolute position table (Vaswani et al. 2017, §3.5).
