@@ -15,7 +15,7 @@ namespace posenc {
 /// depend on the tile size either (as long as tiles are multiples of kRopeAnchorEvery rows).
 constexpr int64_t kRopeAnchorEvery = 16;
 /// Maximum rows of one decay tile (the kernel keeps per-row accumulators on the stack).
-constexpr int64_t kRopeDecayTile = 256;
+constexpr int64_t kRopeDecayTile = 512;
 
 /// Frequencies prepared by lib/ (lib/phase_prep.hpp): turns per position as double-double,
 /// arrays padded with zeros to a multiple of 16 (kernels load whole vectors).

@@ -163,6 +163,20 @@ inline void store_partial(T* p, const vec<T>& v, std::size_t count) {
   std::memcpy(p, buf, count * sizeof(T));
 }
 
+#if defined(POSENC_ISA_AVX512)
+// xsimd 8.1 has no AVX-512 fma kernel: xsimd::fma on avx512bw batches falls back to the generic
+// x*y + z (two roundings, and with -ffp-contract=off never fused), which silently breaks
+// two_prod_err. These exact overloads win over the xsimd template (found by ADL).
+inline xsimd::batch<double, arch> fma(const xsimd::batch<double, arch>& a, const xsimd::batch<double, arch>& b,
+                                      const xsimd::batch<double, arch>& c) {
+  return _mm512_fmadd_pd(a, b, c);
+}
+inline xsimd::batch<float, arch> fma(const xsimd::batch<float, arch>& a, const xsimd::batch<float, arch>& b,
+                                     const xsimd::batch<float, arch>& c) {
+  return _mm512_fmadd_ps(a, b, c);
+}
+#endif
+
 /// a*b + c: one fused instruction where the ISA has FMA, else a rounded multiply and add.
 template <class V> inline V madd(const V& a, const V& b, const V& c) {
   if constexpr (kHasFma) {

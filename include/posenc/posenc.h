@@ -296,7 +296,7 @@ POSENC_API posenc_status posenc_rope_apply_bf16(const posenc_rope_params* p, pos
  *  S_j(n) = sum_{k<j} exp(i n inv_freq[k]) (RoFormer's plotted bound (2/d) sum |S_j|).
  *  inv_freq: [num_freqs] radians per unit n (e.g. from posenc_rope_inv_freq), finite.
  *  f, bound: [count] float64.
- *  Method: n is cut into tiles of 256 values (independent of the thread count: results are
+ *  Method: n is cut into tiles of 512 values (independent of the thread count: results are
  *  bitwise identical for any thread count); per tile and frequency an exact anchor (phase
  *  reduced exactly in turns) and a SIMD rotation recurrence by the exactly computed step angle.
  *  Accuracy: max abs error <= 1e-9 * num_freqs (observed 4e-11 for num_freqs 4096). The bound

@@ -57,6 +57,63 @@ inline std::vector<float> sinusoidal(int64_t n, int32_t dim, double base = 10000
   sinusoidal(nullptr, n, dim, base, layout, out.data());
   return out;
 }
+
+/// posenc_rope_params_init: defaults for every field (see posenc.h), the given type, rotary_dim
+/// and theta.
+inline posenc_rope_params rope_params(posenc_rope_type type, int32_t rotary_dim, double theta) {
+  posenc_rope_params p;
+  check(posenc_rope_params_init(&p, type, rotary_dim, theta));
+  return p;
+}
+/// posenc_rope_inv_freq: returns inv_freq [rotary_dim/2] (radians per position); the attention
+/// factor goes to *attention_factor when given.
+inline std::vector<double> rope_inv_freq(const posenc_rope_params& p, double* attention_factor = nullptr) {
+  std::vector<double> inv(static_cast<size_t>(p.rotary_dim > 0 ? p.rotary_dim / 2 : 0));
+  check(posenc_rope_inv_freq(&p, inv.data(), attention_factor));
+  return inv;
+}
+/// posenc_rope_cos_sin_f32: cos_out, sin_out [n, rotary_dim/2]; positions may be nullptr (= 0..n-1).
+inline void rope_cos_sin(const posenc_rope_params& p, const int64_t* positions, int64_t n, float* cos_out,
+                         float* sin_out) {
+  check(posenc_rope_cos_sin_f32(&p, positions, n, cos_out, sin_out));
+}
+/// posenc_rope_apply_f32: in place on q [T, num_q_heads, head_dim] and k [T, num_k_heads, head_dim]
+/// (k may be nullptr with num_k_heads 0); strides in elements, 0 = packed.
+inline void rope_apply(const posenc_rope_params& p, posenc_rope_layout layout, const int64_t* positions,
+                       int64_t num_tokens, int64_t head_dim, float* q, int64_t num_q_heads, float* k,
+                       int64_t num_k_heads, bool inverse = false, int64_t q_token_stride = 0,
+                       int64_t k_token_stride = 0) {
+  check(posenc_rope_apply_f32(&p, layout, positions, num_tokens, head_dim, q, num_q_heads, q_token_stride, k,
+                              num_k_heads, k_token_stride, inverse ? 1 : 0));
+}
+/// posenc_rope_apply_bf16: as rope_apply on bf16 bit patterns.
+inline void rope_apply(const posenc_rope_params& p, posenc_rope_layout layout, const int64_t* positions,
+                       int64_t num_tokens, int64_t head_dim, uint16_t* q, int64_t num_q_heads, uint16_t* k,
+                       int64_t num_k_heads, bool inverse = false, int64_t q_token_stride = 0,
+                       int64_t k_token_stride = 0) {
+  check(posenc_rope_apply_bf16(&p, layout, positions, num_tokens, head_dim, q, num_q_heads, q_token_stride, k,
+                               num_k_heads, k_token_stride, inverse ? 1 : 0));
+}
+/// posenc_rope_apply_cached_f32: rotation from cos_table/sin_table [table_rows, rotary_dim/2].
+inline void rope_apply_cached(const float* cos_table, const float* sin_table, int64_t table_rows, int32_t rotary_dim,
+                              posenc_rope_layout layout, const int64_t* positions, int64_t num_tokens,
+                              int64_t head_dim, float* q, int64_t num_q_heads, float* k, int64_t num_k_heads,
+                              bool inverse = false, int64_t q_token_stride = 0, int64_t k_token_stride = 0) {
+  check(posenc_rope_apply_cached_f32(cos_table, sin_table, table_rows, rotary_dim, layout, positions, num_tokens,
+                                     head_dim, q, num_q_heads, q_token_stride, k, num_k_heads, k_token_stride,
+                                     inverse ? 1 : 0));
+}
+/// posenc_rope_decay_f64: f [count] (and bound [count] when non-null) for n = n_begin + i*n_step.
+inline void rope_decay(const double* inv_freq, int32_t num_freqs, int64_t n_begin, int64_t n_step, int64_t count,
+                       double* f, double* bound = nullptr) {
+  check(posenc_rope_decay_f64(inv_freq, num_freqs, n_begin, n_step, count, f, bound));
+}
+/// Allocating variant: f_n for n = 0..count-1.
+inline std::vector<double> rope_decay(const std::vector<double>& inv_freq, int64_t count) {
+  std::vector<double> f(static_cast<size_t>(count > 0 ? count : 0));
+  rope_decay(inv_freq.data(), static_cast<int32_t>(inv_freq.size()), 0, 1, count, f.data());
+  return f;
+}
 // @@ROPE-END@@
 
 // @@SPHERE-BEGIN@@ ---------------------------------------------- sphere (S²)
