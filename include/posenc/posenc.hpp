@@ -117,6 +117,66 @@ inline std::vector<double> rope_decay(const std::vector<double>& inv_freq, int64
 // @@ROPE-END@@
 
 // @@SPHERE-BEGIN@@ ---------------------------------------------- sphere (S²)
+/// posenc_legendre_f64: x [n] in [-1, 1] -> out [n, (lmax+1)(lmax+2)/2], GSL index l(l+1)/2+m.
+inline void legendre(posenc_legendre_norm norm, int32_t lmax, int32_t csphase, const double* x, int64_t n,
+                     double* out) {
+  check(posenc_legendre_f64(norm, lmax, csphase, x, n, out));
+}
+/// posenc_legendre_f32 (computed in float64, rounded once).
+inline void legendre(posenc_legendre_norm norm, int32_t lmax, int32_t csphase, const float* x, int64_t n,
+                     float* out) {
+  check(posenc_legendre_f32(norm, lmax, csphase, x, n, out));
+}
+/// Allocating variant: returns [x.size(), (lmax+1)(lmax+2)/2].
+inline std::vector<double> legendre(posenc_legendre_norm norm, int32_t lmax, const std::vector<double>& x,
+                                    int32_t csphase = 1) {
+  const int64_t k = lmax >= 0 ? (int64_t(lmax) + 1) * (int64_t(lmax) + 2) / 2 : 0;
+  std::vector<double> out(x.size() * static_cast<size_t>(k));
+  legendre(norm, lmax, csphase, x.data(), static_cast<int64_t>(x.size()), out.data());
+  return out;
+}
+/// posenc_legendre_poly_f64: out [n, lmax+1] = P_l(x[i]).
+inline void legendre_poly(int32_t lmax, const double* x, int64_t n, double* out) {
+  check(posenc_legendre_poly_f64(lmax, x, n, out));
+}
+/// posenc_sph_kernel_f64: out[i] = sum_l w_l (2l+1)/(4 pi) P_l(cos_gamma[i]); weights may be nullptr.
+inline void sph_kernel(int32_t lmax, const double* weights, const double* cos_gamma, int64_t n, double* out) {
+  check(posenc_sph_kernel_f64(lmax, weights, cos_gamma, n, out));
+}
+/// posenc_sph_harm_real_f64 / _f32: xyz [n, 3] -> out [n, (lmax+1)^2], index l(l+1)+m.
+inline void sph_harm_real(int32_t lmax, const double* xyz, int64_t n, double* out) {
+  check(posenc_sph_harm_real_f64(lmax, xyz, n, out));
+}
+inline void sph_harm_real(int32_t lmax, const float* xyz, int64_t n, float* out) {
+  check(posenc_sph_harm_real_f32(lmax, xyz, n, out));
+}
+/// Allocating variant: xyz holds n = xyz.size()/3 points; returns [n, (lmax+1)^2].
+template <class T>
+inline std::vector<T> sph_harm_real(int32_t lmax, const std::vector<T>& xyz) {
+  const size_t k = lmax >= 0 ? static_cast<size_t>(lmax + 1) * static_cast<size_t>(lmax + 1) : 0;
+  std::vector<T> out(xyz.size() / 3 * k);
+  sph_harm_real(lmax, xyz.data(), static_cast<int64_t>(xyz.size() / 3), out.data());
+  return out;
+}
+/// posenc_sph_harm_real_lonlat_f64: lonlat [n, 2] in degrees -> out [n, (lmax+1)^2].
+inline void sph_harm_real_lonlat(int32_t lmax, const double* lonlat, int64_t n, double* out) {
+  check(posenc_sph_harm_real_lonlat_f64(lmax, lonlat, n, out));
+}
+/// posenc_sph_harm_complex_f64: theta, phi [n] radians -> out [n, (lmax+1)^2, 2] (re, im).
+inline void sph_harm_complex(int32_t lmax, const double* theta, const double* phi, int64_t n, double* out) {
+  check(posenc_sph_harm_complex_f64(lmax, theta, phi, n, out));
+}
+/// posenc_wigner_d_real_f64: rotation [3, 3] -> D^0..D^lmax blocks concatenated.
+inline std::vector<double> wigner_d_real(int32_t lmax, const double* rotation) {
+  const int64_t L = lmax >= 0 ? lmax : 0;
+  std::vector<double> out(static_cast<size_t>((L + 1) * (2 * L + 1) * (2 * L + 3) / 3));
+  check(posenc_wigner_d_real_f64(lmax, rotation, out.data()));
+  return out;
+}
+/// posenc_sph_rotate_real_f64: out[i] = D(R) coeffs[i]; out may equal coeffs.
+inline void sph_rotate_real(int32_t lmax, const double* rotation, const double* coeffs, int64_t n, double* out) {
+  check(posenc_sph_rotate_real_f64(lmax, rotation, coeffs, n, out));
+}
 // @@SPHERE-END@@
 
 // @@FEATURES-BEGIN@@ -------------------------------------------- features (Bochner)

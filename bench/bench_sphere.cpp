@@ -1,0 +1,245 @@
+// sphere family benchmarks (S²). Anchors in the same binary:
+//  - GSL: gsl_sf_legendre_array (SPHARM) per point plus cos/sin(m phi) per order, the way a
+//    GSL user builds the real SH vector;
+//  - a plain scalar recurrence, one point at a time (what sphericart does: (x+iy)^m azimuth,
+//    precomputed normalized coefficients, point-major output), compiled with baseline flags.
+// Sizes: 64k points. The output of 64k points at L = 100 is 5.3 GB, so every benchmark
+// (posenc and anchors alike) writes its points in chunks into one output buffer of at most
+// 256 MB (still far beyond the caches, so the output traffic is the real one).
+#include "bench/bench_common.hpp"
+
+#include <gsl/gsl_sf_legendre.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+using namespace posenc_bench;
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+std::vector<double> random_dirs(int64_t n, uint64_t seed = 1) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> N(0, 1);
+  std::vector<double> v(static_cast<size_t>(3 * n));
+  for (auto& x : v) x = N(rng);
+  return v;
+}
+
+int64_t npoints() { return smoke() ? 64 : 65536; }
+/// Points per chunk so that one chunk's output is <= 256 MB.
+int64_t chunk_points(int64_t per_point_bytes, int64_t n) {
+  return std::max<int64_t>(1, std::min<int64_t>(n, (int64_t(256) << 20) / per_point_bytes));
+}
+
+void BM_sh_real_posenc_f64(benchmark::State& st) {
+  const int L = int(st.range(0));
+  const int64_t n = npoints(), K = int64_t(L + 1) * (L + 1), ch = chunk_points(K * 8, n);
+  const auto dirs = random_dirs(n);
+  std::vector<double> out(static_cast<size_t>(ch * K));
+  for (auto _ : st) {
+    for (int64_t p = 0; p < n; p += ch)
+      if (!ok(st, posenc_sph_harm_real_f64(L, dirs.data() + 3 * p, std::min(ch, n - p), out.data()))) return;
+    benchmark::DoNotOptimize(out.data());
+  }
+  st.SetItemsProcessed(st.iterations() * n);
+  label(st);
+}
+
+void BM_sh_real_posenc_f32(benchmark::State& st) {
+  const int L = int(st.range(0));
+  const int64_t n = npoints(), K = int64_t(L + 1) * (L + 1), ch = chunk_points(K * 4, n);
+  const auto d = random_dirs(n);
+  std::vector<float> dirs(d.begin(), d.end());
+  std::vector<float> out(static_cast<size_t>(ch * K));
+  for (auto _ : st) {
+    for (int64_t p = 0; p < n; p += ch)
+      if (!ok(st, posenc_sph_harm_real_f32(L, dirs.data() + 3 * p, std::min(ch, n - p), out.data()))) return;
+    benchmark::DoNotOptimize(out.data());
+  }
+  st.SetItemsProcessed(st.iterations() * n);
+  label(st);
+}
+
+// Anchor 1: GSL per point, SPHARM Legendre array + cos/sin(m phi).
+void BM_sh_real_gsl(benchmark::State& st) {
+  const int L = int(st.range(0));
+  const int64_t n = npoints(), K = int64_t(L + 1) * (L + 1), ch = chunk_points(K * 8, n);
+  const auto dirs = random_dirs(n);
+  std::vector<double> out(static_cast<size_t>(ch * K)), leg(gsl_sf_legendre_array_n(size_t(L)));
+  const double r2 = std::sqrt(2.0);
+  for (auto _ : st) {
+    for (int64_t p0 = 0; p0 < n; p0 += ch) {
+      const int64_t p1 = std::min(n, p0 + ch);
+      for (int64_t p = p0; p < p1; ++p) {
+        const double* v = dirs.data() + 3 * p;
+        const double r = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        const double phi = std::atan2(v[1], v[0]);
+        gsl_sf_legendre_array_e(GSL_SF_LEGENDRE_SPHARM, size_t(L), v[2] / r, 1.0, leg.data());
+        double* o = out.data() + (p - p0) * K;
+        for (int l = 0; l <= L; ++l) {
+          const size_t b = size_t(l) * size_t(l + 1) / 2;
+          o[l * (l + 1)] = leg[b];
+          for (int m = 1; m <= l; ++m) {
+            o[l * (l + 1) + m] = r2 * leg[b + size_t(m)] * std::cos(m * phi);
+            o[l * (l + 1) - m] = r2 * leg[b + size_t(m)] * std::sin(m * phi);
+          }
+        }
+      }
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  st.SetItemsProcessed(st.iterations() * n);
+}
+
+// Anchor 2: plain scalar recurrence one point at a time (sphericart's scheme, no SIMD across
+// points): Q_l^m = P_l^m / sin^m by the normalized recurrence with precomputed coefficients,
+// azimuth as (x+iy)^m.
+template <class T>
+void scalar_sh_point(int L, const T* v, const std::vector<T>& A, const std::vector<T>& B, const std::vector<T>& D,
+                     T* o, T* c, T* s, T* q1, T* q2) {
+  const T r = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  const T x = v[0] / r, y = v[1] / r, z = v[2] / r;
+  c[0] = 1;
+  s[0] = 0;
+  for (int m = 1; m <= L; ++m) {
+    c[m] = c[m - 1] * x - s[m - 1] * y;
+    s[m] = c[m - 1] * y + s[m - 1] * x;
+  }
+  // Q_m^m = D[m]; Q_{m+1}^m = sqrt(2m+3) z Q_m^m (coefficients of the orthonormal form, with the
+  // real form's sqrt(2) in D for m > 0); Q_l^m = A z Q_{l-1}^m - B Q_{l-2}^m.
+  for (int m = 0; m <= L; ++m) {
+    T a2 = D[size_t(m)], a1 = 0;
+    q1[m] = a2;
+    if (m + 1 <= L) q2[m] = a1 = std::sqrt(T(2 * m + 3)) * z * a2;
+    (void)a1;
+  }
+  for (int l = 0; l <= L; ++l) {
+    T* row = o + l * (l + 1);
+    for (int m = 0; m <= l; ++m) {
+      T val;
+      if (m == l) val = q1[m];
+      else if (m == l - 1) val = q2[m];
+      else {
+        const size_t k = size_t(l) * size_t(l + 1) / 2 + size_t(m);
+        val = A[k] * z * q2[m] - B[k] * q1[m];
+        q1[m] = q2[m];
+        q2[m] = val;
+      }
+      if (m == 0) row[0] = val;
+      else {
+        row[m] = val * c[m];
+        row[-m] = val * s[m];
+      }
+    }
+  }
+}
+
+template <class T>
+void BM_sh_real_scalar(benchmark::State& st) {
+  const int L = int(st.range(0));
+  const int64_t n = npoints(), K = int64_t(L + 1) * (L + 1), ch = chunk_points(K * int64_t(sizeof(T)), n);
+  const auto d = random_dirs(n);
+  std::vector<T> dirs(d.begin(), d.end());
+  std::vector<T> out(static_cast<size_t>(ch * K));
+  const size_t NK = size_t(L + 1) * size_t(L + 2) / 2;
+  std::vector<T> A(NK), B(NK), D(size_t(L + 1));
+  for (int l = 2; l <= L; ++l)
+    for (int m = 0; m <= l - 2; ++m) {
+      const double lm = l - m, lp = l + m;
+      A[size_t(l) * size_t(l + 1) / 2 + size_t(m)] = T(std::sqrt((4.0 * l * l - 1) / (lm * lp)));
+      B[size_t(l) * size_t(l + 1) / 2 + size_t(m)] =
+          T(std::sqrt((2.0 * l + 1) * (lm - 1) * (lp - 1) / ((2.0 * l - 3) * lm * lp)));
+    }
+  double dm = 1 / std::sqrt(4 * kPi);
+  D[0] = T(dm);
+  for (int m = 1; m <= L; ++m) {
+    dm *= std::sqrt((2.0 * m + 1) / (2.0 * m)) * (2.0 * m - 1) / std::sqrt((2.0 * m - 1) * (2.0 * m - 1));
+    D[size_t(m)] = T(dm * std::sqrt(2.0));
+  }
+  std::vector<T> c(size_t(L + 1)), s(size_t(L + 1)), q1(size_t(L + 1)), q2(size_t(L + 1));
+  for (auto _ : st) {
+    for (int64_t p0 = 0; p0 < n; p0 += ch) {
+      const int64_t p1 = std::min(n, p0 + ch);
+      for (int64_t p = p0; p < p1; ++p)
+        scalar_sh_point<T>(L, dirs.data() + 3 * p, A, B, D, out.data() + (p - p0) * K, c.data(), s.data(), q1.data(),
+                           q2.data());
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  st.SetItemsProcessed(st.iterations() * n);
+}
+
+// Legendre f64, L = 1000 (SCHMIDT), posenc vs GSL per point.
+constexpr int64_t kLegPoints = 16;
+void BM_legendre1000_posenc(benchmark::State& st) {
+  const int L = smoke() ? 50 : 1000;
+  const int64_t n = kLegPoints, K = int64_t(L + 1) * (L + 2) / 2;
+  std::vector<double> x(static_cast<size_t>(n)), out(static_cast<size_t>(n * K));
+  for (int64_t i = 0; i < n; ++i) x[size_t(i)] = std::cos(0.1 + 0.19 * double(i));
+  for (auto _ : st) {
+    if (!ok(st, posenc_legendre_f64(POSENC_LEGENDRE_SCHMIDT, L, 1, x.data(), n, out.data()))) return;
+    benchmark::DoNotOptimize(out.data());
+  }
+  st.SetItemsProcessed(st.iterations() * n);
+  label(st);
+}
+void BM_legendre1000_gsl(benchmark::State& st) {
+  const int L = smoke() ? 50 : 1000;
+  const int64_t n = kLegPoints, K = int64_t(L + 1) * (L + 2) / 2;
+  std::vector<double> x(static_cast<size_t>(n)), out(static_cast<size_t>(n * K)), tmp(gsl_sf_legendre_array_n(size_t(L)));
+  for (int64_t i = 0; i < n; ++i) x[size_t(i)] = std::cos(0.1 + 0.19 * double(i));
+  for (auto _ : st) {
+    for (int64_t i = 0; i < n; ++i) {
+      gsl_sf_legendre_array_e(GSL_SF_LEGENDRE_SCHMIDT, size_t(L), x[size_t(i)], 1.0, tmp.data());
+      std::copy(tmp.begin(), tmp.begin() + K, out.begin() + i * K);
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  st.SetItemsProcessed(st.iterations() * n);
+}
+
+// Wigner-D + rotate: lmax 20, 64k coefficient vectors.
+void BM_wigner_rotate(benchmark::State& st) {
+  const int L = 20;
+  const int64_t n = npoints(), K = int64_t(L + 1) * (L + 1);
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> N(0, 1);
+  std::vector<double> c(static_cast<size_t>(n * K)), out(c.size());
+  for (auto& v : c) v = N(rng);
+  const double a = 0.3, b = 1.1;
+  const double R[9] = {std::cos(a), -std::sin(a) * std::cos(b), std::sin(a) * std::sin(b),
+                       std::sin(a), std::cos(a) * std::cos(b),  -std::cos(a) * std::sin(b),
+                       0.0,         std::sin(b),                std::cos(b)};
+  for (auto _ : st) {
+    if (!ok(st, posenc_sph_rotate_real_f64(L, R, c.data(), n, out.data()))) return;
+    benchmark::DoNotOptimize(out.data());
+  }
+  st.SetItemsProcessed(st.iterations() * n);
+  st.SetBytesProcessed(st.iterations() * n * K * 16);
+  label(st);
+}
+void BM_wigner_d_only(benchmark::State& st) {
+  const int L = 20;
+  std::vector<double> d(size_t((L + 1) * (2 * L + 1) * (2 * L + 3) / 3));
+  const double R[9] = {0, -1, 0, 1, 0, 0, 0, 0, 1};
+  for (auto _ : st) {
+    if (!ok(st, posenc_wigner_d_real_f64(L, R, d.data()))) return;
+    benchmark::DoNotOptimize(d.data());
+  }
+}
+
+}  // namespace
+
+#define SH_ARGS ->Arg(3)->Arg(10)->Arg(20)->Arg(40)->Arg(100)->Unit(benchmark::kMillisecond)->UseRealTime()
+BENCHMARK(BM_sh_real_posenc_f64) SH_ARGS;
+BENCHMARK(BM_sh_real_posenc_f32) SH_ARGS;
+BENCHMARK(BM_sh_real_gsl) SH_ARGS;
+BENCHMARK_TEMPLATE(BM_sh_real_scalar, double) SH_ARGS;
+BENCHMARK_TEMPLATE(BM_sh_real_scalar, float) SH_ARGS;
+BENCHMARK(BM_legendre1000_posenc)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_legendre1000_gsl)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_wigner_rotate)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_wigner_d_only)->Unit(benchmark::kMicrosecond);

@@ -1,0 +1,447 @@
+// kernels/sphere.hpp — S² kernels: associated Legendre functions (GSL's four norms, extended
+// exponent range), real spherical harmonics from Cartesian input, Legendre polynomials, the
+// Clenshaw sum of the addition-theorem kernel, block-diagonal rotation of SH coefficients.
+// Compiled per ISA: everything lives in posenc::POSENC_NS (see kernels/simd.hpp).
+//
+// Layout of the work: SIMD across points. A block of width<double> points is carried through
+// the recurrence degree by degree (l outer, m inner), so the state is two rows of length lmax+1
+// per lane (cache resident at any degree). The outputs of a block appear in the order of their
+// point-major index (l(l+1)/2+m for Legendre, l(l+1)+m for real SH), are staged in a W x W tile
+// of vectors (one vector = one feature for W points) and written with an in-register transpose
+// (unpack/permute on AVX2/AVX-512, zip on NEON): no scalar transpose, no gather/scatter.
+#pragma once
+
+#include "kernels/simd.hpp"
+#include "kernels/sphere_table.hpp"
+
+namespace posenc {
+namespace POSENC_NS {
+
+namespace sph {
+
+using V = vec<double>;
+constexpr std::size_t W = width<double>;
+
+/// In-place transpose of the W x W tile r[0..W) (r[i] lane j -> r[j] lane i).
+inline void transpose(V* r) {
+#if defined(POSENC_ISA_SCALAR)
+  (void)r;
+#elif defined(POSENC_ISA_AVX2)
+  __m256d r0 = r[0], r1 = r[1], r2 = r[2], r3 = r[3];
+  __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+  __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+  r[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+  r[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+  r[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+  r[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+#elif defined(POSENC_ISA_AVX512)
+  __m512d t[8], u[8];
+  for (int i = 0; i < 4; ++i) {
+    __m512d a = r[2 * i], b = r[2 * i + 1];
+    t[2 * i] = _mm512_unpacklo_pd(a, b);      // a0 b0 a2 b2 a4 b4 a6 b6
+    t[2 * i + 1] = _mm512_unpackhi_pd(a, b);  // a1 b1 a3 b3 a5 b5 a7 b7
+  }
+  // rows 0-3 from t0..t3, rows 4-7 from t4..t7
+  u[0] = _mm512_shuffle_f64x2(t[0], t[2], 0x88);  // [0] and [4] of rows 0..3
+  u[1] = _mm512_shuffle_f64x2(t[0], t[2], 0xDD);  // [2] and [6]
+  u[2] = _mm512_shuffle_f64x2(t[1], t[3], 0x88);  // [1] and [5]
+  u[3] = _mm512_shuffle_f64x2(t[1], t[3], 0xDD);  // [3] and [7]
+  u[4] = _mm512_shuffle_f64x2(t[4], t[6], 0x88);
+  u[5] = _mm512_shuffle_f64x2(t[4], t[6], 0xDD);
+  u[6] = _mm512_shuffle_f64x2(t[5], t[7], 0x88);
+  u[7] = _mm512_shuffle_f64x2(t[5], t[7], 0xDD);
+  r[0] = _mm512_shuffle_f64x2(u[0], u[4], 0x88);
+  r[4] = _mm512_shuffle_f64x2(u[0], u[4], 0xDD);
+  r[2] = _mm512_shuffle_f64x2(u[1], u[5], 0x88);
+  r[6] = _mm512_shuffle_f64x2(u[1], u[5], 0xDD);
+  r[1] = _mm512_shuffle_f64x2(u[2], u[6], 0x88);
+  r[5] = _mm512_shuffle_f64x2(u[2], u[6], 0xDD);
+  r[3] = _mm512_shuffle_f64x2(u[3], u[7], 0x88);
+  r[7] = _mm512_shuffle_f64x2(u[3], u[7], 0xDD);
+#elif defined(POSENC_ISA_NEON)
+  float64x2_t a = r[0], b = r[1];
+  r[0] = vzip1q_f64(a, b);
+  r[1] = vzip2q_f64(a, b);
+#endif
+}
+
+/// Unaligned store (never xsimd::store, which ADL would pick for a batch and which is aligned).
+inline void stu(double* p, const V& v) { v.store_unaligned(p); }
+
+inline void store_row(double* dst, const V& v) { stu(dst, v); }
+inline void store_row(float* dst, const V& v) { store_f64_as_f32(dst, v); }
+inline void store_row_partial(double* dst, const V& v, std::size_t c) { store_partial(dst, v, c); }
+inline void store_row_partial(float* dst, const V& v, std::size_t c) { store_f64_as_f32_partial(dst, v, c); }
+
+/// Collects features (one vector = one feature of the W points of a block) in output order and
+/// writes each full W x W tile transposed into the point-major output.
+template <class TO>
+struct emitter {
+  V st[W];
+  std::size_t cnt = 0;
+  int64_t base = 0;
+  TO* out;
+  int64_t stride;
+  std::size_t npts;
+  emitter(TO* o, int64_t s, std::size_t np) : out(o), stride(s), npts(np) {
+    for (std::size_t i = 0; i < W; ++i) st[i] = V(0.0);
+  }
+  void push(const V& v) {
+    st[cnt++] = v;
+    if (cnt == W) flush();
+  }
+  void flush() {
+    if (cnt == 0) return;
+    transpose(st);
+    for (std::size_t p = 0; p < npts; ++p) {
+      TO* dst = out + static_cast<int64_t>(p) * stride + base;
+      if (cnt == W) store_row(dst, st[p]);
+      else store_row_partial(dst, st[p], cnt);
+    }
+    base += static_cast<int64_t>(cnt);
+    cnt = 0;
+  }
+};
+
+inline V iota() {
+  alignas(64) double b[W];
+  for (std::size_t i = 0; i < W; ++i) b[i] = static_cast<double>(i);
+  return load(b);
+}
+
+/// Coefficients a_lm, b_lm of row l (m = 0..l-2) into a[], b[] (each at least l-1+W long).
+/// Same expressions as lib/sphere.cpp's table (correctly rounded +, *, /, sqrt only).
+inline void coef_row(int32_t kind, int32_t l, double* a, double* b) {
+  const double ld = l;
+  const V io = iota(), one(1.0);
+  for (int32_t m0 = 0; m0 <= l - 2; m0 += static_cast<int32_t>(W)) {
+    const V mv = io + V(static_cast<double>(m0));
+    const V lm = V(ld) - mv, lp = V(ld) + mv;
+    V av, bv;
+    if (kind == 0) {
+      av = V(2.0 * ld - 1.0) / lm;
+      bv = (lp - one) / lm;
+    } else {
+      av = V(2.0 * ld - 1.0) / sqrt(lm * lp);
+      bv = sqrt(((lm - one) * (lp - one)) / (lm * lp));
+    }
+    stu(a + m0, av);
+    stu(b + m0, bv);
+  }
+}
+
+inline V scale_of(const V& s) {
+  return select(s == V(0.0), V(1.0), select(s == V(-1.0), V(0x1p-600), V(0.0)));
+}
+
+/// Scratch doubles of sph::core for lmax.
+inline int64_t core_scratch(int32_t lmax) {
+  const int64_t N = static_cast<int64_t>(lmax) + 1;
+  return 5 * N * static_cast<int64_t>(W) + N + 2 * (N + static_cast<int64_t>(W)) + 8;
+}
+
+/// The recurrence of sph_plan for one block of W points (x = cos theta, u = sin theta >= 0).
+/// Calls row_done(l, row) for l = 0..lmax, where row + m*W (m = 0..l) holds y_l^m of the W lanes.
+template <class RowFn>
+inline void core(const sph_plan& P, const V& x, const V& u, double* scr, RowFn&& row_done) {
+  const int32_t L = P.lmax;
+  const std::size_t N = static_cast<std::size_t>(L) + 1;
+  double* bufs[2] = {scr, scr + N * W};
+  double* s_ = scr + 2 * N * W;
+  double* sc_ = s_ + N * W;
+  double* row = sc_ + N * W;
+  double* flag = row + N * W;
+  double* ca = flag + N;
+  double* cb = ca + N + W;
+  const V T(0x1p600), Ti(0x1p-600), zero(0.0), one(1.0);
+  const bool ext = P.extended != 0;
+
+  // Column m whose lanes carry an extended exponent: rescale the lanes that grew past 2^600.
+  auto rescale = [&](V y, double* prevp, std::size_t m) -> V {
+    const std::size_t o = m * W;
+    V s = load(s_ + o);
+    const auto mk = (abs(y) > T) & (s < zero);
+    if (any(mk)) {
+      y = select(mk, y * Ti, y);
+      const V pv = load(prevp + o);
+      stu(prevp + o, select(mk, pv * Ti, pv));
+      s = select(mk, s + one, s);
+      stu(s_ + o, s);
+      stu(sc_ + o, scale_of(s));
+      if (!any(s < zero)) flag[m] = 0.0;
+    }
+    return y;
+  };
+
+  const double* ls = P.lscale;
+  V z(P.y00), sz(0.0);
+  stu(bufs[0], z);
+  stu(s_, zero);
+  stu(sc_, one);
+  flag[0] = 0.0;
+  stu(row, ls ? z * V(ls[0]) : z);
+  row_done(0, static_cast<const double*>(row));
+  for (int32_t l = 1; l <= L; ++l) {
+    const V fl(ls ? ls[l] : 1.0);
+    double* cur = bufs[l & 1];
+    double* prev = bufs[(l - 1) & 1];
+    if (l >= 2) {
+      const double *a, *b;
+      if (P.ab) {
+        a = P.ab + static_cast<std::size_t>(l) * static_cast<std::size_t>(l + 1);
+        b = a + (l + 1);
+      } else {
+        coef_row(P.kind, l, ca, cb);
+        a = ca;
+        b = cb;
+      }
+      for (int32_t m = 0; m <= l - 2; ++m) {
+        const std::size_t o = static_cast<std::size_t>(m) * W;
+        V y = madd(V(a[m]) * x, load(prev + o), -(V(b[m]) * load(cur + o)));
+        if (flag[m] == 0.0) {
+          stu(cur + o, y);
+          stu(row + o, ls ? y * fl : y);
+        } else {
+          y = rescale(y, prev, static_cast<std::size_t>(m));
+          stu(cur + o, y);
+          stu(row + o, (y * load(sc_ + o)) * fl);
+        }
+      }
+    }
+    {  // m = l - 1: second value of column l-1
+      const std::size_t m = static_cast<std::size_t>(l - 1), o = m * W;
+      V y = (V(P.sub[l - 1]) * x) * load(prev + o);
+      if (flag[m] == 0.0) {
+        stu(cur + o, y);
+        stu(row + o, ls ? y * fl : y);
+      } else {
+        y = rescale(y, prev, m);
+        stu(cur + o, y);
+        stu(row + o, (y * load(sc_ + o)) * fl);
+      }
+    }
+    {  // m = l: the sectoral seed, with its own extended exponent sz
+      z = (z * V(P.diag[l])) * u;
+      if (ext) {
+        for (;;) {
+          const auto mk = (abs(z) < Ti) & (z != zero);
+          if (!any(mk)) break;
+          z = select(mk, z * T, z);
+          sz = select(mk, sz - one, sz);
+        }
+      }
+      const std::size_t o = static_cast<std::size_t>(l) * W;
+      stu(cur + o, z);
+      stu(s_ + o, sz);
+      const V scv = scale_of(sz);
+      stu(sc_ + o, scv);
+      const bool f = any(sz < zero);
+      flag[l] = f ? 1.0 : 0.0;
+      const V zr = f ? z * scv : z;
+      stu(row + o, ls ? zr * fl : zr);
+    }
+    row_done(l, static_cast<const double*>(row));
+  }
+}
+
+template <class TI>
+inline void load_block(const TI* src, int64_t p0, std::size_t np, double* dst, double pad) {
+  for (std::size_t i = 0; i < W; ++i) dst[i] = i < np ? static_cast<double>(src[p0 + static_cast<int64_t>(i)]) : pad;
+}
+
+template <class TI, class TO>
+inline void legendre_impl(const sph_plan* P, const TI* x, int64_t n, TO* out, double* scr) {
+  const int32_t L = P->lmax;
+  const int64_t K = (static_cast<int64_t>(L) + 1) * (static_cast<int64_t>(L) + 2) / 2;
+  const V one(1.0);
+  for (int64_t p0 = 0; p0 < n; p0 += static_cast<int64_t>(W)) {
+    const std::size_t np = static_cast<std::size_t>(n - p0 < static_cast<int64_t>(W) ? n - p0 : static_cast<int64_t>(W));
+    alignas(64) double xb[W];
+    load_block(x, p0, np, xb, 0.0);
+    const V xv = load(xb);
+    const V uv = sqrt((one - xv) * (one + xv));
+    emitter<TO> em(out + p0 * K, K, np);
+    core(*P, xv, uv, scr, [&](int32_t l, const double* row) {
+      for (int32_t m = 0; m <= l; ++m) em.push(load(row + static_cast<std::size_t>(m) * W));
+    });
+    em.flush();
+  }
+}
+
+template <class TI, class TO>
+inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, double* scr) {
+  const int32_t L = P->lmax;
+  const std::size_t N = static_cast<std::size_t>(L) + 1;
+  const int64_t K = (static_cast<int64_t>(L) + 1) * (static_cast<int64_t>(L) + 1);
+  double* cm = scr + core_scratch(L);
+  double* sm = cm + N * W;
+  const V one(1.0), zero(0.0);
+  for (int64_t p0 = 0; p0 < n; p0 += static_cast<int64_t>(W)) {
+    const std::size_t np = static_cast<std::size_t>(n - p0 < static_cast<int64_t>(W) ? n - p0 : static_cast<int64_t>(W));
+    alignas(64) double xb[W], yb[W], zb[W];
+    for (std::size_t i = 0; i < W; ++i) {
+      if (i < np) {
+        const TI* q = xyz + 3 * (p0 + static_cast<int64_t>(i));
+        xb[i] = static_cast<double>(q[0]);
+        yb[i] = static_cast<double>(q[1]);
+        zb[i] = static_cast<double>(q[2]);
+      } else {
+        xb[i] = 0.0;
+        yb[i] = 0.0;
+        zb[i] = 1.0;
+      }
+    }
+    V X = load(xb), Y = load(yb), Z = load(zb);
+    const V mx = max(max(abs(X), abs(Y)), abs(Z));  // > 0 (validated): avoids overflow in squares
+    X = X / mx;
+    Y = Y / mx;
+    Z = Z / mx;
+    const V rxy2 = X * X + Y * Y;
+    const V r = sqrt(rxy2 + Z * Z), rxy = sqrt(rxy2);
+    const V ct = Z / r, st = rxy / r;
+    const auto pos = rxy > zero;
+    const V rs = select(pos, rxy, one);
+    const V c1 = select(pos, X / rs, one), s1 = select(pos, Y / rs, zero);
+    // e^{i m phi} = (cos phi + i sin phi)^m by complex multiplication: no trig.
+    V c = one, s = zero;
+    stu(cm, c);
+    stu(sm, s);
+    for (std::size_t m = 1; m < N; ++m) {
+      const V cn = c * c1 - s * s1, sn = c * s1 + s * c1;
+      c = cn;
+      s = sn;
+      stu(cm + m * W, c);
+      stu(sm + m * W, s);
+    }
+    emitter<TO> em(out + p0 * K, K, np);
+    core(*P, ct, st, scr, [&](int32_t l, const double* row) {
+      for (int32_t m = l; m >= 1; --m) {
+        const std::size_t o = static_cast<std::size_t>(m) * W;
+        em.push(load(row + o) * load(sm + o));
+      }
+      em.push(load(row));
+      for (int32_t m = 1; m <= l; ++m) {
+        const std::size_t o = static_cast<std::size_t>(m) * W;
+        em.push(load(row + o) * load(cm + o));
+      }
+    });
+    em.flush();
+  }
+}
+
+}  // namespace sph
+
+inline int64_t sphere_scratch_doubles(int32_t lmax) {
+  return sph::core_scratch(lmax) + 2 * (static_cast<int64_t>(lmax) + 1) * static_cast<int64_t>(sph::W) + 8;
+}
+
+inline void sphere_legendre_f64(const sph_plan* P, const double* x, int64_t n, double* out, double* scr) {
+  sph::legendre_impl(P, x, n, out, scr);
+}
+inline void sphere_legendre_f32(const sph_plan* P, const float* x, int64_t n, float* out, double* scr) {
+  sph::legendre_impl(P, x, n, out, scr);
+}
+inline void sphere_sh_real_f64(const sph_plan* P, const double* xyz, int64_t n, double* out, double* scr) {
+  sph::sh_real_impl(P, xyz, n, out, scr);
+}
+inline void sphere_sh_real_f32(const sph_plan* P, const float* xyz, int64_t n, float* out, double* scr) {
+  sph::sh_real_impl(P, xyz, n, out, scr);
+}
+
+/// P_l(x) by (l) P_l = (2l-1) x P_{l-1} - (l-1) P_{l-2}; out [n, lmax+1].
+inline void sphere_legendre_poly_f64(int32_t lmax, const double* x, int64_t n, double* out, double*) {
+  using sph::V;
+  using sph::W;
+  using sph::stu;
+  const int64_t K = static_cast<int64_t>(lmax) + 1;
+  for (int64_t p0 = 0; p0 < n; p0 += static_cast<int64_t>(W)) {
+    const std::size_t np = static_cast<std::size_t>(n - p0 < static_cast<int64_t>(W) ? n - p0 : static_cast<int64_t>(W));
+    alignas(64) double xb[W];
+    sph::load_block(x, p0, np, xb, 0.0);
+    const V xv = load(xb);
+    sph::emitter<double> em(out + p0 * K, K, np);
+    V p2(1.0), p1 = xv;
+    em.push(p2);
+    if (lmax >= 1) em.push(p1);
+    for (int32_t l = 2; l <= lmax; ++l) {
+      const double ld = l;
+      const V y = madd(V((2.0 * ld - 1.0) / ld) * xv, p1, -(V((ld - 1.0) / ld) * p2));
+      em.push(y);
+      p2 = p1;
+      p1 = y;
+    }
+    em.flush();
+  }
+}
+
+/// Clenshaw: out[i] = sum_{l<=lmax} c[l] P_l(x[i]); alpha[k] = (2k+1)/(k+1), beta[k] = -k/(k+1)
+/// (beta has lmax+2 entries).
+inline void sphere_legendre_sum_f64(int32_t lmax, const double* c, const double* alpha, const double* beta,
+                                    const double* x, int64_t n, double* out) {
+  using sph::V;
+  using sph::W;
+  using sph::stu;
+  for (int64_t p0 = 0; p0 < n; p0 += static_cast<int64_t>(W)) {
+    const std::size_t np = static_cast<std::size_t>(n - p0 < static_cast<int64_t>(W) ? n - p0 : static_cast<int64_t>(W));
+    alignas(64) double xb[W];
+    sph::load_block(x, p0, np, xb, 0.0);
+    const V xv = load(xb);
+    V y1(0.0), y2(0.0);
+    for (int32_t k = lmax; k >= 1; --k) {
+      const V y = madd(V(alpha[k]) * xv, y1, madd(V(beta[k + 1]), y2, V(c[k])));
+      y2 = y1;
+      y1 = y;
+    }
+    const V r = madd(xv, y1, madd(V(beta[1]), y2, V(c[0])));
+    if (np == W) stu(out + p0, r);
+    else store_partial(out + p0, r, np);
+  }
+}
+
+/// out[i, block l] = D_l coeffs[i, block l], vectorized over the output index of a block;
+/// dt = D_l^T blocks concatenated.
+inline void sphere_rotate_f64(int32_t lmax, const double* dt, const double* coeffs, int64_t n, double* out) {
+  using sph::V;
+  using sph::W;
+  using sph::stu;
+  const int64_t K = (static_cast<int64_t>(lmax) + 1) * (static_cast<int64_t>(lmax) + 1);
+  for (int64_t i = 0; i < n; ++i) {
+    const double* c = coeffs + i * K;
+    double* o = out + i * K;
+    const double* d = dt;
+    int64_t off = 0;
+    for (int32_t l = 0; l <= lmax; ++l) {
+      const int64_t dl = 2 * static_cast<int64_t>(l) + 1;
+      for (int64_t a0 = 0; a0 < dl; a0 += static_cast<int64_t>(2 * W)) {
+        const int64_t rem = dl - a0;
+        if (rem >= static_cast<int64_t>(2 * W)) {
+          V acc0(0.0), acc1(0.0);
+          for (int64_t b = 0; b < dl; ++b) {
+            const V cb(c[off + b]);
+            acc0 = madd(cb, load(d + b * dl + a0), acc0);
+            acc1 = madd(cb, load(d + b * dl + a0 + static_cast<int64_t>(W)), acc1);
+          }
+          stu(o + off + a0, acc0);
+          stu(o + off + a0 + static_cast<int64_t>(W), acc1);
+        } else {
+          for (int64_t a1 = a0; a1 < dl; a1 += static_cast<int64_t>(W)) {
+            const std::size_t cnt = static_cast<std::size_t>(dl - a1 < static_cast<int64_t>(W) ? dl - a1 : static_cast<int64_t>(W));
+            V acc(0.0);
+            for (int64_t b = 0; b < dl; ++b) {
+              const V cb(c[off + b]);
+              const V dv = cnt == W ? load(d + b * dl + a1) : load_partial(d + b * dl + a1, cnt);
+              acc = madd(cb, dv, acc);
+            }
+            if (cnt == W) stu(o + off + a1, acc);
+            else store_partial(o + off + a1, acc, cnt);
+          }
+        }
+      }
+      d += dl * dl;
+      off += dl;
+    }
+  }
+}
+
+}  // namespace POSENC_NS
+}  // namespace posenc

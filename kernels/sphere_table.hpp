@@ -1,0 +1,59 @@
+// kernels/sphere_table.hpp — the sphere family's kernel table (S²): plain function pointers, one
+// table per ISA (posenc::isa_<name>::sphere_kernels()), filled in kernels/sphere.cpp. No SIMD
+// here: lib/sphere.cpp includes this header with baseline flags.
+#pragma once
+
+#include <cstdint>
+
+namespace posenc {
+
+/// Everything a Legendre-type recurrence needs, prepared once per call by lib/sphere.cpp.
+///
+/// Columns m = 0..lmax of y_l^m (l >= m) follow (Holmes & Featherstone 2002, normalization inside
+/// the coefficients):
+///   y_0^0 = y00;  y_m^m = (y_{m-1}^{m-1} * diag[m]) * u   (u = sin(theta) >= 0; diag includes the
+///   Condon-Shortley sign);  y_{m+1}^m = (sub[m] * x) * y_m^m;
+///   y_l^m = (a_lm * x) * y_{l-1}^m - b_lm * y_{l-2}^m   (l >= m + 2),
+/// with a_lm, b_lm by `kind` (coef_row in kernels/sphere.hpp and lib/sphere.cpp use the same
+/// expressions, so a table and on-the-fly rows give the same bits):
+///   kind 0 (unnormalized):   a = (2l-1)/(l-m),                 b = (l+m-1)/(l-m)
+///   kind 1 (Schmidt):        a = (2l-1)/sqrt((l-m)(l+m)),      b = sqrt((l-1-m)(l-1+m)/((l-m)(l+m)))
+/// The value returned for degree l is y_l^m * lscale[l] (lscale NULL: 1). The orthonormal norms
+/// run the Schmidt recurrence and scale by sqrt((2l+1)/(4 pi)) per degree, as GSL does: the
+/// recurrence with orthonormal coefficients is measurably less accurate near the poles at high
+/// degree (4.6e-9 against 1.9e-10 at l = 2700, x = 1 - 1e-12).
+/// Values whose magnitude leaves the double range are carried with a per-lane extended exponent
+/// (units of 2^600), as SHTns / ducc0 do.
+struct sph_plan {
+  int32_t lmax;
+  int32_t kind;        ///< 0 unnormalized, 1 Schmidt-type (all other norms)
+  int32_t extended;    ///< 1: track the extended exponent (all norms but NONE)
+  int32_t pad_;
+  double y00;          ///< y_0^0
+  const double* diag;  ///< [lmax+1], diag[m] for m >= 1
+  const double* sub;   ///< [lmax+1], sub[m]
+  const double* lscale;  ///< [lmax+1] per-degree output factor, or nullptr
+  const double* ab;    ///< optional [(lmax+1)(lmax+2)] pairs (a_lm, b_lm) at 2*(l(l+1)/2+m), or nullptr
+};
+
+struct sphere_kernels_t {
+  /// Scratch doubles a block kernel needs for lmax (legendre / sh_real): see sphere_scratch_doubles.
+  int64_t (*scratch_doubles)(int32_t lmax);
+  /// Associated Legendre, points [0, n) of x; out [n, (lmax+1)(lmax+2)/2] row-major (GSL order).
+  void (*legendre_f64)(const sph_plan* plan, const double* x, int64_t n, double* out, double* scratch);
+  void (*legendre_f32)(const sph_plan* plan, const float* x, int64_t n, float* out, double* scratch);
+  /// Real orthonormal SH from xyz [n, 3] (nonzero, finite); out [n, (lmax+1)^2], index l(l+1)+m.
+  /// plan: Schmidt recurrence (it carries the sqrt(2) of the real form), lscale = sqrt((2l+1)/(4 pi)).
+  void (*sh_real_f64)(const sph_plan* plan, const double* xyz, int64_t n, double* out, double* scratch);
+  void (*sh_real_f32)(const sph_plan* plan, const float* xyz, int64_t n, float* out, double* scratch);
+  /// Legendre polynomials P_0..P_lmax of x [n]; out [n, lmax+1].
+  void (*legendre_poly_f64)(int32_t lmax, const double* x, int64_t n, double* out, double* scratch);
+  /// Clenshaw sum out[i] = sum_l c[l] P_l(x[i]); alpha[k] = (2k+1)/(k+1), beta[k] = -k/(k+1).
+  void (*legendre_sum_f64)(int32_t lmax, const double* c, const double* alpha, const double* beta,
+                           const double* x, int64_t n, double* out);
+  /// Block-diagonal rotation: out[i, block l] = D_l coeffs[i, block l]; dt holds every D_l
+  /// transposed ((2l+1)^2 values each, concatenated). coeffs/out [n, (lmax+1)^2].
+  void (*rotate_f64)(int32_t lmax, const double* dt, const double* coeffs, int64_t n, double* out);
+};
+
+}  // namespace posenc

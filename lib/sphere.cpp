@@ -1,0 +1,515 @@
+// lib/sphere.cpp — sphere family (S²): argument validation, recurrence plans, tiling, the real
+// Wigner-D recurrence (Ivanic & Ruedenberg) and the complex / geographic front ends.
+#include "kernels/sphere_table.hpp"
+#include "lib/internal.hpp"
+
+#include <vector>
+
+POSENC_USE_KERNELS(sphere_kernels_t, sphere_kernels)
+
+using namespace posenc;
+using namespace posenc::detail;
+
+namespace {
+
+constexpr int32_t kMaxLmax = 1 << 20;
+constexpr double kPi = 3.14159265358979323846;
+
+posenc_status check_lmax(int32_t lmax) {
+  if (lmax < 0) return set_error(POSENC_ERR_INVALID_ARGUMENT, "lmax must be >= 0 (got %d)", lmax);
+  if (lmax > kMaxLmax)
+    return set_error(POSENC_ERR_SIZE_OVERFLOW, "lmax must be <= %d (got %d): the output size overflows", kMaxLmax, lmax);
+  return POSENC_OK;
+}
+
+int64_t legendre_count(int32_t lmax) { return (int64_t(lmax) + 1) * (int64_t(lmax) + 2) / 2; }
+int64_t sh_count(int32_t lmax) { return (int64_t(lmax) + 1) * (int64_t(lmax) + 1); }
+
+/// The recurrence plan (see sph_plan) and its storage.
+struct plan_store {
+  std::vector<double> diag, sub, lscale, ab;
+  sph_plan plan{};
+};
+
+/// kind/coefficients: the same expressions as kernels/sphere.hpp coef_row (bitwise identical).
+void coef_row_scalar(int32_t kind, int32_t l, double* a, double* b) {
+  const double ld = l;
+  for (int32_t m = 0; m <= l - 2; ++m) {
+    const double md = m, lm = ld - md, lp = ld + md;
+    if (kind == 0) {
+      a[m] = (2.0 * ld - 1.0) / lm;
+      b[m] = (lp - 1.0) / lm;
+    } else {
+      a[m] = (2.0 * ld - 1.0) / std::sqrt(lm * lp);
+      b[m] = std::sqrt(((lm - 1.0) * (lp - 1.0)) / (lm * lp));
+    }
+  }
+}
+
+/// norm: posenc_legendre_norm, or -1 for the real SH basis (orthonormal, sqrt(2) for m > 0).
+/// Every norm but NONE runs the Schmidt-type recurrence (kind 1) with its own seeds; SPHARM,
+/// FULL and the real basis scale degree l by lscale[l] on output (as GSL does).
+void make_plan(plan_store& ps, int norm, int32_t lmax, double cs) {
+  const size_t N = size_t(lmax) + 1;
+  ps.diag.assign(N + 1, 0.0);
+  ps.sub.assign(N + 1, 0.0);
+  ps.lscale.clear();
+  sph_plan& p = ps.plan;
+  p.lmax = lmax;
+  for (size_t m = 0; m <= N; ++m) {
+    const double md = double(m);
+    if (norm == POSENC_LEGENDRE_NONE) {
+      ps.diag[m] = cs * (2.0 * md - 1.0);
+      ps.sub[m] = 2.0 * md + 1.0;
+    } else {
+      // Schmidt: S_1^1 = u, S_m^m = S_{m-1}^{m-1} sqrt((2m-1)/(2m)) u; SPHARM / FULL lack the
+      // sqrt(2) of m > 0, so their diag[1] is sqrt(1/2).
+      ps.diag[m] = m == 1 ? (norm == POSENC_LEGENDRE_SCHMIDT || norm == -1 ? cs : cs * 0.70710678118654752440)
+                          : cs * std::sqrt((2.0 * md - 1.0) / (2.0 * md));
+      ps.sub[m] = std::sqrt(2.0 * md + 1.0);
+    }
+  }
+  p.kind = norm == POSENC_LEGENDRE_NONE ? 0 : 1;
+  p.extended = norm == POSENC_LEGENDRE_NONE ? 0 : 1;
+  p.y00 = 1.0;
+  p.diag = ps.diag.data();
+  p.sub = ps.sub.data();
+  p.lscale = nullptr;
+  if (norm == POSENC_LEGENDRE_SPHARM || norm == POSENC_LEGENDRE_FULL || norm == -1) {
+    ps.lscale.resize(N);
+    for (size_t l = 0; l < N; ++l)
+      ps.lscale[l] = norm == POSENC_LEGENDRE_FULL ? std::sqrt(double(l) + 0.5) : std::sqrt((2.0 * double(l) + 1.0) / (4.0 * kPi));
+    p.lscale = ps.lscale.data();
+  }
+  p.ab = nullptr;
+  // Coefficient table for moderate degrees (<= 1 MiB); larger degrees compute rows on the fly.
+  if (lmax >= 2 && lmax <= 360) {
+    ps.ab.assign(N * (N + 1), 0.0);
+    for (int32_t l = 2; l <= lmax; ++l) {
+      double* a = ps.ab.data() + size_t(l) * size_t(l + 1);
+      coef_row_scalar(p.kind, l, a, a + (l + 1));
+    }
+    p.ab = ps.ab.data();
+  }
+}
+
+/// Points per tile: about 16K outputs, a multiple of 8 (the widest vector), independent of the
+/// thread count.
+int64_t points_per_tile(int64_t per_point) {
+  int64_t r = 16384 / (per_point > 0 ? per_point : 1);
+  r = (r + 7) / 8 * 8;
+  return r < 8 ? 8 : r;
+}
+
+template <class T>
+posenc_status check_unit_interval(const T* x, int64_t n, const char* name) {
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = double(x[i]);
+    if (!(v >= -1.0 && v <= 1.0))
+      return set_error(POSENC_ERR_INVALID_ARGUMENT, "%s[%lld] must be in [-1, 1] (got %g)", name, (long long)i, v);
+  }
+  return POSENC_OK;
+}
+
+template <class T>
+posenc_status check_xyz(const T* xyz, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const double a = double(xyz[3 * i]), b = double(xyz[3 * i + 1]), c = double(xyz[3 * i + 2]);
+    if (!(std::isfinite(a) && std::isfinite(b) && std::isfinite(c)))
+      return set_error(POSENC_ERR_INVALID_ARGUMENT, "xyz[%lld] must be finite (got %g, %g, %g)", (long long)i, a, b, c);
+    if (a == 0.0 && b == 0.0 && c == 0.0)
+      return set_error(POSENC_ERR_INVALID_ARGUMENT, "xyz[%lld] must have nonzero length (got 0, 0, 0)", (long long)i);
+  }
+  return POSENC_OK;
+}
+
+template <class TI, class TO, class Fn>
+posenc_status legendre_common(posenc_legendre_norm norm, int32_t lmax, int32_t csphase, const TI* x, int64_t n,
+                              TO* out, Fn pick) {
+  if (norm != POSENC_LEGENDRE_NONE && norm != POSENC_LEGENDRE_SCHMIDT && norm != POSENC_LEGENDRE_SPHARM &&
+      norm != POSENC_LEGENDRE_FULL)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT, "norm must be a posenc_legendre_norm (0..3) (got %d)", int(norm));
+  POSENC_CHECK(check_lmax(lmax));
+  if (csphase != 1 && csphase != -1)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT, "csphase must be +1 or -1 (got %d)", csphase);
+  POSENC_CHECK(check_nonneg(n, "n"));
+  int64_t total = 0;
+  POSENC_CHECK(checked_mul(n, legendre_count(lmax), &total, "out [n, (lmax+1)(lmax+2)/2]", sizeof(TO)));
+  POSENC_CHECK(check_not_null_if(x, n, "x"));
+  POSENC_CHECK(check_not_null_if(out, total, "out"));
+  POSENC_CHECK(check_unit_interval(x, n, "x"));
+  if (n == 0) return POSENC_OK;
+  const sphere_kernels_t* k = nullptr;
+  POSENC_CHECK(sphere_kernels_active(&k));
+  return guarded([&] {
+    plan_store ps;
+    make_plan(ps, int(norm), lmax, double(csphase));
+    const int64_t K = legendre_count(lmax), grain = points_per_tile(K), sd = k->scratch_doubles(lmax);
+    auto fn = pick(k);
+    parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
+      std::vector<double> scr(static_cast<size_t>(sd));
+      const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain);
+      fn(&ps.plan, x + p0, p1 - p0, out + p0 * K, scr.data());
+    });
+    return POSENC_OK;
+  });
+}
+
+template <class TI, class TO, class Fn>
+posenc_status sh_real_common(int32_t lmax, const TI* xyz, int64_t n, TO* out, Fn pick) {
+  POSENC_CHECK(check_lmax(lmax));
+  POSENC_CHECK(check_nonneg(n, "n"));
+  int64_t total = 0, n3 = 0;
+  POSENC_CHECK(checked_mul(n, sh_count(lmax), &total, "out [n, (lmax+1)^2]", sizeof(TO)));
+  POSENC_CHECK(checked_mul(n, 3, &n3, "xyz [n, 3]", sizeof(TI)));
+  POSENC_CHECK(check_not_null_if(xyz, n, "xyz"));
+  POSENC_CHECK(check_not_null_if(out, total, "out"));
+  POSENC_CHECK(check_xyz(xyz, n));
+  if (n == 0) return POSENC_OK;
+  const sphere_kernels_t* k = nullptr;
+  POSENC_CHECK(sphere_kernels_active(&k));
+  return guarded([&] {
+    plan_store ps;
+    make_plan(ps, -1, lmax, 1.0);
+    const int64_t K = sh_count(lmax), grain = points_per_tile(K), sd = k->scratch_doubles(lmax);
+    auto fn = pick(k);
+    parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
+      std::vector<double> scr(static_cast<size_t>(sd));
+      const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain);
+      fn(&ps.plan, xyz + 3 * p0, p1 - p0, out + p0 * K, scr.data());
+    });
+    return POSENC_OK;
+  });
+}
+
+/// sin and cos of an angle in degrees, exact at multiples of 90 (reduction in degrees).
+void sincosd(double deg, double* s, double* c) {
+  double r = std::fmod(deg, 360.0);  // exact
+  if (r < 0) r += 360.0;             // exact for |r| < 360 except rounding near 0 (harmless)
+  const int q = int(std::nearbyint(r / 90.0));
+  const double a = (r - 90.0 * q) * (kPi / 180.0);  // |a| <= pi/4; r - 90q exact
+  const double sa = std::sin(a), ca = std::cos(a);
+  switch (q & 3) {
+    case 0: *s = sa; *c = ca; break;
+    case 1: *s = ca; *c = -sa; break;
+    case 2: *s = -sa; *c = -ca; break;
+    default: *s = -ca; *c = sa; break;
+  }
+}
+
+// ---------------------------------------------------------------- real Wigner-D (Ivanic & Ruedenberg)
+/// Blocks D^0..D^lmax, each (2l+1)^2 row-major, concatenated, for the real basis of this family.
+/// Ivanic & Ruedenberg, J. Phys. Chem. 100, 6342 (1996); 102, 9099 (1998) (corrections);
+/// the l = 1 block is the rotation in the (y, z, x) order of Y_1,-1, Y_1,0, Y_1,1.
+void wigner_blocks(int32_t lmax, const double* R, double* out) {
+  out[0] = 1.0;
+  if (lmax < 1) return;
+  double r1[3][3];
+  const int idx[3] = {1, 2, 0};  // m = -1, 0, 1 -> y, z, x
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) r1[i][j] = R[3 * idx[i] + idx[j]];
+  double* d1 = out + 1;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) d1[3 * i + j] = r1[i][j];
+  auto R1 = [&](int i, int j) { return r1[i + 1][j + 1]; };
+  const double* prevb = d1;
+  double* cur = d1 + 9;
+  for (int32_t l = 2; l <= lmax; ++l) {
+    const int dp = 2 * l - 1, dl = 2 * l + 1;
+    auto Rp = [&](int a, int b) { return prevb[(a + l - 1) * dp + (b + l - 1)]; };
+    auto P = [&](int i, int a, int b) {
+      if (b == l) return R1(i, 1) * Rp(a, l - 1) - R1(i, -1) * Rp(a, -l + 1);
+      if (b == -l) return R1(i, 1) * Rp(a, -l + 1) + R1(i, -1) * Rp(a, l - 1);
+      return R1(i, 0) * Rp(a, b);
+    };
+    for (int m = -l; m <= l; ++m) {
+      for (int n = -l; n <= l; ++n) {
+        const int am = m < 0 ? -m : m, an = n < 0 ? -n : n;
+        const double d0 = m == 0 ? 1.0 : 0.0;
+        const double denom = an == l ? double(2 * l) * double(2 * l - 1) : double(l + n) * double(l - n);
+        const double u = std::sqrt(double(l + m) * double(l - m) / denom);
+        const double v = 0.5 * std::sqrt((1.0 + d0) * double(l + am - 1) * double(l + am) / denom) * (1.0 - 2.0 * d0);
+        const double w = -0.5 * std::sqrt(double(l - am - 1) * double(l - am) / denom) * (1.0 - d0);
+        double val = 0.0;
+        if (u != 0.0) val += u * P(0, m, n);
+        if (v != 0.0) {
+          double V;
+          if (m == 0) V = P(1, 1, n) + P(-1, -1, n);
+          else if (m > 0) V = m == 1 ? P(1, 0, n) * std::sqrt(2.0) : P(1, m - 1, n) - P(-1, -m + 1, n);
+          else V = m == -1 ? P(-1, 0, n) * std::sqrt(2.0) : P(1, m + 1, n) + P(-1, -m - 1, n);
+          val += v * V;
+        }
+        if (w != 0.0) {
+          const double Wv = m > 0 ? P(1, m + 1, n) + P(-1, -m - 1, n) : P(1, m - 1, n) - P(-1, -m + 1, n);
+          val += w * Wv;
+        }
+        cur[(m + l) * dl + (n + l)] = val;
+      }
+    }
+    prevb = cur;
+    cur += dl * dl;
+  }
+}
+
+posenc_status check_rotation(const double* R) {
+  POSENC_CHECK(check_not_null(R, "rotation"));
+  for (int i = 0; i < 9; ++i)
+    if (!std::isfinite(R[i]))
+      return set_error(POSENC_ERR_INVALID_ARGUMENT, "rotation[%d] must be finite (got %g)", i, R[i]);
+  double dev = 0.0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      double s = 0.0;
+      for (int k = 0; k < 3; ++k) s += R[3 * k + i] * R[3 * k + j];
+      dev = std::max(dev, std::fabs(s - (i == j ? 1.0 : 0.0)));
+    }
+  if (!(dev <= 1e-9))
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     "rotation must be orthogonal: max |R^T R - I| = %g exceeds 1e-9", dev);
+  const double det = R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) +
+                     R[2] * (R[3] * R[7] - R[4] * R[6]);
+  if (!(det > 0.0))
+    return set_error(POSENC_ERR_INVALID_ARGUMENT, "rotation must be proper (det = +1), got det = %g", det);
+  return POSENC_OK;
+}
+
+int64_t wigner_count(int32_t lmax) {
+  const int64_t L = lmax;
+  return (L + 1) * (2 * L + 1) * (2 * L + 3) / 3;
+}
+
+}  // namespace
+
+extern "C" POSENC_API posenc_status posenc_legendre_f64(posenc_legendre_norm norm, int32_t lmax, int32_t csphase,
+                                                        const double* x, int64_t n, double* out) {
+  api_guard g("posenc_legendre_f64");
+  return legendre_common(norm, lmax, csphase, x, n, out, [](const sphere_kernels_t* k) { return k->legendre_f64; });
+}
+
+extern "C" POSENC_API posenc_status posenc_legendre_f32(posenc_legendre_norm norm, int32_t lmax, int32_t csphase,
+                                                        const float* x, int64_t n, float* out) {
+  api_guard g("posenc_legendre_f32");
+  return legendre_common(norm, lmax, csphase, x, n, out, [](const sphere_kernels_t* k) { return k->legendre_f32; });
+}
+
+extern "C" POSENC_API posenc_status posenc_legendre_poly_f64(int32_t lmax, const double* x, int64_t n, double* out) {
+  api_guard g("posenc_legendre_poly_f64");
+  POSENC_CHECK(check_lmax(lmax));
+  POSENC_CHECK(check_nonneg(n, "n"));
+  int64_t total = 0;
+  POSENC_CHECK(checked_mul(n, int64_t(lmax) + 1, &total, "out [n, lmax+1]", sizeof(double)));
+  POSENC_CHECK(check_not_null_if(x, n, "x"));
+  POSENC_CHECK(check_not_null_if(out, total, "out"));
+  POSENC_CHECK(check_unit_interval(x, n, "x"));
+  if (n == 0) return POSENC_OK;
+  const sphere_kernels_t* k = nullptr;
+  POSENC_CHECK(sphere_kernels_active(&k));
+  return guarded([&] {
+    const int64_t K = int64_t(lmax) + 1, grain = points_per_tile(K);
+    parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
+      const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain);
+      k->legendre_poly_f64(lmax, x + p0, p1 - p0, out + p0 * K, nullptr);
+    });
+    return POSENC_OK;
+  });
+}
+
+extern "C" POSENC_API posenc_status posenc_sph_kernel_f64(int32_t lmax, const double* weights, const double* cos_gamma,
+                                                          int64_t n, double* out) {
+  api_guard g("posenc_sph_kernel_f64");
+  POSENC_CHECK(check_lmax(lmax));
+  POSENC_CHECK(check_nonneg(n, "n"));
+  POSENC_CHECK(check_not_null_if(cos_gamma, n, "cos_gamma"));
+  POSENC_CHECK(check_not_null_if(out, n, "out"));
+  if (weights)
+    for (int32_t l = 0; l <= lmax; ++l)
+      if (!std::isfinite(weights[l]))
+        return set_error(POSENC_ERR_INVALID_ARGUMENT, "weights[%d] must be finite (got %g)", l, weights[l]);
+  POSENC_CHECK(check_unit_interval(cos_gamma, n, "cos_gamma"));
+  if (n == 0) return POSENC_OK;
+  const sphere_kernels_t* k = nullptr;
+  POSENC_CHECK(sphere_kernels_active(&k));
+  return guarded([&] {
+    const size_t N = size_t(lmax) + 1;
+    std::vector<double> c(N), alpha(N + 1), beta(N + 1);
+    for (size_t l = 0; l < N; ++l) c[l] = (weights ? weights[l] : 1.0) * (2.0 * double(l) + 1.0) / (4.0 * kPi);
+    for (size_t kk = 0; kk <= N; ++kk) {
+      alpha[kk] = (2.0 * double(kk) + 1.0) / (double(kk) + 1.0);
+      beta[kk] = -double(kk) / (double(kk) + 1.0);
+    }
+    const int64_t grain = 4096;
+    parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
+      const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain);
+      k->legendre_sum_f64(lmax, c.data(), alpha.data(), beta.data(), cos_gamma + p0, p1 - p0, out + p0);
+    });
+    return POSENC_OK;
+  });
+}
+
+extern "C" POSENC_API posenc_status posenc_sph_harm_real_f64(int32_t lmax, const double* xyz, int64_t n, double* out) {
+  api_guard g("posenc_sph_harm_real_f64");
+  return sh_real_common(lmax, xyz, n, out, [](const sphere_kernels_t* k) { return k->sh_real_f64; });
+}
+
+extern "C" POSENC_API posenc_status posenc_sph_harm_real_f32(int32_t lmax, const float* xyz, int64_t n, float* out) {
+  api_guard g("posenc_sph_harm_real_f32");
+  return sh_real_common(lmax, xyz, n, out, [](const sphere_kernels_t* k) { return k->sh_real_f32; });
+}
+
+extern "C" POSENC_API posenc_status posenc_sph_harm_real_lonlat_f64(int32_t lmax, const double* lonlat, int64_t n,
+                                                                    double* out) {
+  api_guard g("posenc_sph_harm_real_lonlat_f64");
+  POSENC_CHECK(check_lmax(lmax));
+  POSENC_CHECK(check_nonneg(n, "n"));
+  int64_t total = 0, n2 = 0;
+  POSENC_CHECK(checked_mul(n, sh_count(lmax), &total, "out [n, (lmax+1)^2]", sizeof(double)));
+  POSENC_CHECK(checked_mul(n, 2, &n2, "lonlat [n, 2]", sizeof(double)));
+  POSENC_CHECK(check_not_null_if(lonlat, n, "lonlat"));
+  POSENC_CHECK(check_not_null_if(out, total, "out"));
+  for (int64_t i = 0; i < n; ++i) {
+    const double lon = lonlat[2 * i], lat = lonlat[2 * i + 1];
+    if (!std::isfinite(lon))
+      return set_error(POSENC_ERR_INVALID_ARGUMENT, "lonlat[%lld] longitude must be finite (got %g)", (long long)i, lon);
+    if (!(lat >= -90.0 && lat <= 90.0))
+      return set_error(POSENC_ERR_INVALID_ARGUMENT, "lonlat[%lld] latitude must be in [-90, 90] degrees (got %g)",
+                       (long long)i, lat);
+  }
+  if (n == 0) return POSENC_OK;
+  const sphere_kernels_t* k = nullptr;
+  POSENC_CHECK(sphere_kernels_active(&k));
+  return guarded([&] {
+    plan_store ps;
+    make_plan(ps, -1, lmax, 1.0);
+    const int64_t K = sh_count(lmax), grain = points_per_tile(K), sd = k->scratch_doubles(lmax);
+    parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
+      const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain);
+      std::vector<double> scr(static_cast<size_t>(sd)), xyz(size_t(3 * (p1 - p0)));
+      for (int64_t i = p0; i < p1; ++i) {
+        double so, co, sa, ca;
+        sincosd(lonlat[2 * i], &so, &co);
+        sincosd(lonlat[2 * i + 1], &sa, &ca);  // polar = 90 - lat: cos(polar) = sin(lat)
+        double* q = xyz.data() + 3 * (i - p0);
+        q[0] = ca * co;
+        q[1] = ca * so;
+        q[2] = sa;
+      }
+      k->sh_real_f64(&ps.plan, xyz.data(), p1 - p0, out + p0 * K, scr.data());
+    });
+    return POSENC_OK;
+  });
+}
+
+extern "C" POSENC_API posenc_status posenc_sph_harm_complex_f64(int32_t lmax, const double* theta, const double* phi,
+                                                                int64_t n, double* out) {
+  api_guard g("posenc_sph_harm_complex_f64");
+  POSENC_CHECK(check_lmax(lmax));
+  POSENC_CHECK(check_nonneg(n, "n"));
+  int64_t total = 0;
+  POSENC_CHECK(checked_mul(n, 2 * sh_count(lmax), &total, "out [n, (lmax+1)^2, 2]", sizeof(double)));
+  POSENC_CHECK(check_not_null_if(theta, n, "theta"));
+  POSENC_CHECK(check_not_null_if(phi, n, "phi"));
+  POSENC_CHECK(check_not_null_if(out, total, "out"));
+  for (int64_t i = 0; i < n; ++i) {
+    if (!std::isfinite(theta[i]))
+      return set_error(POSENC_ERR_INVALID_ARGUMENT, "theta[%lld] must be finite (got %g)", (long long)i, theta[i]);
+    if (!std::isfinite(phi[i]))
+      return set_error(POSENC_ERR_INVALID_ARGUMENT, "phi[%lld] must be finite (got %g)", (long long)i, phi[i]);
+  }
+  if (n == 0) return POSENC_OK;
+  const sphere_kernels_t* k = nullptr;
+  POSENC_CHECK(sphere_kernels_active(&k));
+  return guarded([&] {
+    plan_store ps;
+    make_plan(ps, -1, lmax, 1.0);
+    const int64_t K = sh_count(lmax), grain = points_per_tile(2 * K), sd = k->scratch_doubles(lmax);
+    const double h = 0.70710678118654752440;
+    parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
+      const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain), np = p1 - p0;
+      std::vector<double> scr(static_cast<size_t>(sd)), xyz(size_t(3 * np)), re(size_t(np * K));
+      for (int64_t i = 0; i < np; ++i) {
+        // SciPy: P_l^m(cos theta) carries |sin theta|^m, the azimuth e^{i m phi}.
+        const double st = std::fabs(std::sin(theta[p0 + i])), ct = std::cos(theta[p0 + i]);
+        double* q = xyz.data() + 3 * i;
+        q[0] = st * std::cos(phi[p0 + i]);
+        q[1] = st * std::sin(phi[p0 + i]);
+        q[2] = ct;
+      }
+      k->sh_real_f64(&ps.plan, xyz.data(), np, re.data(), scr.data());
+      for (int64_t i = 0; i < np; ++i) {
+        const double* r = re.data() + i * K;
+        double* o = out + 2 * (p0 + i) * K;
+        for (int64_t l = 0; l <= lmax; ++l) {
+          const int64_t c = l * (l + 1);
+          o[2 * c] = r[c];
+          o[2 * c + 1] = 0.0;
+          for (int64_t m = 1; m <= l; ++m) {
+            const double sg = (m & 1) ? -h : h;  // Condon-Shortley (-1)^m and 1/sqrt(2)
+            const double a = r[c + m], b = r[c - m];
+            o[2 * (c + m)] = sg * a;
+            o[2 * (c + m) + 1] = sg * b;
+            o[2 * (c - m)] = h * a;  // Y_l^{-m} = (-1)^m conj(Y_l^m)
+            o[2 * (c - m) + 1] = -h * b;
+          }
+        }
+      }
+    });
+    return POSENC_OK;
+  });
+}
+
+extern "C" POSENC_API posenc_status posenc_wigner_d_real_f64(int32_t lmax, const double* rotation, double* out) {
+  api_guard g("posenc_wigner_d_real_f64");
+  POSENC_CHECK(check_lmax(lmax));
+  if (lmax > 65535)
+    return set_error(POSENC_ERR_SIZE_OVERFLOW, "lmax must be <= 65535 for the Wigner-D blocks (got %d)", lmax);
+  POSENC_CHECK(check_not_null(out, "out"));
+  POSENC_CHECK(check_rotation(rotation));
+  return guarded([&] {
+    std::vector<double> tmp(size_t(wigner_count(lmax)));
+    wigner_blocks(lmax, rotation, tmp.data());
+    std::copy(tmp.begin(), tmp.end(), out);
+    return POSENC_OK;
+  });
+}
+
+extern "C" POSENC_API posenc_status posenc_sph_rotate_real_f64(int32_t lmax, const double* rotation,
+                                                               const double* coeffs, int64_t n, double* out) {
+  api_guard g("posenc_sph_rotate_real_f64");
+  POSENC_CHECK(check_lmax(lmax));
+  if (lmax > 65535)
+    return set_error(POSENC_ERR_SIZE_OVERFLOW, "lmax must be <= 65535 for the Wigner-D blocks (got %d)", lmax);
+  POSENC_CHECK(check_nonneg(n, "n"));
+  int64_t total = 0;
+  POSENC_CHECK(checked_mul(n, sh_count(lmax), &total, "coeffs/out [n, (lmax+1)^2]", sizeof(double)));
+  POSENC_CHECK(check_rotation(rotation));
+  POSENC_CHECK(check_not_null_if(coeffs, total, "coeffs"));
+  POSENC_CHECK(check_not_null_if(out, total, "out"));
+  if (n == 0) return POSENC_OK;
+  const sphere_kernels_t* k = nullptr;
+  POSENC_CHECK(sphere_kernels_active(&k));
+  return guarded([&] {
+    std::vector<double> d(size_t(wigner_count(lmax))), dt(d.size());
+    wigner_blocks(lmax, rotation, d.data());
+    size_t off = 0;
+    for (int32_t l = 0; l <= lmax; ++l) {
+      const size_t dl = size_t(2 * l + 1);
+      for (size_t a = 0; a < dl; ++a)
+        for (size_t b = 0; b < dl; ++b) dt[off + b * dl + a] = d[off + a * dl + b];
+      off += dl * dl;
+    }
+    const int64_t K = sh_count(lmax), grain = points_per_tile(K);
+    // In place (out == coeffs) or overlapping: each tile reads a private copy of its rows.
+    const bool overlap = out < coeffs + total && coeffs < out + total;
+    parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
+      const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain);
+      const double* src = coeffs + p0 * K;
+      std::vector<double> copy;
+      if (overlap) {
+        copy.assign(src, src + (p1 - p0) * K);
+        src = copy.data();
+      }
+      k->rotate_f64(lmax, dt.data(), src, p1 - p0, out + p0 * K);
+    });
+    return POSENC_OK;
+  });
+}
