@@ -6,14 +6,13 @@
 //               polynomial, times 2^n built in the exponent bits (max rel. error ~2 ulp;
 //               x < -87.33 gives 0, x is clamped to <= 88)
 //   sincos_f    sin/cos reduced in turns (as kernels/phase.hpp): t = x/(2 pi), r = t - rint(t),
-//               quadrant q = rint(4r), Cephes sinf/cosf polynomials on [-pi/4, pi/4]
+//               half angle a = pi r, Taylor polynomials on [-pi/2, pi/2], double-angle formulas
 //   mm_block    the register-blocked micro-kernel: R rows x 2 vectors of C accumulated over k
 //               with broadcast(A) * load(B) fused multiply-adds; A may be strided both ways
 //               (A or A^T), B is row-major.
 // features_rows fuses the projection x . Omega^T with the epilogue: TRIG applies sin/cos to the
-// accumulators while they are in registers; the exp kinds store the projection of a block of
-// kFeaturesRowBlock rows in an L1-resident scratch row (the per-row shift needs the row maximum)
-// and exponentiate it right after.
+// accumulators while they are in registers, and so do the exp kinds (a row that needs the overflow
+// shift, which depends on the row maximum, is recomputed through an L1 scratch row).
 #pragma once
 
 #include "kernels/features_table.hpp"
@@ -58,29 +57,30 @@ inline V exp_f(const V& x0) {
   return select(x0 < V(-87.33f), V(0.0f), y * pow2n(n));
 }
 
-/// sin and cos of x (radians), reduced in turns. Absolute error <= ~2e-7 + |x| * 6e-8 (the
-/// rounding of x/(2 pi) in float32); branch-free.
+/// sin and cos of x (radians), reduced in turns: t = x/(2 pi), r = t - rint(t) in [-1/2, 1/2],
+/// a = pi r in [-pi/2, pi/2]; sin a and cos a by their Taylor polynomials to degree 11 / 12
+/// (truncation <= 5.7e-8 / 6.3e-9 at |a| = pi/2), then the double-angle formulas
+/// sin x = 2 sin a cos a, cos x = 1 - 2 sin^2 a. No quadrant logic, no selects.
+/// Absolute error <= ~3e-7 + |x| * 6e-8 (the rounding of x/(2 pi) in float32).
 template <class V>
 inline void sincos_f(const V& x, V& s, V& c) {
   const V t = x * V(0.15915494309189533577f);
-  const V r = t - nearbyint(t);                 // |r| <= 1/2
-  const V q = nearbyint(r * V(4.0f));           // quadrant in {-2..2}
-  const V a = (r - q * V(0.25f)) * V(6.28318530717958647692f);  // |a| <= pi/4
+  const V a = (t - nearbyint(t)) * V(3.14159265358979323846f);
   const V z = a * a;
-  V ps = madd(V(-1.9515295891e-4f), z, V(8.3321608736e-3f));
-  ps = madd(ps, z, V(-1.6666654611e-1f));
-  const V sn = madd(a * z, ps, a);
-  V pc = madd(V(2.443315711809948e-5f), z, V(-1.388731625493765e-3f));
-  pc = madd(pc, z, V(4.166664568298827e-2f));
-  const V cs = madd(z * z, pc, V(1.0f) - V(0.5f) * z);
-  const V qm = q - V(4.0f) * floor(q * V(0.25f));  // q mod 4
-  const auto odd = (qm == V(1.0f)) | (qm == V(3.0f));
-  const auto neg_s = qm >= V(2.0f);
-  const auto neg_c = (qm == V(1.0f)) | (qm == V(2.0f));
-  const V s0 = select(odd, cs, sn);
-  const V c0 = select(odd, sn, cs);
-  s = select(neg_s, -s0, s0);
-  c = select(neg_c, -c0, c0);
+  V ps = madd(z, V(-2.5052108385441718775e-8f), V(2.7557319223985890653e-6f));  // -1/11!, 1/9!
+  ps = madd(ps, z, V(-1.9841269841269841270e-4f));                               // -1/7!
+  ps = madd(ps, z, V(8.3333333333333333333e-3f));                                // 1/5!
+  ps = madd(ps, z, V(-1.6666666666666666667e-1f));                               // -1/3!
+  const V sa = madd(a * z, ps, a);
+  V pc = madd(z, V(2.0876756987868098979e-9f), V(-2.7557319223985890653e-7f));   // 1/12!, -1/10!
+  pc = madd(pc, z, V(2.4801587301587301587e-5f));                                // 1/8!
+  pc = madd(pc, z, V(-1.3888888888888888889e-3f));                               // -1/6!
+  pc = madd(pc, z, V(4.1666666666666666667e-2f));                                // 1/4!
+  pc = madd(pc, z, V(-0.5f));
+  const V ca = madd(pc, z, V(1.0f));
+  const V s2 = sa + sa;
+  s = s2 * ca;
+  c = madd(-s2, sa, V(1.0f));
 }
 
 /// Unaligned store. (An unqualified store(p, batch) would find xsimd::store by ADL, which is
@@ -212,6 +212,35 @@ inline float sumsq(const float* x, int32_t d) {
   return hsum(acc);
 }
 
+/// One row of an exponential kind with the overflow shift: the projection goes to the L1 scratch
+/// row, the row maximum gives c = max(0, max_j e_j - kFeaturesMaxExponent), then
+/// out_j = exp(e_j - c) * scale_j.
+inline void features_block_shifted(int kind, const float* x, int32_t d, const float* wt, int32_t m, int32_t m_pad,
+                                   const float* scale, float* scratch, float* out) {
+  using V = vec<float>;
+  constexpr int32_t W = static_cast<int32_t>(width<float>);
+  V vmax(-std::numeric_limits<float>::infinity());
+  for (int32_t j = 0; j < m_pad && j < m; j += 2 * W) {
+    V acc[1][2];
+    mm_block<1, true>(x, d, 1, wt + j, m_pad, d, 2 * W, acc);
+    storeu(scratch + j, acc[0][0]);
+    storeu(scratch + j + W, acc[0][1]);
+    if (kind == 2) vmax = max(vmax, max(max(acc[0][0], -acc[0][0]), max(acc[0][1], -acc[0][1])));
+    else vmax = max(vmax, max(acc[0][0], acc[0][1]));
+  }
+  const float ss = sumsq(x, d);
+  const float h = kind == 3 ? ss : 0.5f * ss;
+  // (zero-padded columns give p = 0, which never changes c since h >= 0)
+  const float top = hmax(vmax) - h - kFeaturesMaxExponent;
+  const V off(h + (top > 0.0f ? top : 0.0f));
+  for (int32_t j = 0; j < m; j += W) {
+    const V pj = load(scratch + j);
+    const V sc = load(scale + j);
+    store_cols(out + j, exp_f(pj - off) * sc, m - j, false);
+    if (kind == 2) store_cols(out + m + j, exp_f(-pj - off) * sc, m - j, false);
+  }
+}
+
 template <int R>
 inline void features_block(int kind, const float* x, int32_t d, const float* wt, int32_t m, int32_t m_pad,
                            const float* scale, float* scratch, float* out) {
@@ -236,35 +265,42 @@ inline void features_block(int kind, const float* x, int32_t d, const float* wt,
     }
     return;
   }
-  // exp kinds: projection into the L1 scratch, running row maximum (of |p| for HYPERBOLIC)
+  // exp kinds, fast path: exponentiate the accumulators in registers with the unshifted offset
+  // (c = 0) and track each row's largest exponent; a row whose largest exponent exceeds
+  // kFeaturesMaxExponent (rare) is recomputed by the shifted path. The accumulation order over k
+  // does not depend on the block height, so both paths produce the same p bits.
+  float h[R];
   V vmax[R];
-  for (int r = 0; r < R; ++r) vmax[r] = V(-std::numeric_limits<float>::infinity());
+  for (int r = 0; r < R; ++r) {
+    const float ss = sumsq(x + r * d, d);
+    h[r] = kind == 3 ? ss : 0.5f * ss;  // GAUSSIAN_POSITIVE: |x|^2, else |x|^2 / 2
+    vmax[r] = V(-std::numeric_limits<float>::infinity());
+  }
   for (int32_t j = 0; j < m_pad && j < m; j += 2 * W) {
     V acc[R][2];
     mm_block<R, true>(x, d, 1, wt + j, m_pad, d, 2 * W, acc);
-    for (int r = 0; r < R; ++r) {
-      storeu(scratch + r * m_pad + j, acc[r][0]);
-      storeu(scratch + r * m_pad + j + W, acc[r][1]);
-      if (kind == 2) vmax[r] = max(vmax[r], max(max(acc[r][0], -acc[r][0]), max(acc[r][1], -acc[r][1])));
-      else vmax[r] = max(vmax[r], max(acc[r][0], acc[r][1]));
+    for (int cc = 0; cc < 2; ++cc) {
+      const int32_t j0 = j + cc * W;
+      if (j0 >= m) break;
+      const V sc = load(scale + j0);
+      for (int r = 0; r < R; ++r) {
+        const V hv(h[r]);
+        const V e = acc[r][cc] - hv;
+        float* row = out + r * out_len;
+        store_cols(row + j0, exp_f(e) * sc, m - j0, false);
+        if (kind == 2) {
+          const V e2 = -acc[r][cc] - hv;
+          store_cols(row + m + j0, exp_f(e2) * sc, m - j0, false);
+          vmax[r] = max(vmax[r], max(e, e2));
+        } else {
+          vmax[r] = max(vmax[r], e);
+        }
+      }
     }
   }
-  for (int r = 0; r < R; ++r) {
-    const float ss = sumsq(x + r * d, d);
-    const float h = kind == 3 ? ss : 0.5f * ss;  // GAUSSIAN_POSITIVE: |x|^2, else |x|^2 / 2
-    // Stabilization: shift c >= 0 only when the largest exponent would exceed kFeaturesMaxExponent.
-    // (Zero-padded columns contribute p = 0, which never changes c since h >= 0.)
-    const float top = hmax(vmax[r]) - h - kFeaturesMaxExponent;
-    const V off(h + (top > 0.0f ? top : 0.0f));
-    const float* p = scratch + r * m_pad;
-    float* row = out + r * out_len;
-    for (int32_t j = 0; j < m; j += W) {
-      const V pj = load(p + j);
-      const V sc = load(scale + j);
-      store_cols(row + j, exp_f(pj - off) * sc, m - j, false);
-      if (kind == 2) store_cols(row + m + j, exp_f(-pj - off) * sc, m - j, false);
-    }
-  }
+  for (int r = 0; r < R; ++r)
+    if (hmax(vmax[r]) > kFeaturesMaxExponent)
+      features_block_shifted(kind, x + r * d, d, wt, m, m_pad, scale, scratch, out + r * out_len);
 }
 
 /// See features_kernels_t::features_rows.

@@ -185,6 +185,7 @@ POSENC_INSTANTIATE_ISA(FeaturesSample);
 class FeaturesMap : public IsaTest {};
 
 TEST_P(FeaturesMap, MatchesFloat64ReferenceAllKindsWeightsAndTails) {
+  double worst_trig = 0, worst_exp_rel = 0;
   for (int d : {13, 64}) {
     for (int m : {50, 256}) {
       const int64_t n = 37;
@@ -213,6 +214,8 @@ TEST_P(FeaturesMap, MatchesFloat64ReferenceAllKindsWeightsAndTails) {
             const double pm = pmax[int64_t(i) / len];
             const double tol = kind == POSENC_RF_TRIG ? 1e-6 * (1 + pm) / std::sqrt(m) * 2.0
                                                       : 4e-6 * (1 + pm + 1.0) * std::fabs(ref[i]) + 1e-30;
+            if (kind == POSENC_RF_TRIG) worst_trig = std::max(worst_trig, std::fabs(out[i] - ref[i]) * std::sqrt(m));
+            else if (ref[i] > 1e-30) worst_exp_rel = std::max(worst_exp_rel, std::fabs(out[i] - ref[i]) / ref[i]);
             ASSERT_LE(std::fabs(out[i] - ref[i]), tol) << "kind " << k << " d " << d << " m " << m << " i " << i
                                                        << " got " << out[i] << " ref " << ref[i];
           }
@@ -220,6 +223,8 @@ TEST_P(FeaturesMap, MatchesFloat64ReferenceAllKindsWeightsAndTails) {
       }
     }
   }
+  std::printf("[maps] max |err| * sqrt(m) TRIG %.2e, max rel err exp kinds %.2e (|x| ~ 1.6, |p| <= ~6)\n",
+              worst_trig, worst_exp_rel);
 }
 
 TEST_P(FeaturesMap, PositiveFeaturesDoNotOverflowAtNormSquared80AndShiftIsARowConstant) {
@@ -601,6 +606,7 @@ TEST_P(FeaturesAttention, LinearMatchesFloat64CausalAndNot) {
       double worst = 0;
       for (size_t i = 0; i < out.size(); ++i) worst = std::max(worst, std::fabs(out[i] - ref[i]));
       EXPECT_LE(worst, 2e-5) << "n " << n << " causal " << causal;  // |v| <= ~4: out is a convex mean
+      std::printf("[linear] n=%lld causal=%d max abs err vs float64 %.2e\n", (long long)n, causal, worst);
       std::vector<float> again(out.size());
       for (int threads : {1, 2, 3}) {
         ThreadScope ts(threads);
@@ -626,6 +632,7 @@ TEST_P(FeaturesAttention, SoftmaxMatchesFloat64NaiveCausalAndNot) {
       double worst = 0;
       for (size_t i = 0; i < out.size(); ++i) worst = std::max(worst, std::fabs(out[i] - ref[i]));
       EXPECT_LE(worst, 1e-5) << "n " << n << " causal " << causal;
+      std::printf("[softmax] n=%lld causal=%d max abs err vs float64 %.2e\n", (long long)n, causal, worst);
       std::vector<float> again(out.size());
       for (int threads : {1, 2, 3}) {
         ThreadScope ts(threads);
@@ -727,4 +734,21 @@ TEST_P(FeaturesAttention, BadInputWritesNothingAndNamesTheArgument) {
 
 POSENC_INSTANTIATE_ISA(FeaturesAttention);
 
+}  // namespace
+
+#include "posenc/posenc.hpp"
+
+namespace {
+TEST(FeaturesCpp, WrappersMatchCAndThrow) {
+  auto om = posenc::rf_sample(POSENC_RF_QMC, 8, 16, 1.0, 3);
+  std::vector<float> x(5 * 8, 0.1f);
+  auto f = posenc::rf_features(POSENC_RF_HYPERBOLIC, om, 16, 8, x);
+  ASSERT_EQ(f.size(), 5u * 32u);
+  std::vector<float> g(f.size());
+  ASSERT_EQ(posenc_rf_features_f32(POSENC_RF_HYPERBOLIC, om.data(), 16, 8, nullptr, x.data(), 5, g.data()), POSENC_OK);
+  EXPECT_TRUE(posenc_test::same_bits(f, g));
+  EXPECT_THROW(posenc::rf_sample(POSENC_RF_IID, 0, 4), posenc::error);
+  std::vector<float> out(5 * 32);
+  EXPECT_THROW(posenc::linear_attention(f.data(), f.data(), nullptr, 5, 32, 2, true, 0.0f, out.data()), posenc::error);
+}
 }  // namespace

@@ -180,6 +180,44 @@ inline void sph_rotate_real(int32_t lmax, const double* rotation, const double* 
 // @@SPHERE-END@@
 
 // @@FEATURES-BEGIN@@ -------------------------------------------- features (Bochner)
+/// posenc_rf_sample_f32: omega [m, d].
+inline void rf_sample(posenc_rf_sampling sampling, int32_t d, int32_t m, double sigma, uint64_t seed, float* omega) {
+  check(posenc_rf_sample_f32(sampling, d, m, sigma, seed, omega));
+}
+/// Allocating variant: returns Omega [m, d].
+inline std::vector<float> rf_sample(posenc_rf_sampling sampling, int32_t d, int32_t m, double sigma = 1.0,
+                                    uint64_t seed = 0) {
+  std::vector<float> omega(static_cast<size_t>(d > 0 && m > 0 ? int64_t(d) * m : 0));
+  rf_sample(sampling, d, m, sigma, seed, omega.data());
+  return omega;
+}
+/// Width of a feature row: 2m for TRIG and HYPERBOLIC, m otherwise.
+inline int64_t rf_feature_width(posenc_rf_kind kind, int32_t m) noexcept {
+  return (kind == POSENC_RF_TRIG || kind == POSENC_RF_HYPERBOLIC) ? 2 * int64_t(m) : int64_t(m);
+}
+/// posenc_rf_features_f32: x [n, d] -> out [n, rf_feature_width(kind, m)]; weights [m] or nullptr.
+inline void rf_features(posenc_rf_kind kind, const float* omega, int32_t m, int32_t d, const float* weights,
+                        const float* x, int64_t n, float* out) {
+  check(posenc_rf_features_f32(kind, omega, m, d, weights, x, n, out));
+}
+/// Allocating variant: omega holds m * d floats, x holds n * d floats.
+inline std::vector<float> rf_features(posenc_rf_kind kind, const std::vector<float>& omega, int32_t m, int32_t d,
+                                      const std::vector<float>& x, const float* weights = nullptr) {
+  const int64_t n = d > 0 ? int64_t(x.size()) / d : 0;
+  std::vector<float> out(static_cast<size_t>(n > 0 && m > 0 ? n * rf_feature_width(kind, m) : 0));
+  rf_features(kind, omega.data(), m, d, weights, x.data(), n, out.data());
+  return out;
+}
+/// posenc_linear_attention_f32: phi_q, phi_k [n, F], v [n, dv] -> out [n, dv].
+inline void linear_attention(const float* phi_q, const float* phi_k, const float* v, int64_t n, int32_t F, int32_t dv,
+                             bool causal, float eps, float* out) {
+  check(posenc_linear_attention_f32(phi_q, phi_k, v, n, F, dv, causal ? 1 : 0, eps, out));
+}
+/// posenc_softmax_attention_f32: q, k [n, d], v [n, dv] -> out [n, dv].
+inline void softmax_attention(const float* q, const float* k, const float* v, int64_t n, int32_t d, int32_t dv,
+                              bool causal, float scale, float* out) {
+  check(posenc_softmax_attention_f32(q, k, v, n, d, dv, causal ? 1 : 0, scale, out));
+}
 // @@FEATURES-END@@
 
 // @@GRAPH-BEGIN@@ ----------------------------------------------- graph
