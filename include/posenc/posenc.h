@@ -608,6 +608,138 @@ POSENC_API posenc_status posenc_softmax_attention_f32(const float* q, const floa
 /* ======================================================================================== */
 
 /* @@GRAPH-BEGIN@@ (section owned by the graph family) */
+
+/*
+ * Graph construction, shared by every function of this section
+ * ------------------------------------------------------------
+ * A graph is num_nodes nodes 0..num_nodes-1 and an edge list src[num_edges], dst[num_edges]
+ * (int64 node ids) with optional weights[num_edges] (NULL = every weight 1). It is read as an
+ * UNDIRECTED weighted graph with symmetric adjacency A:
+ *  - every edge e with src[e] != dst[e] adds weights[e] to A[src][dst] AND A[dst][src], whatever
+ *    its direction: duplicates (the same pair, listed in either direction, any number of times)
+ *    are SUMMED, as PyG's coalesce / to_undirected(reduce="add") do. An edge list that holds every
+ *    edge in both directions (PyG's edge_index convention) therefore doubles every weight, which
+ *    leaves L_sym and RWSE unchanged (both are invariant to scaling all weights) but doubles the
+ *    eigenvalues of the combinatorial Laplacian: pass each edge once for D - A;
+ *  - self-loops (src[e] == dst[e]) are ignored;
+ *  - pairs whose summed weight is 0 are dropped (they are not edges);
+ *  - d_v = sum_u A[v][u] is the weighted degree; a node with d_v = 0 is isolated.
+ * Errors (nothing is written): num_nodes <= 0 (empty graph) -> INVALID_ARGUMENT; num_nodes >=
+ * 2^31 - 1 -> SIZE_OVERFLOW; num_edges < 0 -> INVALID_ARGUMENT; src / dst NULL with num_edges > 0
+ * -> NULL_POINTER; a node id outside [0, num_nodes) -> INVALID_ARGUMENT naming src[e] / dst[e];
+ * a negative, NaN or infinite weight -> INVALID_ARGUMENT naming weights[e].
+ */
+
+/** Which graph Laplacian. */
+typedef enum {
+  POSENC_LAPLACIAN_SYM = 0,          /**< L_sym = I - D^-1/2 A D^-1/2, isolated node: diagonal 1
+                                          (PyG get_laplacian(normalization="sym")); spectrum in [0, 2] */
+  POSENC_LAPLACIAN_COMBINATORIAL = 1 /**< L = D - A; spectrum in [0, 2 max_v d_v] */
+} posenc_laplacian;
+
+/** Which solver produced the eigenpairs of the largest connected component (see below). */
+typedef enum {
+  POSENC_LAPPE_DENSE = 0,        /**< Eigen SelfAdjointEigenSolver on the dense Laplacian */
+  POSENC_LAPPE_SHIFT_INVERT = 1, /**< Spectra SymEigsShiftSolver, sigma < 0, sparse LDL^T */
+  POSENC_LAPPE_LANCZOS = 2       /**< Spectra SymEigsSolver on c I - L (largest eigenpairs) */
+} posenc_lappe_method;
+
+/** Diagnostics of one posenc_laplacian_pe_ex_f64 call. */
+typedef struct {
+  uint32_t struct_size;       /**< sizeof(posenc_laplacian_pe_info); set by _init */
+  posenc_lappe_method method; /**< solver used for the largest component */
+  int64_t components;         /**< number of connected components (isolated nodes included) */
+  int64_t matvecs;            /**< sparse products with c I - L (Lanczos, all components) */
+  int64_t shift_solves;       /**< triangular solves with (L - sigma I) (shift-invert) */
+  double max_residual;        /**< max_j ||L v_j - lambda_j v_j||_2 over the k returned pairs */
+} posenc_laplacian_pe_info;
+
+/** Fills *info with struct_size and zeros. NULL_POINTER if info is NULL. */
+POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info* info);
+
+/** Laplacian eigenvector positional encoding (LapPE): the k smallest eigenpairs of the chosen
+ *  Laplacian of the graph above.
+ *
+ *  Outputs: eigvals [k], ascending, INCLUDING the zero eigenvalues (GraphGPS keeps them; PyG's
+ *  AddLaplacianEigenvectorPE computes k+1 and drops the first: take columns 1..k of a k+1 call).
+ *  eigvecs [num_nodes, k] row-major: column j (eigvecs[v*k + j], v = 0..num_nodes-1) is a
+ *  unit-norm eigenvector of eigvals[j]; the columns are orthonormal.
+ *
+ *  Sign rule (deterministic signs): in every column the entry of largest magnitude is positive;
+ *  entries within a relative 1e-6 of that magnitude count as tied and the lowest node index
+ *  among them decides. Eigenvector signs carry no meaning (Dwivedi et al. flip them at random in
+ *  training; SignNet/BasisNet are sign-invariant); this only makes the output reproducible.
+ *
+ *  Repeated eigenvalues (grids, symmetric graphs, several components) are reported as they are,
+ *  each as often as its multiplicity; the basis returned for a repeated eigenspace is ARBITRARY
+ *  (any orthonormal basis of the space is equally correct), so compare eigenspaces, not columns.
+ *  Disconnected graphs (REFERENCES §4): the Laplacian is block diagonal and each connected
+ *  component is solved on its own, so L_sym has exactly one zero per component with >= 2 nodes
+ *  (eigenvector proportional to D^1/2 1 on the component) and an isolated node contributes the
+ *  eigenvalue 1 with eigenvector e_v (diagonal 1); D - A has one zero per component, isolated
+ *  nodes included (eigenvector 1/sqrt(m) on the component). Every eigenvector is supported on one
+ *  component (exact zeros elsewhere). Equal eigenvalues from different components are ordered by
+ *  their component's lowest node id.
+ *
+ *  Solver (chosen automatically per component): up to 1024 nodes, or when 3k >= the component's
+ *  size, a dense Eigen SelfAdjointEigenSolver. Larger components use Spectra 1.0:
+ *  (1) shift-invert (SymEigsShiftSolver) with sigma = -1e-3 * c/2 slightly BELOW 0 (never 0, where
+ *  L is singular) and a sparse LDL^T factor with AMD ordering, attempted only when its symbolic
+ *  analysis predicts at most 40x the nonzeros of L (meshes, geometric graphs; not expanders);
+ *  (2) otherwise, or if (1) fails, Lanczos on c I - L (SymEigsSolver, largest eigenvalues), with
+ *  c = 2 for L_sym and the Gershgorin bound c = 2 max_v d_v for D - A, retried with a larger
+ *  Krylov subspace (ncv) and more restarts. Spectra's relative tolerance is 1e-10. After
+ *  convergence each pair is polished (eigenvalue = Rayleigh quotient) and accepted only if
+ *  ||L v - lambda v||_2 <= 1e-9 c. Krylov methods can miss a copy of a repeated eigenvalue, so the
+ *  found vectors are then deflated and Lanczos looks again below the k-th value (up to 4 rounds).
+ *
+ *  Accuracy: dense path, |lambda_j - exact| <= ~1e-13 c and residuals ~1e-14 c; iterative paths,
+ *  residual <= 1e-9 c, eigenvalue error <= residual (Rayleigh quotient; ~residual^2 / gap when
+ *  simple). Eigenvector error ~ residual / gap to the rest of the spectrum. The result is bitwise
+ *  identical for any thread count and on every ISA path (no ISA-specific code).
+ *
+ *  Errors (nothing written): the graph errors above; laplacian not in the enum, k <= 0 or
+ *  k > num_nodes -> INVALID_ARGUMENT; eigvals or eigvecs NULL -> NULL_POINTER; num_nodes * k
+ *  overflowing -> SIZE_OVERFLOW; no solver reaching the tolerance -> NOT_CONVERGED, the message
+ *  lists every attempt (method, nev, ncv, iteration limit, residual reached).
+ *
+ *  Sources: Dwivedi et al., "Benchmarking Graph Neural Networks" (JMLR 2023) §C.2 LapPE;
+ *  PyG AddLaplacianEigenvectorPE / get_laplacian; Rampasek et al., GraphGPS (NeurIPS 2022);
+ *  Spectra 1.0 (Yixuan Qiu), ARPACK's implicitly restarted Lanczos. */
+POSENC_API posenc_status posenc_laplacian_pe_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                                                 const double* weights, int64_t num_edges,
+                                                 posenc_laplacian laplacian, int32_t k,
+                                                 double* eigvals, double* eigvecs);
+
+/** posenc_laplacian_pe_f64 that also reports diagnostics in *info (may be NULL; else its
+ *  struct_size must be set, by posenc_laplacian_pe_info_init). info is written on success only. */
+POSENC_API posenc_status posenc_laplacian_pe_ex_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                                                    const double* weights, int64_t num_edges,
+                                                    posenc_laplacian laplacian, int32_t k,
+                                                    double* eigvals, double* eigvecs,
+                                                    posenc_laplacian_pe_info* info);
+
+/** Random-walk structural encoding (RWSE, Dwivedi et al. 2022 "Graph Neural Networks with
+ *  Learnable Structural and Positional Representations"; PyG AddRandomWalkPE; GraphGPS):
+ *  out [num_nodes, steps] row-major, out[v*steps + t-1] = (P^t)_vv for t = 1..steps, where
+ *  P = D^-1 A is the random-walk matrix of the graph above: the probability that a walk from v
+ *  is back at v after t steps. An isolated node has a zero row of P (PyG sets 1/0 to 0), so its
+ *  encodings are all 0. Self-loops are ignored (graph construction above), unlike PyG, which
+ *  keeps them in A.
+ *
+ *  Exact (no sampling, no truncation): for every node v the walk distribution r_s = e_v^T P^s is
+ *  propagated over the sparse CSR for s <= ceil(steps/2), and (P^t)_vv = d_v sum_u
+ *  (P^a)_vu (P^b)_vu / d_u with a = ceil(t/2), b = floor(t/2) (reversibility, D P^b symmetric).
+ *  Cost O(sum over v of the edges within ceil(steps/2) hops of v), no dense matrix; nodes are
+ *  split over threads in fixed tiles (bitwise identical for any thread count, every ISA path).
+ *
+ *  Accuracy: each value within ~steps * 1e-15 (relative) of exact rational arithmetic.
+ *  Errors (nothing written): the graph errors above; steps <= 0 -> INVALID_ARGUMENT; out NULL ->
+ *  NULL_POINTER; num_nodes * steps overflowing -> SIZE_OVERFLOW. */
+POSENC_API posenc_status posenc_rwse_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                                         const double* weights, int64_t num_edges, int32_t steps,
+                                         double* out);
+
 /* @@GRAPH-END@@ */
 
 /* ======================================================================================== */

@@ -1,0 +1,739 @@
+// lib/graph.cpp — graph family: Laplacian eigenvector PE (LapPE) and random-walk structural
+// encodings (RWSE).
+//
+// Plain lib code (baseline flags, no SIMD kernel table): LapPE is dominated by sparse
+// matrix-vector products and Lanczos bookkeeping (Eigen / Spectra), RWSE by irregular sparse
+// propagation whose gathers do not vectorize profitably. Both are split over the posenc arena with
+// parallel_tiles, whose tiles depend on the problem only, so results are bitwise identical for any
+// thread count, and identical on every ISA path (no ISA-specific code here).
+//
+// Graph construction (both functions): every listed edge (src[e], dst[e]) with src != dst adds
+// weights[e] (1 when weights is NULL) to the undirected pair {src, dst}, whatever its direction
+// (duplicates are summed, as PyG's coalesce / to_undirected(reduce="add") do); self-loops are
+// ignored; pairs whose summed weight is 0 are dropped. The result is a symmetric CSR adjacency.
+#include "lib/internal.hpp"
+
+#include <Eigen/Core>
+#include <Eigen/Eigenvalues>
+#include <Eigen/OrderingMethods>
+#include <Eigen/SparseCholesky>
+#include <Eigen/SparseCore>
+#include <Spectra/SymEigsShiftSolver.h>
+#include <Spectra/SymEigsSolver.h>
+#include <tbb/enumerable_thread_specific.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <string>
+#include <utility>
+#include <chrono>
+#include <cstdlib>
+#include <vector>
+
+using namespace posenc;
+using namespace posenc::detail;
+
+namespace {
+
+bool graph_debug() {
+  static const bool on = std::getenv("POSENC_GRAPH_DEBUG") != nullptr;
+  return on;
+}
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+#define GDBG(...) do { if (graph_debug()) { std::fprintf(stderr, "[graph %.3f] ", now_s()); std::fprintf(stderr, __VA_ARGS__); std::fputc('\n', stderr); } } while (0)
+
+// ------------------------------------------------------------------------------ validation
+
+posenc_status check_graph(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
+                          int64_t num_edges) {
+  if (num_nodes <= 0)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT, "num_nodes must be > 0 (got %lld): the graph is empty",
+                     static_cast<long long>(num_nodes));
+  if (num_nodes > static_cast<int64_t>(std::numeric_limits<int32_t>::max()) - 1)
+    return set_error(POSENC_ERR_SIZE_OVERFLOW, "num_nodes must be < 2^31 - 1 (got %lld)",
+                     static_cast<long long>(num_nodes));
+  POSENC_CHECK(check_nonneg(num_edges, "num_edges"));
+  POSENC_CHECK(check_not_null_if(src, num_edges, "src"));
+  POSENC_CHECK(check_not_null_if(dst, num_edges, "dst"));
+  int64_t twice = 0;
+  POSENC_CHECK(checked_mul(num_edges, 2, &twice, "adjacency entries (2 * num_edges)", 16));
+  for (int64_t e = 0; e < num_edges; ++e) {
+    if (src[e] < 0 || src[e] >= num_nodes)
+      return set_error(POSENC_ERR_INVALID_ARGUMENT, "src[%lld] = %lld is out of range [0, num_nodes = %lld)",
+                       static_cast<long long>(e), static_cast<long long>(src[e]), static_cast<long long>(num_nodes));
+    if (dst[e] < 0 || dst[e] >= num_nodes)
+      return set_error(POSENC_ERR_INVALID_ARGUMENT, "dst[%lld] = %lld is out of range [0, num_nodes = %lld)",
+                       static_cast<long long>(e), static_cast<long long>(dst[e]), static_cast<long long>(num_nodes));
+    if (weights != nullptr && !(std::isfinite(weights[e]) && weights[e] >= 0.0))
+      return set_error(POSENC_ERR_INVALID_ARGUMENT, "weights[%lld] must be finite and >= 0 (got %g)",
+                       static_cast<long long>(e), weights[e]);
+  }
+  return POSENC_OK;
+}
+
+// ------------------------------------------------------------------------------ CSR
+
+/// Symmetric weighted adjacency in CSR, neighbours sorted, no self-loops, no zero weights.
+struct Graph {
+  int64_t n = 0;
+  std::vector<int64_t> ptr;  // [n + 1]
+  std::vector<int32_t> idx;  // [nnz]
+  std::vector<double> val;   // [nnz]
+  std::vector<double> deg;   // [n] weighted degree (sum of the row, in column order)
+};
+
+Graph build_graph(int64_t n, const int64_t* src, const int64_t* dst, const double* weights, int64_t m) {
+  Graph g;
+  g.n = n;
+  std::vector<int64_t> cnt(static_cast<size_t>(n) + 1, 0);
+  for (int64_t e = 0; e < m; ++e)
+    if (src[e] != dst[e]) {
+      ++cnt[static_cast<size_t>(src[e]) + 1];
+      ++cnt[static_cast<size_t>(dst[e]) + 1];
+    }
+  for (int64_t i = 0; i < n; ++i) cnt[static_cast<size_t>(i) + 1] += cnt[static_cast<size_t>(i)];
+  std::vector<std::pair<int32_t, double>> ent(static_cast<size_t>(cnt[static_cast<size_t>(n)]));
+  {
+    std::vector<int64_t> pos(cnt.begin(), cnt.end() - 1);
+    for (int64_t e = 0; e < m; ++e) {
+      const int64_t u = src[e], v = dst[e];
+      if (u == v) continue;
+      const double w = weights ? weights[e] : 1.0;
+      ent[static_cast<size_t>(pos[static_cast<size_t>(u)]++)] = {static_cast<int32_t>(v), w};
+      ent[static_cast<size_t>(pos[static_cast<size_t>(v)]++)] = {static_cast<int32_t>(u), w};
+    }
+  }
+  // Per row: sort by (column, weight) and sum duplicates in that order. Rows u and v hold the same
+  // multiset of weights for the pair {u, v}, so A stays exactly symmetric.
+  g.ptr.assign(static_cast<size_t>(n) + 1, 0);
+  g.idx.reserve(ent.size());
+  g.val.reserve(ent.size());
+  g.deg.assign(static_cast<size_t>(n), 0.0);
+  for (int64_t i = 0; i < n; ++i) {
+    auto b = ent.begin() + cnt[static_cast<size_t>(i)], e = ent.begin() + cnt[static_cast<size_t>(i) + 1];
+    std::sort(b, e);
+    double d = 0.0;
+    for (auto it = b; it != e;) {
+      const int32_t c = it->first;
+      double w = 0.0;
+      for (; it != e && it->first == c; ++it) w += it->second;
+      if (w > 0.0) {
+        g.idx.push_back(c);
+        g.val.push_back(w);
+        d += w;
+      }
+    }
+    g.deg[static_cast<size_t>(i)] = d;
+    g.ptr[static_cast<size_t>(i) + 1] = static_cast<int64_t>(g.idx.size());
+  }
+  return g;
+}
+
+// ------------------------------------------------------------------------------ LapPE
+
+/// Laplacian of one connected component in local numbering (CSR including the diagonal).
+struct Lap {
+  int64_t n = 0;
+  std::vector<int64_t> ptr;
+  std::vector<int32_t> idx;
+  std::vector<double> val;
+  double bound = 2.0;  // >= lambda_max
+  int64_t nnz() const { return static_cast<int64_t>(idx.size()); }
+  /// y = c x - L x, parallel over fixed row tiles.
+  void shifted_apply(double c, const double* x, double* y) const {
+    const int64_t grain = 8192;
+    parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
+      const int64_t r0 = t * grain, r1 = std::min(n, r0 + grain);
+      for (int64_t i = r0; i < r1; ++i) {
+        double s = 0.0;
+        for (int64_t p = ptr[static_cast<size_t>(i)]; p < ptr[static_cast<size_t>(i) + 1]; ++p)
+          s += val[static_cast<size_t>(p)] * x[idx[static_cast<size_t>(p)]];
+        y[i] = c * x[i] - s;
+      }
+    });
+  }
+};
+
+Lap component_laplacian(const Graph& g, const std::vector<int32_t>& nodes, const std::vector<int32_t>& local,
+                        posenc_laplacian kind) {
+  Lap L;
+  L.n = static_cast<int64_t>(nodes.size());
+  L.ptr.assign(static_cast<size_t>(L.n) + 1, 0);
+  std::vector<double> isq;
+  if (kind == POSENC_LAPLACIAN_SYM) {
+    isq.resize(nodes.size());
+    for (size_t j = 0; j < nodes.size(); ++j) {
+      const double d = g.deg[static_cast<size_t>(nodes[j])];
+      isq[j] = d > 0.0 ? 1.0 / std::sqrt(d) : 0.0;
+    }
+  }
+  double maxdeg = 0.0;
+  for (int64_t j = 0; j < L.n; ++j) {
+    const int32_t u = nodes[static_cast<size_t>(j)];
+    const double d = g.deg[static_cast<size_t>(u)];
+    maxdeg = std::max(maxdeg, d);
+    bool diag_done = false;
+    auto put_diag = [&] {
+      L.idx.push_back(static_cast<int32_t>(j));
+      L.val.push_back(kind == POSENC_LAPLACIAN_SYM ? 1.0 : d);
+      diag_done = true;
+    };
+    for (int64_t p = g.ptr[static_cast<size_t>(u)]; p < g.ptr[static_cast<size_t>(u) + 1]; ++p) {
+      const int32_t c = local[static_cast<size_t>(g.idx[static_cast<size_t>(p)])];
+      if (!diag_done && c > j) put_diag();
+      L.idx.push_back(c);
+      const double w = g.val[static_cast<size_t>(p)];
+      L.val.push_back(kind == POSENC_LAPLACIAN_SYM ? -((isq[static_cast<size_t>(j)] * isq[static_cast<size_t>(c)]) * w) : -w);
+    }
+    if (!diag_done) put_diag();
+    L.ptr[static_cast<size_t>(j) + 1] = L.nnz();
+  }
+  // Spectrum bound: 2 for L_sym; Gershgorin (2 * max weighted degree) for D - A.
+  L.bound = kind == POSENC_LAPLACIAN_SYM ? 2.0 : std::max(2.0 * maxdeg, 1e-300);
+  return L;
+}
+
+/// Eigenpairs of one component: values ascending, vectors as columns (local numbering).
+struct Pairs {
+  Eigen::VectorXd val;
+  Eigen::MatrixXd vec;
+};
+
+constexpr int64_t kDenseMax = 1024;   // components up to this size: dense solver
+constexpr double kSpectraTol = 1e-10; // Spectra's relative Ritz tolerance
+
+bool dense_pairs(const Lap& L, int64_t nev, Pairs* out) {
+  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(L.n, L.n);
+  for (int64_t i = 0; i < L.n; ++i)
+    for (int64_t p = L.ptr[static_cast<size_t>(i)]; p < L.ptr[static_cast<size_t>(i) + 1]; ++p)
+      A(i, L.idx[static_cast<size_t>(p)]) = L.val[static_cast<size_t>(p)];
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(A);
+  if (es.info() != Eigen::Success) return false;
+  out->val = es.eigenvalues().head(nev);
+  out->vec = es.eigenvectors().leftCols(nev);
+  return true;
+}
+
+/// Spectra operator y = c x - L x restricted to the orthogonal complement of the columns of Q
+/// (Q may be empty): y = P (c I - L) P x with P = I - Q Q^T.
+struct ShiftedOp {
+  using Scalar = double;
+  const Lap* L;
+  double c;
+  const Eigen::MatrixXd* Q;
+  mutable Eigen::VectorXd tmp;
+  Eigen::Index rows() const { return L->n; }
+  Eigen::Index cols() const { return L->n; }
+  void perform_op(const double* x_in, double* y_out) const {
+    Eigen::Map<const Eigen::VectorXd> x(x_in, L->n);
+    Eigen::Map<Eigen::VectorXd> y(y_out, L->n);
+    if (Q->cols() == 0) {
+      L->shifted_apply(c, x_in, y_out);
+      return;
+    }
+    tmp = x - (*Q) * (Q->transpose() * x);
+    L->shifted_apply(c, tmp.data(), y_out);
+    y -= (*Q) * (Q->transpose() * y);
+  }
+};
+
+using SpMat = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
+/// SimplicialLDLT that reports the size of its factor after the symbolic analysis, so that the
+/// shift-invert path is taken only when the fill-in is affordable.
+struct ProbedLDLT : Eigen::SimplicialLDLT<SpMat, Eigen::Lower, Eigen::AMDOrdering<int>> {
+  int64_t factor_nnz() const {
+    int64_t s = 0;
+    for (Eigen::Index i = 0; i < m_nonZerosPerCol.size(); ++i) s += m_nonZerosPerCol[i];
+    return s;
+  }
+};
+
+/// Spectra shift-solve operator: y = P (L - sigma I)^{-1} P x with a prefactored LDL^T and
+/// P = I - Q Q^T (Q may be empty).
+struct ShiftSolveOp {
+  using Scalar = double;
+  const ProbedLDLT* ldlt;
+  Eigen::Index n;
+  const Eigen::MatrixXd* Q;
+  mutable Eigen::VectorXd tmp;
+  Eigen::Index rows() const { return n; }
+  Eigen::Index cols() const { return n; }
+  void set_shift(double) {}  // the factorization already holds L - sigma I
+  void perform_op(const double* x_in, double* y_out) const {
+    Eigen::Map<const Eigen::VectorXd> x(x_in, n);
+    Eigen::Map<Eigen::VectorXd> y(y_out, n);
+    if (Q->cols() == 0) {
+      y = ldlt->solve(x);
+      return;
+    }
+    tmp = x - (*Q) * (Q->transpose() * x);
+    y = ldlt->solve(tmp);
+    y -= (*Q) * (Q->transpose() * y);
+  }
+};
+
+/// A factorization of L - sigma I kept for the deflation rounds.
+struct ShiftInvert {
+  ProbedLDLT ldlt;
+  double sigma = 0.0;
+  bool ready = false;
+};
+
+/// Rayleigh quotients, residuals; returns the largest residual ||L v - lambda v||.
+double polish(const Lap& L, Pairs* p) {
+  Eigen::VectorXd y(L.n);
+  double worst = 0.0;
+  for (Eigen::Index j = 0; j < p->vec.cols(); ++j) {
+    Eigen::VectorXd v = p->vec.col(j);
+    v /= v.norm();
+    L.shifted_apply(0.0, v.data(), y.data());  // y = -L v
+    const double lam = -v.dot(y);
+    worst = std::max(worst, (y + lam * v).norm());
+    p->vec.col(j) = v;
+    p->val[j] = lam;
+  }
+  return worst;
+}
+
+void sort_pairs(Pairs* p) {
+  const Eigen::Index m = p->val.size();
+  std::vector<Eigen::Index> ord(static_cast<size_t>(m));
+  std::iota(ord.begin(), ord.end(), 0);
+  std::stable_sort(ord.begin(), ord.end(), [&](Eigen::Index a, Eigen::Index b) { return p->val[a] < p->val[b]; });
+  Pairs q;
+  q.val.resize(m);
+  q.vec.resize(p->vec.rows(), m);
+  for (Eigen::Index j = 0; j < m; ++j) {
+    q.val[j] = p->val[ord[static_cast<size_t>(j)]];
+    q.vec.col(j) = p->vec.col(ord[static_cast<size_t>(j)]);
+  }
+  *p = std::move(q);
+}
+
+struct SolveStats {
+  int64_t matvecs = 0;
+  int64_t solves = 0;  // shift-invert triangular solves
+  std::string method;
+};
+
+/// Largest eigenpairs of P (cI - L) P by Spectra; returns converged or not (message in *why).
+bool lanczos(const Lap& L, const Eigen::MatrixXd& Q, int64_t nev, int64_t ncv, int64_t maxit, Pairs* out,
+             SolveStats* st, std::string* why) {
+  ShiftedOp op{&L, L.bound, &Q, {}};
+  Spectra::SymEigsSolver<ShiftedOp> eig(op, nev, ncv);
+  eig.init();
+  eig.compute(Spectra::SortRule::LargestAlge, maxit, kSpectraTol, Spectra::SortRule::LargestAlge);
+  st->matvecs += eig.num_operations();
+  GDBG("lanczos done: nev=%lld ncv=%lld deflate=%lld ops=%lld info=%d", (long long)nev, (long long)ncv, (long long)Q.cols(), (long long)eig.num_operations(), (int)eig.info());
+  if (eig.info() != Spectra::CompInfo::Successful) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "Lanczos on %g*I - L (Spectra SymEigsSolver, nev=%lld, ncv=%lld, maxit=%lld): %s",
+                  L.bound, static_cast<long long>(nev), static_cast<long long>(ncv), static_cast<long long>(maxit),
+                  "did not converge");
+    *why += buf;
+    return false;
+  }
+  out->val = L.bound - eig.eigenvalues().array();
+  out->vec = eig.eigenvectors();
+  return true;
+}
+
+bool shift_invert(const Lap& L, int64_t nev, int64_t ncv, ShiftInvert* si, Pairs* out, SolveStats* st,
+                  std::string* why) {
+  if (L.n >= std::numeric_limits<int>::max() / 2 || L.nnz() >= std::numeric_limits<int>::max()) {
+    *why += "shift-invert skipped (matrix too large for 32-bit sparse indices); ";
+    return false;
+  }
+  // sigma slightly below 0: L - sigma I is positive definite (sigma = 0 would be singular).
+  const double sigma = -1e-3 * L.bound / 2.0;
+  std::vector<Eigen::Triplet<double, int>> tr;
+  tr.reserve(static_cast<size_t>(L.nnz()));
+  for (int64_t i = 0; i < L.n; ++i)
+    for (int64_t p = L.ptr[static_cast<size_t>(i)]; p < L.ptr[static_cast<size_t>(i) + 1]; ++p) {
+      const int32_t c = L.idx[static_cast<size_t>(p)];
+      if (c <= i) tr.emplace_back(static_cast<int>(i), c, L.val[static_cast<size_t>(p)] - (c == i ? sigma : 0.0));
+    }
+  SpMat M(static_cast<int>(L.n), static_cast<int>(L.n));
+  M.setFromTriplets(tr.begin(), tr.end());
+  ProbedLDLT& ldlt = si->ldlt;
+  si->sigma = sigma;
+  ldlt.analyzePattern(M);
+  const int64_t fill = ldlt.factor_nnz();
+  const int64_t fill_max = 40 * L.nnz() + 100000;
+  char buf[240];
+  if (fill > fill_max) {
+    std::snprintf(buf, sizeof buf,
+                  "shift-invert skipped (LDL^T factor would hold %lld nonzeros > %lld, 40x those of L); ",
+                  static_cast<long long>(fill), static_cast<long long>(fill_max));
+    *why += buf;
+    return false;
+  }
+  GDBG("analyze done: n=%lld nnz=%lld fill=%lld", (long long)L.n, (long long)L.nnz(), (long long)fill);
+  ldlt.factorize(M);
+  GDBG("factorize done");
+  if (ldlt.info() != Eigen::Success) {
+    *why += "shift-invert: LDL^T factorization of L - sigma*I failed; ";
+    return false;
+  }
+  si->ready = true;
+  const Eigen::MatrixXd none(L.n, 0);
+  ShiftSolveOp op{&ldlt, static_cast<Eigen::Index>(L.n), &none, {}};
+  Spectra::SymEigsShiftSolver<ShiftSolveOp> eig(op, nev, ncv, sigma);
+  eig.init();
+  eig.compute(Spectra::SortRule::LargestMagn, 300, kSpectraTol, Spectra::SortRule::SmallestAlge);
+  st->solves += eig.num_operations();
+  GDBG("SI done: ops=%lld info=%d", (long long)eig.num_operations(), (int)eig.info());
+  if (eig.info() != Spectra::CompInfo::Successful) {
+    std::snprintf(buf, sizeof buf, "shift-invert (sigma=%g, nev=%lld, ncv=%lld, maxit=300) did not converge; ", sigma,
+                  static_cast<long long>(nev), static_cast<long long>(ncv));
+    *why += buf;
+    return false;
+  }
+  out->val = eig.eigenvalues();
+  out->vec = eig.eigenvectors();
+  return true;
+}
+
+/// Smallest eigenpairs of L on the orthogonal complement of Q, by Lanczos on
+/// P (L - sigma I)^{-1} P (largest magnitude).
+bool deflated_shift_invert(const Lap& L, const ShiftInvert& si, const Eigen::MatrixXd& Q, int64_t nev, int64_t ncv,
+                           Pairs* out, SolveStats* st) {
+  ShiftSolveOp op{&si.ldlt, static_cast<Eigen::Index>(L.n), &Q, {}};
+  Spectra::SymEigsSolver<ShiftSolveOp> eig(op, nev, ncv);
+  eig.init();
+  eig.compute(Spectra::SortRule::LargestMagn, 300, kSpectraTol, Spectra::SortRule::LargestMagn);
+  st->solves += eig.num_operations();
+  GDBG("deflated SI done: nev=%lld ops=%lld info=%d", (long long)nev, (long long)eig.num_operations(), (int)eig.info());
+  if (eig.info() != Spectra::CompInfo::Successful) return false;
+  out->val = si.sigma + 1.0 / eig.eigenvalues().array();
+  out->vec = eig.eigenvectors();
+  return true;
+}
+
+/// nev smallest eigenpairs of a connected component's Laplacian (nev <= L.n).
+posenc_status component_pairs(const Lap& L, int64_t nev, Pairs* out, SolveStats* st) {
+  if (L.n <= kDenseMax || 3 * nev >= L.n) {
+    st->method = "dense";
+    if (!dense_pairs(L, nev, out))
+      return set_error(POSENC_ERR_NOT_CONVERGED,
+                       "dense symmetric eigensolver (Eigen SelfAdjointEigenSolver, %lld nodes) did not converge",
+                       static_cast<long long>(L.n));
+    return POSENC_OK;
+  }
+  std::string why;
+  const double res_max = 1e-9 * L.bound;
+  const Eigen::MatrixXd none(L.n, 0);
+  auto accept = [&](Pairs* p, const char* what) {
+    const double r = polish(L, p);
+    if (r <= res_max) return true;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%s: residual %g > %g; ", what, r, res_max);
+    why += buf;
+    return false;
+  };
+  bool ok = false;
+  const int64_t ncv0 = std::min<int64_t>(L.n, std::max<int64_t>(2 * nev + 1, nev + 24));
+  ShiftInvert si;
+  if (shift_invert(L, nev, ncv0, &si, out, st, &why) && accept(out, "shift-invert")) {
+    ok = true;
+    st->method = "shift-invert";
+  }
+  const int64_t ncvs[2] = {ncv0, std::min<int64_t>(L.n, 2 * ncv0 + 16)};
+  const int64_t maxits[2] = {3000, 10000};
+  for (int a = 0; a < 2 && !ok; ++a) {
+    if (lanczos(L, none, nev, ncvs[a], maxits[a], out, st, &why) && accept(out, "Lanczos")) {
+      ok = true;
+      st->method = "lanczos";
+    } else {
+      why += "; ";
+    }
+  }
+  if (!ok)
+    return set_error(POSENC_ERR_NOT_CONVERGED, "no eigensolver converged for a component of %lld nodes: %s",
+                     static_cast<long long>(L.n), why.c_str());
+  sort_pairs(out);
+  // Missed copies of repeated eigenvalues: Krylov methods see one direction per eigenspace of the
+  // start vector. Deflate what was found and look again below the largest value kept.
+  for (int round = 0; round < 4; ++round) {
+    const int64_t have = out->val.size();
+    const int64_t more = std::min<int64_t>(std::max<int64_t>(2, nev / 4), L.n - have - 1);
+    if (more <= 0) break;
+    Pairs extra;
+    std::string w2;
+    const int64_t ncv = std::min<int64_t>(L.n - have, std::max<int64_t>(2 * more + 1, more + 24));
+    const bool got = st->method == "shift-invert" ? deflated_shift_invert(L, si, out->vec, more, ncv, &extra, st)
+                                                  : lanczos(L, out->vec, more, ncv, 3000, &extra, st, &w2);
+    if (!got) break;  // the first result stands
+    polish(L, &extra);
+    const double top = out->val[nev - 1];
+    bool found = false;
+    Pairs merged = *out;
+    for (Eigen::Index j = 0; j < extra.val.size(); ++j)
+      if (extra.val[j] < top - 1e-12 * L.bound) {
+        found = true;
+        merged.val.conservativeResize(merged.val.size() + 1);
+        merged.val[merged.val.size() - 1] = extra.val[j];
+        merged.vec.conservativeResize(Eigen::NoChange, merged.vec.cols() + 1);
+        merged.vec.col(merged.vec.cols() - 1) = extra.vec.col(j);
+      }
+    if (!found) break;
+    sort_pairs(&merged);
+    out->val = merged.val.head(nev);
+    out->vec = merged.vec.leftCols(nev);
+  }
+  return POSENC_OK;
+}
+
+/// Sign rule: the entry of largest magnitude is positive; entries within a relative 1e-6 of the
+/// largest magnitude count as ties, and the lowest index among them decides.
+void fix_sign(double* col, int64_t n, int64_t stride) {
+  double mx = 0.0;
+  for (int64_t i = 0; i < n; ++i) mx = std::max(mx, std::abs(col[i * stride]));
+  const double thr = mx * (1.0 - 1e-6);
+  for (int64_t i = 0; i < n; ++i) {
+    const double x = col[i * stride];
+    if (std::abs(x) >= thr) {
+      if (x < 0.0)
+        for (int64_t r = 0; r < n; ++r) col[r * stride] = -col[r * stride];
+      return;
+    }
+  }
+}
+
+
+/// ||L v_j - lambda_j v_j||_2 for every pair.
+std::vector<double> residuals(const Lap& L, const Pairs& p) {
+  std::vector<double> r(static_cast<size_t>(p.val.size()));
+  Eigen::VectorXd y(L.n);
+  for (Eigen::Index j = 0; j < p.val.size(); ++j) {
+    L.shifted_apply(0.0, p.vec.col(j).data(), y.data());  // y = -L v
+    r[static_cast<size_t>(j)] = (y + p.val[j] * p.vec.col(j)).norm();
+  }
+  return r;
+}
+
+posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
+                           int64_t num_edges, posenc_laplacian laplacian, int32_t k, double* eigvals,
+                           double* eigvecs, posenc_laplacian_pe_info* info) {
+  POSENC_CHECK(check_graph(num_nodes, src, dst, weights, num_edges));
+  if (laplacian != POSENC_LAPLACIAN_SYM && laplacian != POSENC_LAPLACIAN_COMBINATORIAL)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     "laplacian must be POSENC_LAPLACIAN_SYM (0) or POSENC_LAPLACIAN_COMBINATORIAL (1) (got %d)",
+                     static_cast<int>(laplacian));
+  if (k <= 0 || k > num_nodes)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT, "k must be in [1, num_nodes = %lld] (got %d)",
+                     static_cast<long long>(num_nodes), k);
+  int64_t total = 0;
+  POSENC_CHECK(checked_mul(num_nodes, k, &total, "eigvecs [num_nodes, k]", sizeof(double)));
+  POSENC_CHECK(check_not_null(eigvals, "eigvals"));
+  POSENC_CHECK(check_not_null(eigvecs, "eigvecs"));
+  if (info != nullptr && info->struct_size < sizeof(posenc_laplacian_pe_info))
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     "info->struct_size must be >= %u (got %u); call posenc_laplacian_pe_info_init",
+                     static_cast<unsigned>(sizeof(posenc_laplacian_pe_info)), info->struct_size);
+  return guarded([&]() -> posenc_status {
+    const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges);
+    const int64_t n = num_nodes;
+    // Connected components (BFS from the lowest unvisited node): the Laplacian is block diagonal,
+    // so each component is solved alone and every zero eigenvalue is found.
+    std::vector<int32_t> comp(static_cast<size_t>(n), -1), local(static_cast<size_t>(n), -1);
+    std::vector<std::vector<int32_t>> comps;
+    for (int64_t s = 0; s < n; ++s) {
+      if (comp[static_cast<size_t>(s)] >= 0) continue;
+      const int32_t c = static_cast<int32_t>(comps.size());
+      comps.emplace_back();
+      std::vector<int32_t>& nodes = comps.back();
+      nodes.push_back(static_cast<int32_t>(s));
+      comp[static_cast<size_t>(s)] = c;
+      for (size_t h = 0; h < nodes.size(); ++h) {
+        const int32_t u = nodes[h];
+        for (int64_t p = gr.ptr[static_cast<size_t>(u)]; p < gr.ptr[static_cast<size_t>(u) + 1]; ++p) {
+          const int32_t w = gr.idx[static_cast<size_t>(p)];
+          if (comp[static_cast<size_t>(w)] < 0) {
+            comp[static_cast<size_t>(w)] = c;
+            nodes.push_back(w);
+          }
+        }
+      }
+      std::sort(nodes.begin(), nodes.end());
+      for (size_t j = 0; j < nodes.size(); ++j) local[static_cast<size_t>(nodes[j])] = static_cast<int32_t>(j);
+    }
+    // Candidates: min(k, size) smallest pairs of every component; keep the k smallest overall.
+    struct Cand {
+      double val;
+      int32_t comp;
+      int32_t col;
+    };
+    std::vector<Cand> cand;
+    std::vector<Pairs> pairs(comps.size());
+    std::vector<std::vector<double>> res(comps.size());
+    SolveStats st;
+    posenc_lappe_method method = POSENC_LAPPE_DENSE;
+    size_t biggest = 0;
+    for (size_t c = 0; c < comps.size(); ++c) {
+      const std::vector<int32_t>& nodes = comps[c];
+      const int64_t nev = std::min<int64_t>(k, static_cast<int64_t>(nodes.size()));
+      if (nodes.size() == 1) {
+        pairs[c].val = Eigen::VectorXd::Constant(1, laplacian == POSENC_LAPLACIAN_SYM ? 1.0 : 0.0);
+        pairs[c].vec = Eigen::MatrixXd::Constant(1, 1, 1.0);
+        res[c].assign(1, 0.0);
+      } else {
+        const Lap L = component_laplacian(gr, nodes, local, laplacian);
+        st.method.clear();
+        POSENC_CHECK(component_pairs(L, nev, &pairs[c], &st));
+        res[c] = residuals(L, pairs[c]);
+        if (nodes.size() > biggest) {
+          biggest = nodes.size();
+          method = st.method == "shift-invert" ? POSENC_LAPPE_SHIFT_INVERT
+                   : st.method == "lanczos"    ? POSENC_LAPPE_LANCZOS
+                                               : POSENC_LAPPE_DENSE;
+        }
+      }
+      for (Eigen::Index j = 0; j < pairs[c].val.size(); ++j)
+        cand.push_back({pairs[c].val[j], static_cast<int32_t>(c), static_cast<int32_t>(j)});
+    }
+    // Ascending value; ties by component (lowest node first), then by order within it.
+    std::stable_sort(cand.begin(), cand.end(), [](const Cand& a, const Cand& b) { return a.val < b.val; });
+    // All solved: write the outputs.
+    double maxres = 0.0;
+    std::fill(eigvecs, eigvecs + total, 0.0);
+    for (int32_t j = 0; j < k; ++j) {
+      const Cand& cd = cand[static_cast<size_t>(j)];
+      eigvals[j] = cd.val;
+      const std::vector<int32_t>& nodes = comps[static_cast<size_t>(cd.comp)];
+      const Eigen::MatrixXd& V = pairs[static_cast<size_t>(cd.comp)].vec;
+      for (size_t r = 0; r < nodes.size(); ++r)
+        eigvecs[static_cast<int64_t>(nodes[r]) * k + j] = V(static_cast<Eigen::Index>(r), cd.col);
+      fix_sign(eigvecs + j, n, k);
+      maxres = std::max(maxres, res[static_cast<size_t>(cd.comp)][static_cast<size_t>(cd.col)]);
+    }
+    if (info != nullptr) {
+      info->method = method;
+      info->components = static_cast<int64_t>(comps.size());
+      info->matvecs = st.matvecs;
+      info->shift_solves = st.solves;
+      info->max_residual = maxres;
+    }
+    return POSENC_OK;
+  });
+}
+
+}  // namespace
+
+extern "C" POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info* info) {
+  api_guard g("posenc_laplacian_pe_info_init");
+  POSENC_CHECK(check_not_null(info, "info"));
+  *info = posenc_laplacian_pe_info{};
+  info->struct_size = sizeof(posenc_laplacian_pe_info);
+  return POSENC_OK;
+}
+
+extern "C" POSENC_API posenc_status posenc_laplacian_pe_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                                                           const double* weights, int64_t num_edges,
+                                                           posenc_laplacian laplacian, int32_t k, double* eigvals,
+                                                           double* eigvecs) {
+  api_guard g("posenc_laplacian_pe_f64");
+  return laplacian_pe(num_nodes, src, dst, weights, num_edges, laplacian, k, eigvals, eigvecs, nullptr);
+}
+
+extern "C" POSENC_API posenc_status posenc_laplacian_pe_ex_f64(int64_t num_nodes, const int64_t* src,
+                                                              const int64_t* dst, const double* weights,
+                                                              int64_t num_edges, posenc_laplacian laplacian, int32_t k,
+                                                              double* eigvals, double* eigvecs,
+                                                              posenc_laplacian_pe_info* info) {
+  api_guard g("posenc_laplacian_pe_ex_f64");
+  return laplacian_pe(num_nodes, src, dst, weights, num_edges, laplacian, k, eigvals, eigvecs, info);
+}
+
+// ------------------------------------------------------------------------------ RWSE
+
+namespace {
+
+/// Per-thread scratch for the local propagation.
+struct RwseScratch {
+  std::vector<int32_t> local;            // [n], -1 = not reached
+  std::vector<int32_t> nodes;            // reached nodes in discovery order
+  std::vector<std::vector<double>> r;    // r[s][j] = (P^s)_{v, nodes[j]}
+};
+
+}  // namespace
+
+extern "C" POSENC_API posenc_status posenc_rwse_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                                                   const double* weights, int64_t num_edges, int32_t steps,
+                                                   double* out) {
+  api_guard g("posenc_rwse_f64");
+  POSENC_CHECK(check_graph(num_nodes, src, dst, weights, num_edges));
+  if (steps <= 0) return set_error(POSENC_ERR_INVALID_ARGUMENT, "steps must be > 0 (got %d)", steps);
+  int64_t total = 0;
+  POSENC_CHECK(checked_mul(num_nodes, steps, &total, "out [num_nodes, steps]", sizeof(double)));
+  POSENC_CHECK(check_not_null(out, "out"));
+  return guarded([&]() -> posenc_status {
+    const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges);
+    const int64_t n = num_nodes;
+    std::vector<double> invdeg(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) invdeg[static_cast<size_t>(i)] = gr.deg[static_cast<size_t>(i)] > 0.0 ? 1.0 / gr.deg[static_cast<size_t>(i)] : 0.0;
+    // Meet in the middle: with r_s = e_v^T P^s (the walk's distribution after s steps) and the
+    // reversibility D P^b = (P^b)^T D, (P^t)_vv = d_v * sum_u r_a[u] r_b[u] / d_u for a + b = t.
+    // So only H = ceil(steps / 2) steps are propagated, over the H-hop ball of v.
+    const int32_t H = (steps + 1) / 2;
+    tbb::enumerable_thread_specific<RwseScratch> scratch([&] {
+      RwseScratch s;
+      s.local.assign(static_cast<size_t>(n), -1);
+      s.r.resize(static_cast<size_t>(H) + 1);
+      return s;
+    });
+    const int64_t grain = 256;
+    parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
+      RwseScratch& S = scratch.local();
+      const int64_t v0 = t * grain, v1 = std::min(n, v0 + grain);
+      for (int64_t v = v0; v < v1; ++v) {
+        double* o = out + v * steps;
+        if (gr.deg[static_cast<size_t>(v)] <= 0.0) {  // isolated: its row of P is zero (PyG, GraphGPS)
+          std::fill(o, o + steps, 0.0);
+          continue;
+        }
+        S.nodes.clear();
+        S.nodes.push_back(static_cast<int32_t>(v));
+        S.local[static_cast<size_t>(v)] = 0;
+        S.r[0].assign(1, 1.0);
+        for (int32_t s = 1; s <= H; ++s) {
+          const std::vector<double>& prev = S.r[static_cast<size_t>(s) - 1];
+          std::vector<double>& cur = S.r[static_cast<size_t>(s)];
+          cur.assign(S.nodes.size(), 0.0);
+          for (size_t j = 0; j < prev.size(); ++j) {
+            const double x = prev[j];
+            if (x == 0.0) continue;
+            const int32_t u = S.nodes[j];
+            const double xs = x * invdeg[static_cast<size_t>(u)];
+            for (int64_t p = gr.ptr[static_cast<size_t>(u)]; p < gr.ptr[static_cast<size_t>(u) + 1]; ++p) {
+              const int32_t w = gr.idx[static_cast<size_t>(p)];
+              int32_t l = S.local[static_cast<size_t>(w)];
+              if (l < 0) {
+                l = static_cast<int32_t>(S.nodes.size());
+                S.local[static_cast<size_t>(w)] = l;
+                S.nodes.push_back(w);
+                cur.push_back(0.0);
+              }
+              cur[static_cast<size_t>(l)] += xs * gr.val[static_cast<size_t>(p)];
+            }
+          }
+        }
+        const double dv = gr.deg[static_cast<size_t>(v)];
+        for (int32_t tt = 1; tt <= steps; ++tt) {
+          const std::vector<double>& ra = S.r[static_cast<size_t>((tt + 1) / 2)];
+          const std::vector<double>& rb = S.r[static_cast<size_t>(tt / 2)];
+          double acc = 0.0;
+          for (size_t j = 0; j < rb.size(); ++j)
+            acc += ra[j] * rb[j] * invdeg[static_cast<size_t>(S.nodes[j])];
+          o[tt - 1] = dv * acc;
+        }
+        for (int32_t w : S.nodes) S.local[static_cast<size_t>(w)] = -1;
+      }
+    });
+    return POSENC_OK;
+  });
+}
