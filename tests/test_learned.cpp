@@ -7,6 +7,8 @@
 // and a dense, non-separable float64 resampler written here from the formulas.
 #include "tests/test_common.hpp"
 
+#include "posenc/posenc.hpp"
+
 #include <Eigen/Dense>
 #include <Eigen/SVD>
 
@@ -236,6 +238,7 @@ double erank_formula(const Eigen::VectorXd& s) {
 
 TEST(LearnedSpectrum, MatchesJacobiSvdAndRoyVetterliFormula) {
   struct Case { int64_t rows; int32_t dim; double decay; };
+  double worst_s = 0.0, worst_er = 0.0;
   for (const Case& cs : {Case{40, 23, 0.8}, Case{23, 40, 0.9}, Case{64, 64, 0.97}, Case{1, 9, 1.0}, Case{9, 1, 1.0},
                          Case{120, 48, 0.5}}) {
     auto t = table_with_spectrum(cs.rows, cs.dim, cs.decay, 17 + cs.rows);
@@ -251,11 +254,13 @@ TEST(LearnedSpectrum, MatchesJacobiSvdAndRoyVetterliFormula) {
     EXPECT_TRUE(is_poison(s.back())) << "wrote past min(rows, dim)";
     for (int64_t k = 0; k < m; ++k) {
       EXPECT_NEAR(s[k], s_ref[k], 1e-13 * s_ref[0]) << "k " << k;
+      worst_s = std::max(worst_s, std::fabs(s[k] - s_ref[k]) / s_ref[0]);
       if (k > 0) {
         EXPECT_LE(s[k], s[k - 1]);
       }
     }
     EXPECT_NEAR(er, erank_formula(s_ref), 1e-12 * erank_formula(s_ref));
+    worst_er = std::max(worst_er, std::fabs(er - erank_formula(s_ref)) / erank_formula(s_ref));
     EXPECT_GE(er, 1.0 - 1e-12);
     EXPECT_LE(er, static_cast<double>(m) + 1e-12);
     // Either output may be NULL.
@@ -266,6 +271,7 @@ TEST(LearnedSpectrum, MatchesJacobiSvdAndRoyVetterliFormula) {
     ASSERT_EQ(posenc_learned_spectrum_f32(t.data(), cs.rows, cs.dim, s2.data(), nullptr), POSENC_OK);
     EXPECT_TRUE(std::equal(s2.begin(), s2.end(), s.begin()));
   }
+  std::printf("[ spectrum ] max |s - s_jacobi| / s_max = %.3g, max rel. erank error = %.3g\n", worst_s, worst_er);
 }
 
 TEST(LearnedSpectrum, ClosedFormCases) {
@@ -320,6 +326,7 @@ TEST(LearnedLowrank, EckartYoungErrorEqualsSpectralTail) {
     const Eigen::VectorXd& s = ref.singularValues();
     const int32_t m = static_cast<int32_t>(std::min<int64_t>(cs.rows, cs.dim));
     const double norm = a.norm();
+    double worst = 0.0;
     for (int32_t r : {1, 2, 5, m / 2, m - 1, m}) {
       std::vector<float> left(static_cast<size_t>(cs.rows * r)), right(static_cast<size_t>(r * cs.dim));
       poison(left);
@@ -337,6 +344,7 @@ TEST(LearnedLowrank, EckartYoungErrorEqualsSpectralTail) {
       for (int32_t k = r; k < m; ++k) tail += s[k] * s[k];
       tail = std::sqrt(tail);
       EXPECT_NEAR(err, tail, 1e-6 * norm) << "r " << r;
+      worst = std::max(worst, std::fabs(err - tail) / norm);
       for (int32_t c = 0; c < r; ++c) {
         EXPECT_NEAR(l.col(c).norm(), s[c], 1e-6 * s[0]);   // left = U Sigma
         EXPECT_NEAR(rt.row(c).norm(), 1.0, 1e-6);          // right = V^T, unit rows
@@ -345,6 +353,8 @@ TEST(LearnedLowrank, EckartYoungErrorEqualsSpectralTail) {
         EXPECT_GT(rt(c, jmax), 0.0) << "sign rule";
       }
     }
+    std::printf("[ lowrank ] %lldx%d: max | ||A - LR||_F - tail | / ||A||_F = %.3g\n", static_cast<long long>(cs.rows),
+                cs.dim, worst);
   }
 }
 
@@ -577,5 +587,33 @@ TEST_P(LearnedResample, BadInputLeavesOutUntouched) {
 }
 
 POSENC_INSTANTIATE_ISA(LearnedResample);
+
+}  // namespace
+
+// ================================================================== C++ layer
+
+namespace {
+
+TEST(LearnedCpp, WrappersCallTheCAbiAndThrowOnError) {
+  auto t = random_floats(static_cast<size_t>((1 + 4 * 4) * 6), 3);
+  const auto out = posenc::learned_resample(t, 1, 4, 4, 6, 7, 7);
+  std::vector<float> ref((1 + 7 * 7) * 6);
+  ASSERT_EQ(posenc_learned_resample_f32(t.data(), 1, 4, 4, 6, 7, 7, POSENC_RESAMPLE_BICUBIC_AA, ref.data()), POSENC_OK);
+  EXPECT_TRUE(same_bits(out, ref));
+  const auto sp = posenc::learned_spectrum(t.data(), 17, 6);
+  EXPECT_EQ(sp.singular_values.size(), 6u);
+  EXPECT_GT(sp.effective_rank, 1.0);
+  try {
+    posenc::learned_resample(t, 1, 4, 4, 6, 0, 7);
+    FAIL() << "no exception";
+  } catch (const posenc::error& e) {
+    EXPECT_EQ(e.status(), POSENC_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(e.what()).find("new_h"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(posenc::learned_resample(t, 1, 4, 5, 6, 7, 7), posenc::error);  // table size mismatch
+  std::vector<int64_t> bad = {3};
+  std::vector<float> x(6);
+  EXPECT_THROW(posenc::learned_add(t.data(), 2, 6, bad.data(), 1, x.data()), posenc::error);
+}
 
 }  // namespace

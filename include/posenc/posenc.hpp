@@ -224,6 +224,56 @@ inline void softmax_attention(const float* q, const float* k, const float* v, in
 // @@GRAPH-END@@
 
 // @@LEARNED-BEGIN@@ --------------------------------------------- learned
+/// posenc_learned_add_f32: x [n, dim] += table [rows, dim] at positions [n].
+inline void learned_add(const float* table, int64_t rows, int32_t dim, const int64_t* positions, int64_t n,
+                        float* x) {
+  check(posenc_learned_add_f32(table, rows, dim, positions, n, x));
+}
+/// posenc_learned_grad_f32: grad_table [rows, dim] += scatter of grad_x [n, dim] (deterministic).
+inline void learned_grad(const float* grad_x, const int64_t* positions, int64_t n, int32_t dim, float* grad_table,
+                         int64_t rows) {
+  check(posenc_learned_grad_f32(grad_x, positions, n, dim, grad_table, rows));
+}
+/// Singular values (descending, [min(rows, dim)]) and effective rank of a table [rows, dim].
+struct learned_spectrum_result {
+  std::vector<double> singular_values;
+  double effective_rank = 0.0;
+};
+/// posenc_learned_spectrum_f32, allocating.
+inline learned_spectrum_result learned_spectrum(const float* table, int64_t rows, int32_t dim) {
+  learned_spectrum_result r;
+  r.singular_values.resize(static_cast<size_t>(rows > 0 && dim > 0 ? (rows < dim ? rows : dim) : 0));
+  check(posenc_learned_spectrum_f32(table, rows, dim, r.singular_values.data(), &r.effective_rank));
+  return r;
+}
+/// posenc_learned_lowrank_f32: left [rows, r] = U Sigma, right [r, dim] = V^T.
+inline void learned_lowrank(const float* table, int64_t rows, int32_t dim, int32_t r, float* left, float* right) {
+  check(posenc_learned_lowrank_f32(table, rows, dim, r, left, right));
+}
+/// posenc_learned_resample_f32: table [prefix + old_h*old_w, dim] -> out [prefix + new_h*new_w, dim].
+inline void learned_resample(const float* table, int32_t prefix, int64_t old_h, int64_t old_w, int32_t dim,
+                             int64_t new_h, int64_t new_w, posenc_resample mode, float* out) {
+  check(posenc_learned_resample_f32(table, prefix, old_h, old_w, dim, new_h, new_w, mode, out));
+}
+/// Allocating variant (timm resample_abs_pos_embed): returns out [prefix + new_h*new_w, dim].
+/// Throws posenc::error (INVALID_ARGUMENT) if table.size() != (prefix + old_h*old_w) * dim.
+inline std::vector<float> learned_resample(const std::vector<float>& table, int32_t prefix, int64_t old_h,
+                                           int64_t old_w, int32_t dim, int64_t new_h, int64_t new_w,
+                                           posenc_resample mode = POSENC_RESAMPLE_BICUBIC_AA) {
+  int64_t in_rows = 0, in_size = 0, out_rows = 0, out_size = 0;
+  const bool in_ok = prefix >= 0 && old_h > 0 && old_w > 0 && dim > 0 &&
+                     !__builtin_mul_overflow(old_h, old_w, &in_rows) && !__builtin_add_overflow(in_rows, prefix, &in_rows) &&
+                     !__builtin_mul_overflow(in_rows, static_cast<int64_t>(dim), &in_size);
+  if (in_ok && table.size() != static_cast<size_t>(in_size))
+    throw error(POSENC_ERR_INVALID_ARGUMENT, "posenc::learned_resample: table.size() != (prefix + old_h*old_w) * dim");
+  const bool out_ok = prefix >= 0 && new_h > 0 && new_w > 0 && dim > 0 &&
+                      !__builtin_mul_overflow(new_h, new_w, &out_rows) && !__builtin_add_overflow(out_rows, prefix, &out_rows) &&
+                      !__builtin_mul_overflow(out_rows, static_cast<int64_t>(dim), &out_size);
+  // With invalid sizes, out stays empty and the C function reports which argument is wrong.
+  std::vector<float> out(in_ok && out_ok ? static_cast<size_t>(out_size) : 0);
+  learned_resample(table.data(), prefix, old_h, old_w, dim, new_h, new_w, mode, out.data());
+  return out;
+}
 // @@LEARNED-END@@
 
 }  // namespace posenc
