@@ -15,7 +15,7 @@ namespace posenc_cli {
 namespace {
 
 struct Points {
-  std::string name;
+  std::string name, label;
   int32_t d;
   std::vector<float> x;  // [n, d]
   int64_t n() const { return int64_t(x.size()) / d; }
@@ -160,9 +160,9 @@ void exp_features(Report& rep) {
       s.name = kMethodName[meth], s.x = mx, s.y = c;
       pl.series.push_back(s);
       cols.push_back(c);
-      hdr.push_back(pts.name.substr(0, pts.name.find(' ')) + "_" + std::string(kMethodName[meth]).substr(0, 4));
+      hdr.push_back(pts.label + "_" + std::string(kMethodName[meth]).substr(0, 4));
       if (meth == IID || meth == QMC || meth == WPFF)
-        rep.summary("6 features", pts.name.substr(0, pts.name.find(',')) + ": MSE at m=" + std::to_string(ms.back()) + " " + kMethodName[meth],
+        rep.summary("6 features", pts.label + ": MSE at m=" + std::to_string(ms.back()) + " " + kMethodName[meth],
                     strf("%.3g", c.back()));
     }
     std::vector<std::string> h = {"method \\ m"};
@@ -244,22 +244,24 @@ RegisterExperiment reg_features(60, "features", "6. Random features (Bochner): k
 // else the 64-channel sinusoidal table of positions 0..511.
 std::vector<Points> feature_datasets(Report& rep) {
   const std::vector<City> cities = load_zone1970(rep.data_file("zone1970.tab"));
-  Points a{"tz cities, unit vectors x 1.5", 3, {}};
+  Points a{"tz cities, unit vectors x 1.5", "cities-xyz", 3, {}};
   for (const City& c : cities) {
     const double lo = c.lon_deg * M_PI / 180, la = c.lat_deg * M_PI / 180;
     a.x.push_back(float(1.5 * std::cos(la) * std::cos(lo)));
     a.x.push_back(float(1.5 * std::cos(la) * std::sin(lo)));
     a.x.push_back(float(1.5 * std::sin(la)));
   }
-  Points b{"", 64, {}};
+  Points b{"", "", 64, {}};
 #if defined(POSENC_CLI_HAVE_SPHERE)
   b.name = "tz cities, spherical PE L=7 (64 channels), rows normalized";
+  b.label = "cities-SPE";
   std::vector<double> lonlat, y(cities.size() * 64);
   for (const City& c : cities) lonlat.push_back(c.lon_deg), lonlat.push_back(c.lat_deg);
   posenc::check(posenc_sph_harm_real_lonlat_f64(7, lonlat.data(), int64_t(cities.size()), y.data()));
   b.x.assign(y.begin(), y.end());
 #else
   b.name = "sinusoidal table rows 0..511 (64 channels), normalized";
+  b.label = "sinusoidal";
   b.x.resize(512 * 64);
   posenc::check(posenc_sinusoidal_f32(nullptr, 512, 64, 1e4, POSENC_SINUSOIDAL_INTERLEAVED, b.x.data()));
 #endif

@@ -21,6 +21,7 @@ RegisterProfile reg_trig(40, [](ProfileResult& r, bool quick) -> std::function<v
   r = {"features", "rf_features_f32", strf("TRIG n=%lld d=%d m=%d", (long long)n, d, m), double(n), "vectors",
        4.0 * (n * d + m * d + n * 2 * m), 2.0 * n * m * d,
        "flops = 2 n m d (projection only; sin/cos not counted), f32", 0};
+  r.fp32 = true;
   return [=] { posenc::check(posenc_rf_features_f32(POSENC_RF_TRIG, om->data(), m, d, nullptr, x->data(), n, out->data())); };
 });
 
@@ -31,6 +32,7 @@ RegisterProfile reg_lin(41, [](ProfileResult& r, bool quick) -> std::function<vo
        out = filled(size_t(n) * dv, 0.f);
   r = {"features", "linear_attention_f32", strf("n=%lld F=%d dv=%d", (long long)n, F, dv), double(n), "tokens",
        4.0 * (2.0 * n * F + 2.0 * n * dv), 4.0 * n * F * dv + 4.0 * n * F, "flops = 4 n F dv + 4 n F (state + readout), f32", 0};
+  r.fp32 = true;
   return [=] { posenc::check(posenc_linear_attention_f32(pq->data(), pk->data(), v->data(), n, F, dv, 0, 1e-6f, out->data())); };
 });
 
@@ -41,6 +43,7 @@ RegisterProfile reg_soft(42, [](ProfileResult& r, bool quick) -> std::function<v
        out = filled(size_t(n) * dv, 0.f);
   r = {"features", "softmax_attention_f32", strf("n=%lld d=dv=%d", (long long)n, d), double(n), "tokens",
        4.0 * n * (2 * d + 2 * dv), 2.0 * n * n * d + 2.0 * n * n * dv, "flops = 2 n^2 d + 2 n^2 dv (exp not counted), f32", 0};
+  r.fp32 = true;
   return [=] { posenc::check(posenc_softmax_attention_f32(q->data(), k->data(), v->data(), n, d, dv, 0, 0.125f, out->data())); };
 });
 

@@ -31,6 +31,7 @@ RegisterProfile reg_apply(12, [](ProfileResult& r, bool quick) -> std::function<
   r = {"rope", "rope_apply_f32", strf("tokens=%lld 32q+8k heads x128", (long long)tokens), double(tokens), "tokens",
        2.0 * 4.0 * tokens * 40 * 128 + 8.0 * tokens, 6.0 * tokens * 40 * 64,
        "bytes = q,k read + written + positions; flops = 6 per rotated pair (4 mul, 2 add)", 0};
+  r.fp32 = true;
   return [=] {
     posenc::check(posenc_rope_apply_f32(p.get(), POSENC_ROPE_NEOX, pos->data(), tokens, 128, q->data(), 32, 0,
                                         k->data(), 8, 0, 0));

@@ -83,6 +83,7 @@ struct ProfileResult {
   double flops = 0;          ///< floating-point operations per call (FMA = 2; 0 = not modelled)
   std::string note;          ///< how bytes/flops were counted
   double seconds = 0;        ///< median wall time per call
+  bool fp32 = false;         ///< flops are float32 (compared with 2x the f64 FMA peak)
 };
 /// A profiled kernel: fills everything but `seconds`, and returns a callable that runs one call.
 struct ProfileKernel {
