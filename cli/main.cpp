@@ -344,9 +344,17 @@ int main(int argc, char** argv) {
   int threads = -1;
   bool pquick = false;
   profile->add_option("--isa", isa, "auto | scalar | avx2 | avx512 | neon");
-  profile->add_option("--threads", threads, "worker threads (0 = all hardware threads)")->check(CLI::NonNegativeNumber);
+  profile->add_option("--threads", threads, "worker threads (0 = all hardware threads)")->check(CLI::Range(0, 4096));
   profile->add_option("--json", json, "also write the results as JSON to FILE");
   profile->add_flag("--quick", pquick, "shorter timing runs");
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::string cmd = argv[1];
+    if (cmd != "info" && cmd != "report" && cmd != "profile") {
+      std::fprintf(stderr, "posenc: unknown command '%s' (commands: info, report, profile)\n\n%s", cmd.c_str(),
+                   app.help().c_str());
+      return 2;
+    }
+  }
   CLI11_PARSE(app, argc, argv);
   try {
     if (info->parsed()) return cmd_info();

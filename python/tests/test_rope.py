@@ -50,7 +50,7 @@ def test_cos_sin_vs_numpy():
 
 def np_rotate(x, c, s, layout, inverse):
     x = x.astype(np.float64).copy()
-    h = c.shape[1]
+    h = c.shape[-1]
     if inverse:
         s = -s
     if layout == posenc.RopeLayout.NEOX:
