@@ -2,7 +2,7 @@
 //   posenc info                       version, ISAs compiled / runnable / active, threads
 //   posenc report [--out DIR] [--quick] [--data DIR] [--only ID,...]
 //                                     the experiments on real data -> DIR/report.md, CSV, PNG
-//   posenc profile [--isa X] [--threads N] [--json FILE] [--quick]
+//   posenc profile [--isa X] [--threads N] [--json FILE] [--quick] [--family F]
 //                                     each family's kernels at standard sizes, vs machine peaks
 #include <CLI/CLI.hpp>
 
@@ -270,7 +270,7 @@ int cmd_report(const std::string& out, bool quick, const std::string& data_opt, 
   return failures ? 1 : 0;
 }
 
-int cmd_profile(const std::string& isa, int threads, const std::string& json, bool quick) {
+int cmd_profile(const std::string& isa, int threads, const std::string& json, bool quick, const std::string& family) {
   if (!isa.empty()) {
     posenc_isa want;
     if (isa == "auto") want = POSENC_ISA_AUTO;
@@ -304,7 +304,12 @@ int cmd_profile(const std::string& isa, int threads, const std::string& json, bo
   const MachinePeaks mp = measure_peaks(posenc_threads_get(), quick);
   std::vector<ProfileRow> rows;
   try {
-    rows = profile_rows(run_profile(quick, true), mp);
+    rows = profile_rows(run_profile(quick, true, family), mp);
+    if (rows.empty()) {
+      std::fprintf(stderr, "posenc profile: --family '%s' has no kernels in this build (rope sphere graph features learned)\n", family.c_str());
+      if (jf) std::fclose(jf);
+      return 2;
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "posenc profile: %s\n", e.what());
     if (jf) std::fclose(jf);
@@ -346,7 +351,9 @@ int main(int argc, char** argv) {
   profile->add_option("--isa", isa, "auto | scalar | avx2 | avx512 | neon");
   profile->add_option("--threads", threads, "worker threads (0 = all hardware threads)")->check(CLI::Range(0, 4096));
   profile->add_option("--json", json, "also write the results as JSON to FILE");
-  profile->add_flag("--quick", pquick, "shorter timing runs");
+  profile->add_flag("--quick", pquick, "shorter timing runs, smaller sizes");
+  std::string family;
+  profile->add_option("--family", family, "only this family: rope | sphere | graph | features | learned");
   if (argc > 1 && argv[1][0] != '-') {
     const std::string cmd = argv[1];
     if (cmd != "info" && cmd != "report" && cmd != "profile") {
@@ -359,7 +366,7 @@ int main(int argc, char** argv) {
   try {
     if (info->parsed()) return cmd_info();
     if (report->parsed()) return cmd_report(out, quick, data, only);
-    if (profile->parsed()) return cmd_profile(isa, threads, json, pquick);
+    if (profile->parsed()) return cmd_profile(isa, threads, json, pquick, family);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "posenc: %s\n", e.what());
     return 1;

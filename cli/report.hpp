@@ -109,8 +109,8 @@ struct MachinePeaks {
 };
 MachinePeaks measure_peaks(int threads, bool quick);
 
-/// Runs every registered profile kernel; returns the results (sorted by order).
-std::vector<ProfileResult> run_profile(bool quick, bool verbose);
+/// Runs every registered profile kernel (of `family` only, if not empty); returns the results (sorted by order).
+std::vector<ProfileResult> run_profile(bool quick, bool verbose, const std::string& family = "");
 
 // ------------------------------------------------------------------ real data (cli/data.cpp)
 /// A city from tzdata's zone1970.tab: TZ name and geographic position in degrees.
