@@ -138,8 +138,45 @@ void BM_rope_apply_memcpy(benchmark::State& st) {
 }
 
 // Anchor: the vLLM CPU / HF pattern, a plain scalar loop applying from a cos/sin cache
-// [max_pos, 64] (one thread). Args: tokens, layout, scattered.
-void BM_rope_apply_scalar_cache(benchmark::State& st) {
+// [max_pos, 64] (one thread). GCC -O3 auto-vectorizes it (SSE2, baseline flags);
+// scalar_cache_loop_novec is the same loop with vectorization disabled.
+void scalar_cache_loop(int layout, const int64_t* pos, int64_t T, const float* ct, const float* stb, float* q,
+                       float* k) {
+  const int half = 64;
+  for (int64_t t = 0; t < T; ++t) {
+    const float* c = ct + pos[t] * half;
+    const float* s = stb + pos[t] * half;
+    for (int64_t h = 0; h < kQ + kK; ++h) {
+      float* x = h < kQ ? q + (t * kQ + h) * kHd : k + (t * kK + h - kQ) * kHd;
+      for (int j = 0; j < half; ++j) {
+        const int ia = layout == 0 ? j : 2 * j, ib = layout == 0 ? j + half : 2 * j + 1;
+        const float a = x[ia], b = x[ib];
+        x[ia] = a * c[j] - b * s[j];
+        x[ib] = b * c[j] + a * s[j];
+      }
+    }
+  }
+}
+__attribute__((optimize("no-tree-vectorize"))) void scalar_cache_loop_novec(int layout, const int64_t* pos, int64_t T,
+                                                                            const float* ct, const float* stb,
+                                                                            float* q, float* k) {
+  const int half = 64;
+  for (int64_t t = 0; t < T; ++t) {
+    const float* c = ct + pos[t] * half;
+    const float* s = stb + pos[t] * half;
+    for (int64_t h = 0; h < kQ + kK; ++h) {
+      float* x = h < kQ ? q + (t * kQ + h) * kHd : k + (t * kK + h - kQ) * kHd;
+      for (int j = 0; j < half; ++j) {
+        const int ia = layout == 0 ? j : 2 * j, ib = layout == 0 ? j + half : 2 * j + 1;
+        const float a = x[ia], b = x[ib];
+        x[ia] = a * c[j] - b * s[j];
+        x[ib] = b * c[j] + a * s[j];
+      }
+    }
+  }
+}
+template <bool kVectorized>
+void scalar_cache_bench(benchmark::State& st) {
   const int64_t T = tokens_arg(st);
   const int layout = static_cast<int>(st.range(1));
   const auto pos = bench_positions(T, st.range(2) != 0);
@@ -148,27 +185,16 @@ void BM_rope_apply_scalar_cache(benchmark::State& st) {
   std::vector<float> ct(static_cast<size_t>(rows * 64)), stb(ct.size());
   if (!ok(st, posenc_rope_cos_sin_f32(&p, nullptr, rows, ct.data(), stb.data()))) return;
   std::vector<float> q(static_cast<size_t>(T * kQ * kHd), 1.0f), k(static_cast<size_t>(T * kK * kHd), 1.0f);
-  const int half = 64;
-  auto rot = [&](float* x, const float* c, const float* s) {
-    for (int j = 0; j < half; ++j) {
-      const int ia = layout == 0 ? j : 2 * j, ib = layout == 0 ? j + half : 2 * j + 1;
-      const float a = x[ia], b = x[ib];
-      x[ia] = a * c[j] - b * s[j];
-      x[ib] = b * c[j] + a * s[j];
-    }
-  };
   for (auto _ : st) {
-    for (int64_t t = 0; t < T; ++t) {
-      const float* c = ct.data() + pos[t] * half;
-      const float* s = stb.data() + pos[t] * half;
-      for (int64_t h = 0; h < kQ; ++h) rot(q.data() + (t * kQ + h) * kHd, c, s);
-      for (int64_t h = 0; h < kK; ++h) rot(k.data() + (t * kK + h) * kHd, c, s);
-    }
+    if (kVectorized) scalar_cache_loop(layout, pos.data(), T, ct.data(), stb.data(), q.data(), k.data());
+    else scalar_cache_loop_novec(layout, pos.data(), T, ct.data(), stb.data(), q.data(), k.data());
     benchmark::ClobberMemory();
   }
   st.SetBytesProcessed(st.iterations() * 2 * T * (kQ + kK) * kHd * 4);
   st.SetItemsProcessed(st.iterations() * T);
 }
+void BM_rope_apply_scalar_cache(benchmark::State& st) { scalar_cache_bench<true>(st); }
+void BM_rope_apply_scalar_cache_novec(benchmark::State& st) { scalar_cache_bench<false>(st); }
 
 // cos/sin table 131072 x 64 (theta 5e5): posenc (exact phase) vs glibc sincosf on fp32 phases.
 // Counter max_err: max abs error over every 64th row against long-double cosl/sinl.
@@ -259,6 +285,7 @@ BENCHMARK(BM_rope_apply_cached_f32)->Args({4096, 0, 0})->Args({64, 0, 1})->Args(
 BENCHMARK(BM_rope_apply_memcpy)->Args({4096, 4})->Args({4096, 2})->Args({64, 4})->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_rope_apply_scalar_cache)->Args({4096, 0, 0})->Args({64, 0, 1})->Args({64, 1, 1})->Args({64, 0, 0})
     ->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_rope_apply_scalar_cache_novec)->Args({64, 0, 1})->Args({64, 1, 1})->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_rope_cos_sin_posenc)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_rope_cos_sin_sincosf_fp32_phase)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_rope_decay_posenc)->Unit(benchmark::kMillisecond)->UseRealTime();

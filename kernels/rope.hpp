@@ -265,6 +265,17 @@ inline void rope_rotate_heads(E* x, int64_t heads, int64_t head_dim, int32_t rot
   }
 }
 
+/// Rotates all Q and K heads of token t with prepared rows cp, sp (see rope_rotate_heads).
+template <class E>
+inline void rope_rotate_token(const float* cp, const float* sp, const rope_qk_t* h, int64_t t) {
+  E* q = static_cast<E*>(h->q) + t * h->q_stride;
+  rope_rotate_heads(q, h->num_q_heads, h->head_dim, h->rotary_dim, h->layout, cp, sp);
+  if (h->k != nullptr && h->num_k_heads > 0) {
+    E* k = static_cast<E*>(h->k) + t * h->k_stride;
+    rope_rotate_heads(k, h->num_k_heads, h->head_dim, h->rotary_dim, h->layout, cp, sp);
+  }
+}
+
 /// Prepares one token's cos/sin rows c, s [half] for the layout and direction (into ebuf, 2 *
 /// rotary_dim floats, when needed) and rotates all its Q and K heads.
 template <class E>
@@ -292,28 +303,54 @@ inline void rope_apply_token(const float* c, const float* s, const rope_qk_t* h,
     cp = ce;
     sp = se;
   }
-  E* q = static_cast<E*>(h->q) + t * h->q_stride;
-  rope_rotate_heads(q, h->num_q_heads, h->head_dim, h->rotary_dim, h->layout, cp, sp);
-  if (h->k != nullptr && h->num_k_heads > 0) {
-    E* k = static_cast<E*>(h->k) + t * h->k_stride;
-    rope_rotate_heads(k, h->num_k_heads, h->head_dim, h->rotary_dim, h->layout, cp, sp);
-  }
+  rope_rotate_token<E>(cp, sp, h, t);
 }
 
-/// Scratch layout (floats): cos [T, half] | sin [T, half] | ebuf [2 * rotary_dim].
+/// cos/sin once per token, shared by all heads of Q and K, generated directly in the form the
+/// layout needs (the same float32 values rope_apply_token would prepare from a table):
+/// NEOX: cos [T, half] | signed sin [T, half]; INTERLEAVED: [T, rotary_dim] each, duplicated.
 template <class E>
 inline void rope_apply_rows(const int64_t* positions, int64_t t0, int64_t t1, const rope_freqs_t* f,
                             const rope_qk_t* h, float* scratch) {
+  using V = vec<double>;
+  constexpr std::size_t W = width<double>;
   const int64_t T = t1 - t0;
-  const std::size_t half = static_cast<std::size_t>(f->half);
+  const std::size_t rot = static_cast<std::size_t>(h->rotary_dim);
+  const std::size_t half = rot / 2;
+  const std::size_t row = h->layout == 0 ? half : rot;
   float* cs = scratch;
-  float* sn = scratch + static_cast<std::size_t>(T) * half;
-  float* ebuf = sn + static_cast<std::size_t>(T) * half;
-  // cos/sin once per token, shared by all heads of Q and K.
-  rope_cos_sin_to(positions, t0, t1, f, t0, cs, sn);
+  float* sn = scratch + static_cast<std::size_t>(T) * row;
+  const V scale(f->scale);
+  const V sscale(h->inverse ? -f->scale : f->scale);
+  if (h->layout == 0) {
+    rope_gen_rows(positions, t0, t1, f->half, f->wh, f->wl,
+                  [&](int64_t i, std::size_t j, std::size_t cnt, const V& c, const V& s) {
+                    const std::size_t o = static_cast<std::size_t>(i - t0) * row + j;
+                    if (cnt == W) {
+                      store_f64_as_f32(cs + o, c * scale);
+                      store_f64_as_f32(sn + o, s * sscale);
+                    } else {
+                      store_f64_as_f32_partial(cs + o, c * scale, cnt);
+                      store_f64_as_f32_partial(sn + o, s * sscale, cnt);
+                    }
+                  });
+  } else {
+    rope_gen_rows(positions, t0, t1, f->half, f->wh, f->wl,
+                  [&](int64_t i, std::size_t j, std::size_t cnt, const V& c, const V& s) {
+                    const std::size_t o = static_cast<std::size_t>(i - t0) * row + 2 * j;
+                    const V cv = c * scale, sv = s * sscale;
+                    if (cnt == W) {
+                      store_f64_as_f32_interleaved(cs + o, cv, cv);
+                      store_f64_as_f32_interleaved(sn + o, -sv, sv);
+                    } else {
+                      store_f64_as_f32_interleaved_partial(cs + o, cv, cv, cnt);
+                      store_f64_as_f32_interleaved_partial(sn + o, -sv, sv, cnt);
+                    }
+                  });
+  }
   for (int64_t t = t0; t < t1; ++t) {
-    const std::size_t o = static_cast<std::size_t>(t - t0) * half;
-    rope_apply_token<E>(cs + o, sn + o, h, t, ebuf);
+    const std::size_t o = static_cast<std::size_t>(t - t0) * row;
+    rope_rotate_token<E>(cs + o, sn + o, h, t);
   }
 }
 

@@ -13,6 +13,16 @@ using namespace posenc::detail;
 
 namespace {
 
+/// The int value of an enum argument without an enum-typed load: a C caller may pass any int,
+/// and loading an out-of-range value as the enum type is undefined behaviour in C++ (UBSan).
+template <class E>
+int enum_bits(const E& e) {
+  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized here");
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+
 /// Rows per tile: about 16K output elements, a multiple of kRopeAnchorEvery (16) rows,
 /// independent of the thread count.
 int64_t rows_per_tile(int64_t row_len) {
@@ -31,10 +41,11 @@ extern "C" POSENC_API posenc_status posenc_sinusoidal_f32(const int64_t* positio
   if (dim <= 0 || dim % 2 != 0)
     return set_error(POSENC_ERR_INVALID_ARGUMENT, "dim must be even and > 0 (got %d)", dim);
   POSENC_CHECK(check_finite_positive(base, "base"));
-  if (layout != POSENC_SINUSOIDAL_INTERLEAVED && layout != POSENC_SINUSOIDAL_HALVES)
+  const int layout_i = enum_bits(layout);
+  if (layout_i != POSENC_SINUSOIDAL_INTERLEAVED && layout_i != POSENC_SINUSOIDAL_HALVES)
     return set_error(POSENC_ERR_INVALID_ARGUMENT,
                      "layout must be POSENC_SINUSOIDAL_INTERLEAVED (0) or POSENC_SINUSOIDAL_HALVES (1) (got %d)",
-                     static_cast<int>(layout));
+                     layout_i);
   int64_t total = 0;
   POSENC_CHECK(checked_mul(n, dim, &total, "out [n, dim]", sizeof(float)));
   POSENC_CHECK(check_not_null_if(out, total, "out"));
@@ -51,7 +62,7 @@ extern "C" POSENC_API posenc_status posenc_sinusoidal_f32(const int64_t* positio
     const int64_t grain = rows_per_tile(dim);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       const int64_t r0 = t * grain, r1 = std::min(n, r0 + grain);
-      k->sinusoidal_rows(positions, r0, r1, half, wh.data(), wl.data(), static_cast<int>(layout), out);
+      k->sinusoidal_rows(positions, r0, r1, half, wh.data(), wl.data(), layout_i, out);
     });
     return POSENC_OK;
   });
@@ -74,7 +85,7 @@ posenc_status rope_freqs(const posenc_rope_params* p, std::vector<double>& inv, 
     return set_error(POSENC_ERR_INVALID_ARGUMENT,
                      "p->struct_size must be sizeof(posenc_rope_params) = %zu (got %u); call posenc_rope_params_init",
                      sizeof(posenc_rope_params), p->struct_size);
-  const int type = static_cast<int>(p->type);
+  const int type = enum_bits(p->type);
   if (type < POSENC_ROPE_DEFAULT || type > POSENC_ROPE_LLAMA3)
     return set_error(POSENC_ERR_INVALID_ARGUMENT, "p->type must be a posenc_rope_type (0..6) (got %d)", type);
   const int32_t d = p->rotary_dim;
@@ -267,13 +278,12 @@ posenc_status check_operand(const void* x, int64_t num_tokens, int64_t heads, in
 }
 
 /// Common validation of the apply functions (after rotary_dim is known).
-posenc_status check_apply(int32_t rotary_dim, posenc_rope_layout layout, const int64_t* positions, int64_t num_tokens,
+posenc_status check_apply(int32_t rotary_dim, int layout, const int64_t* positions, int64_t num_tokens,
                           int64_t head_dim, const void* q, int64_t num_q_heads, int64_t q_token_stride, const void* k,
                           int64_t num_k_heads, int64_t k_token_stride, int64_t elem, rope_qk_t* h) {
   if (layout != POSENC_ROPE_NEOX && layout != POSENC_ROPE_INTERLEAVED)
     return set_error(POSENC_ERR_INVALID_ARGUMENT,
-                     "layout must be POSENC_ROPE_NEOX (0) or POSENC_ROPE_INTERLEAVED (1) (got %d)",
-                     static_cast<int>(layout));
+                     "layout must be POSENC_ROPE_NEOX (0) or POSENC_ROPE_INTERLEAVED (1) (got %d)", layout);
   POSENC_CHECK(check_nonneg(num_tokens, "num_tokens"));
   if (head_dim < rotary_dim)
     return set_error(POSENC_ERR_INVALID_ARGUMENT, "head_dim must be >= rotary_dim = %d (got %lld)", rotary_dim,
@@ -284,7 +294,7 @@ posenc_status check_apply(int32_t rotary_dim, posenc_rope_layout layout, const i
   POSENC_CHECK(check_operand(k, num_tokens, num_k_heads, head_dim, k_token_stride, "k", "num_k_heads",
                              "k_token_stride", elem, true, &h->k_stride));
   POSENC_CHECK(check_positions(positions, num_tokens));
-  h->layout = static_cast<int>(layout);
+  h->layout = layout;
   h->rotary_dim = rotary_dim;
   h->head_dim = head_dim;
   h->q = const_cast<void*>(q);
@@ -298,7 +308,7 @@ posenc_status check_apply(int32_t rotary_dim, posenc_rope_layout layout, const i
 constexpr int64_t kApplyTile = 16;
 
 template <class E, class Fn>
-posenc_status rope_apply_common(const char* /*name*/, const posenc_rope_params* p, posenc_rope_layout layout,
+posenc_status rope_apply_common(const char* /*name*/, const posenc_rope_params* p, int layout,
                                 const int64_t* positions, int64_t num_tokens, int64_t head_dim, E* q,
                                 int64_t num_q_heads, int64_t q_token_stride, E* k, int64_t num_k_heads,
                                 int64_t k_token_stride, int32_t inverse, Fn pick) {
@@ -334,16 +344,16 @@ extern "C" POSENC_API posenc_status posenc_rope_params_init(posenc_rope_params* 
                                                            int32_t rotary_dim, double theta) {
   api_guard g("posenc_rope_params_init");
   POSENC_CHECK(check_not_null(p, "p"));
-  if (static_cast<int>(type) < POSENC_ROPE_DEFAULT || static_cast<int>(type) > POSENC_ROPE_LLAMA3)
-    return set_error(POSENC_ERR_INVALID_ARGUMENT, "type must be a posenc_rope_type (0..6) (got %d)",
-                     static_cast<int>(type));
+  const int type_i = enum_bits(type);
+  if (type_i < POSENC_ROPE_DEFAULT || type_i > POSENC_ROPE_LLAMA3)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT, "type must be a posenc_rope_type (0..6) (got %d)", type_i);
   if (rotary_dim <= 0 || rotary_dim % 2 != 0)
     return set_error(POSENC_ERR_INVALID_ARGUMENT, "rotary_dim must be even and > 0 (got %d)", rotary_dim);
   POSENC_CHECK(check_finite_positive(theta, "theta"));
   posenc_rope_params r;
   std::memset(&r, 0, sizeof r);
   r.struct_size = sizeof(posenc_rope_params);
-  r.type = type;
+  r.type = static_cast<posenc_rope_type>(type_i);
   r.rotary_dim = rotary_dim;
   r.theta = theta;
   r.factor = 1.0;
@@ -412,7 +422,7 @@ extern "C" POSENC_API posenc_status posenc_rope_apply_f32(const posenc_rope_para
                                                          int64_t q_token_stride, float* k, int64_t num_k_heads,
                                                          int64_t k_token_stride, int32_t inverse) {
   api_guard g("posenc_rope_apply_f32");
-  return rope_apply_common("posenc_rope_apply_f32", p, layout, positions, num_tokens, head_dim, q, num_q_heads,
+  return rope_apply_common("posenc_rope_apply_f32", p, enum_bits(layout), positions, num_tokens, head_dim, q, num_q_heads,
                            q_token_stride, k, num_k_heads, k_token_stride, inverse,
                            [](const rope_kernels_t* kt) { return kt->apply_f32_rows; });
 }
@@ -423,7 +433,7 @@ extern "C" POSENC_API posenc_status posenc_rope_apply_bf16(const posenc_rope_par
                                                           int64_t q_token_stride, uint16_t* k, int64_t num_k_heads,
                                                           int64_t k_token_stride, int32_t inverse) {
   api_guard g("posenc_rope_apply_bf16");
-  return rope_apply_common("posenc_rope_apply_bf16", p, layout, positions, num_tokens, head_dim, q, num_q_heads,
+  return rope_apply_common("posenc_rope_apply_bf16", p, enum_bits(layout), positions, num_tokens, head_dim, q, num_q_heads,
                            q_token_stride, k, num_k_heads, k_token_stride, inverse,
                            [](const rope_kernels_t* kt) { return kt->apply_bf16_rows; });
 }
@@ -439,7 +449,7 @@ extern "C" POSENC_API posenc_status posenc_rope_apply_cached_f32(
   int64_t tsize = 0;
   POSENC_CHECK(checked_mul(table_rows, rotary_dim / 2, &tsize, "cos_table [table_rows, rotary_dim/2]", sizeof(float)));
   rope_qk_t h{};
-  POSENC_CHECK(check_apply(rotary_dim, layout, positions, num_tokens, head_dim, q, num_q_heads, q_token_stride, k,
+  POSENC_CHECK(check_apply(rotary_dim, enum_bits(layout), positions, num_tokens, head_dim, q, num_q_heads, q_token_stride, k,
                            num_k_heads, k_token_stride, static_cast<int64_t>(sizeof(float)), &h));
   if (num_tokens > 0) {
     POSENC_CHECK(check_not_null(cos_table, "cos_table"));

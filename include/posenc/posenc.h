@@ -133,7 +133,8 @@ typedef enum {
  *  w_i = base^(-2i/dim) radians per position, i = 0 .. dim/2-1, evaluated in float64.
  *  The phase p*w_i is formed exactly (double-double product, reduction modulo 2*pi in turns) and
  *  sin/cos are evaluated by a polynomial on the reduced argument in float64, then rounded to
- *  float32. Accuracy: max abs error <= 2e-7 (observed <= 6e-8, i.e. float32 rounding) against
+ *  float32; runs of consecutive positions (e.g. positions NULL) take float64 angle-addition steps
+ *  from exact anchors re-taken at least every 16 positions (<= ~1e-14 before rounding). Accuracy: max abs error <= 2e-7 (observed <= 6e-8, i.e. float32 rounding) against
  *  float64 sin/cos of the exactly reduced phase, for |position| <= 2^24; positions up to 2^53
  *  remain exact in the phase. Unlike fp32-phase implementations (error 1e-2 at 128K, see
  *  docs/ACCURACY.md) the error does not grow with the position.
