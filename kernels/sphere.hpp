@@ -73,35 +73,52 @@ inline void store_row(float* dst, const V& v) { store_f64_as_f32(dst, v); }
 inline void store_row_partial(double* dst, const V& v, std::size_t c) { store_partial(dst, v, c); }
 inline void store_row_partial(float* dst, const V& v, std::size_t c) { store_f64_as_f32_partial(dst, v, c); }
 
-/// Collects features (one vector = one feature of the W points of a block) in output order and
-/// writes each full W x W tile transposed into the point-major output.
+/// Collects features (one vector = one feature of the W points of a block) in output order in a
+/// linear stage and writes every full W x W tile transposed into the point-major output. A row
+/// of features is appended with put(j, v) at positions cnt + j, then commit(count) drains the
+/// full tiles (no per-feature counter in memory: the stores of a row are independent).
 template <class TO>
 struct emitter {
-  V st[W];
+  double* st;  // stage: capacity >= max row + W vectors
   std::size_t cnt = 0;
   int64_t base = 0;
   TO* out;
   int64_t stride;
   std::size_t npts;
-  emitter(TO* o, int64_t s, std::size_t np) : out(o), stride(s), npts(np) {
-    for (std::size_t i = 0; i < W; ++i) st[i] = V(0.0);
-  }
-  void push(const V& v) {
-    st[cnt++] = v;
-    if (cnt == W) flush();
-  }
-  void flush() {
-    if (cnt == 0) return;
-    transpose(st);
+  emitter(double* stage, TO* o, int64_t s, std::size_t np) : st(stage), out(o), stride(s), npts(np) {}
+  void put(std::size_t j, const V& v) { stu(st + (cnt + j) * W, v); }
+  void tile(const double* src, std::size_t c) {
+    V r[W];
+    for (std::size_t i = 0; i < W; ++i) r[i] = i < c ? load(src + i * W) : V(0.0);
+    transpose(r);
     for (std::size_t p = 0; p < npts; ++p) {
       TO* dst = out + static_cast<int64_t>(p) * stride + base;
-      if (cnt == W) store_row(dst, st[p]);
-      else store_row_partial(dst, st[p], cnt);
+      if (c == W) store_row(dst, r[p]);
+      else store_row_partial(dst, r[p], c);
     }
-    base += static_cast<int64_t>(cnt);
+    base += static_cast<int64_t>(c);
+  }
+  void commit(std::size_t count) {
+    cnt += count;
+    std::size_t t = 0;
+    for (; t + W <= cnt; t += W) tile(st + t * W, W);
+    if (t > 0) {
+      for (std::size_t i = t; i < cnt; ++i) stu(st + (i - t) * W, load(st + i * W));
+      cnt -= t;
+    }
+  }
+  void finish() {
+    if (cnt > 0) tile(st, cnt);
     cnt = 0;
   }
 };
+
+/// The scratch pointer rounded up to 64 bytes (lib allocates 8 extra doubles): every vector
+/// access to scratch is then aligned and never splits a cache line.
+inline double* align64(double* p) {
+  const std::uintptr_t u = reinterpret_cast<std::uintptr_t>(p);
+  return reinterpret_cast<double*>((u + 63u) & ~static_cast<std::uintptr_t>(63u));
+}
 
 inline V iota() {
   alignas(64) double b[W];
@@ -134,10 +151,17 @@ inline V scale_of(const V& s) {
   return select(s == V(0.0), V(1.0), select(s == V(-1.0), V(0x1p-600), V(0.0)));
 }
 
+/// Doubles of an emitter stage for rows of up to 2 lmax + 1 features.
+inline int64_t stage_doubles(int32_t lmax) {
+  return (2 * static_cast<int64_t>(lmax) + 1 + 2 * static_cast<int64_t>(W)) * static_cast<int64_t>(W);
+}
+
 /// Scratch doubles of sph::core for lmax.
 inline int64_t core_scratch(int32_t lmax) {
   const int64_t N = static_cast<int64_t>(lmax) + 1;
-  return 5 * N * static_cast<int64_t>(W) + N + 2 * (N + static_cast<int64_t>(W)) + 8;
+  // Every region a multiple of W doubles so that all vector slots stay 64-byte aligned.
+  const int64_t Wd = static_cast<int64_t>(W), Nr = (N + Wd - 1) / Wd * Wd;
+  return 5 * N * Wd + Nr + 2 * (Nr + Wd) + 8;
 }
 
 /// The recurrence of sph_plan for one block of W points (x = cos theta, u = sin theta >= 0).
@@ -150,9 +174,10 @@ inline void core(const sph_plan& P, const V& x, const V& u, double* scr, RowFn&&
   double* s_ = scr + 2 * N * W;
   double* sc_ = s_ + N * W;
   double* row = sc_ + N * W;
+  const std::size_t Nr = (N + W - 1) / W * W;
   double* flag = row + N * W;
-  double* ca = flag + N;
-  double* cb = ca + N + W;
+  double* ca = flag + Nr;
+  double* cb = ca + Nr + W;
   const V T(0x1p600), Ti(0x1p-600), zero(0.0), one(1.0);
   const bool ext = P.extended != 0;
 
@@ -250,31 +275,36 @@ inline void load_block(const TI* src, int64_t p0, std::size_t np, double* dst, d
 }
 
 template <class TI, class TO>
-inline void legendre_impl(const sph_plan* P, const TI* x, int64_t n, TO* out, double* scr) {
+inline void legendre_impl(const sph_plan* P, const TI* x, int64_t n, TO* out, double* scr_in) {
+  double* scr = align64(scr_in);
   const int32_t L = P->lmax;
   const int64_t K = (static_cast<int64_t>(L) + 1) * (static_cast<int64_t>(L) + 2) / 2;
   const V one(1.0);
+  double* stage = scr + core_scratch(L);
   for (int64_t p0 = 0; p0 < n; p0 += static_cast<int64_t>(W)) {
     const std::size_t np = static_cast<std::size_t>(n - p0 < static_cast<int64_t>(W) ? n - p0 : static_cast<int64_t>(W));
     alignas(64) double xb[W];
     load_block(x, p0, np, xb, 0.0);
     const V xv = load(xb);
     const V uv = sqrt((one - xv) * (one + xv));
-    emitter<TO> em(out + p0 * K, K, np);
+    emitter<TO> em(stage, out + p0 * K, K, np);
     core(*P, xv, uv, scr, [&](int32_t l, const double* row) {
-      for (int32_t m = 0; m <= l; ++m) em.push(load(row + static_cast<std::size_t>(m) * W));
+      for (int32_t m = 0; m <= l; ++m) em.put(static_cast<std::size_t>(m), load(row + static_cast<std::size_t>(m) * W));
+      em.commit(static_cast<std::size_t>(l) + 1);
     });
-    em.flush();
+    em.finish();
   }
 }
 
 template <class TI, class TO>
-inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, double* scr) {
+inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, double* scr_in) {
+  double* scr = align64(scr_in);
   const int32_t L = P->lmax;
   const std::size_t N = static_cast<std::size_t>(L) + 1;
   const int64_t K = (static_cast<int64_t>(L) + 1) * (static_cast<int64_t>(L) + 1);
   double* cm = scr + core_scratch(L);
   double* sm = cm + N * W;
+  double* stage = sm + N * W;
   const V one(1.0), zero(0.0);
   for (int64_t p0 = 0; p0 < n; p0 += static_cast<int64_t>(W)) {
     const std::size_t np = static_cast<std::size_t>(n - p0 < static_cast<int64_t>(W) ? n - p0 : static_cast<int64_t>(W));
@@ -313,26 +343,26 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
       stu(cm + m * W, c);
       stu(sm + m * W, s);
     }
-    emitter<TO> em(out + p0 * K, K, np);
+    emitter<TO> em(stage, out + p0 * K, K, np);
     core(*P, ct, st, scr, [&](int32_t l, const double* row) {
-      for (int32_t m = l; m >= 1; --m) {
-        const std::size_t o = static_cast<std::size_t>(m) * W;
-        em.push(load(row + o) * load(sm + o));
+      const std::size_t lu = static_cast<std::size_t>(l);
+      em.put(lu, load(row));
+      for (std::size_t m = 1; m <= lu; ++m) {
+        const V y = load(row + m * W);
+        em.put(lu - m, y * load(sm + m * W));
+        em.put(lu + m, y * load(cm + m * W));
       }
-      em.push(load(row));
-      for (int32_t m = 1; m <= l; ++m) {
-        const std::size_t o = static_cast<std::size_t>(m) * W;
-        em.push(load(row + o) * load(cm + o));
-      }
+      em.commit(2 * lu + 1);
     });
-    em.flush();
+    em.finish();
   }
 }
 
 }  // namespace sph
 
 inline int64_t sphere_scratch_doubles(int32_t lmax) {
-  return sph::core_scratch(lmax) + 2 * (static_cast<int64_t>(lmax) + 1) * static_cast<int64_t>(sph::W) + 8;
+  const int64_t N = static_cast<int64_t>(lmax) + 1, W = static_cast<int64_t>(sph::W);
+  return sph::core_scratch(lmax) + 2 * N * W + sph::stage_doubles(lmax) + 16;
 }
 
 inline void sphere_legendre_f64(const sph_plan* P, const double* x, int64_t n, double* out, double* scr) {
@@ -349,7 +379,8 @@ inline void sphere_sh_real_f32(const sph_plan* P, const float* xyz, int64_t n, f
 }
 
 /// P_l(x) by (l) P_l = (2l-1) x P_{l-1} - (l-1) P_{l-2}; out [n, lmax+1].
-inline void sphere_legendre_poly_f64(int32_t lmax, const double* x, int64_t n, double* out, double*) {
+inline void sphere_legendre_poly_f64(int32_t lmax, const double* x, int64_t n, double* out, double* scr_in) {
+  double* scr = sph::align64(scr_in);
   using sph::V;
   using sph::W;
   using sph::stu;
@@ -359,18 +390,23 @@ inline void sphere_legendre_poly_f64(int32_t lmax, const double* x, int64_t n, d
     alignas(64) double xb[W];
     sph::load_block(x, p0, np, xb, 0.0);
     const V xv = load(xb);
-    sph::emitter<double> em(out + p0 * K, K, np);
+    sph::emitter<double> em(scr, out + p0 * K, K, np);
     V p2(1.0), p1 = xv;
-    em.push(p2);
-    if (lmax >= 1) em.push(p1);
+    em.put(0, p2);
+    em.commit(1);
+    if (lmax >= 1) {
+      em.put(0, p1);
+      em.commit(1);
+    }
     for (int32_t l = 2; l <= lmax; ++l) {
       const double ld = l;
       const V y = madd(V((2.0 * ld - 1.0) / ld) * xv, p1, -(V((ld - 1.0) / ld) * p2));
-      em.push(y);
+      em.put(0, y);
+      em.commit(1);
       p2 = p1;
       p1 = y;
     }
-    em.flush();
+    em.finish();
   }
 }
 

@@ -308,7 +308,8 @@ extern "C" POSENC_API posenc_status posenc_legendre_poly_f64(int32_t lmax, const
     const int64_t K = int64_t(lmax) + 1, grain = points_per_tile(K);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain);
-      k->legendre_poly_f64(lmax, x + p0, p1 - p0, out + p0 * K, nullptr);
+      std::vector<double> scr(64 * 8);  // emitter stage (rows of one feature)
+      k->legendre_poly_f64(lmax, x + p0, p1 - p0, out + p0 * K, scr.data());
     });
     return POSENC_OK;
   });

@@ -358,11 +358,18 @@ typedef enum {
  *  P_m^m = P_{m-1}^{m-1} c_m sqrt(1-x^2) with sqrt(1-x^2) = sqrt((1-x)(1+x)); the SCHMIDT,
  *  SPHARM and FULL norms carry a per-lane extended exponent, so no value underflows or
  *  overflows before it is representable.
- *  Accuracy (tests/test_sphere.cpp, docs/ACCURACY.md): SCHMIDT/SPHARM/FULL agree with GSL
- *  2.7.1 to <= 1e-12 relative to the rms of the degree-l block (2e-15 typical) for lmax <= 2700
- *  incl. poles and near-poles; they stay finite and satisfy the addition theorem
- *  sum_m |.|^2 to ~1e-12 relative up to lmax = 10000 (the highest degree tested); NONE agrees
- *  with GSL to 1e-12 relative wherever GSL is finite.
+ *  SPHARM and FULL run the Schmidt recurrence and scale degree l by sqrt((2l+1)/(4 pi)) resp.
+ *  sqrt(l+1/2) on output, as GSL does (more accurate near the poles than orthonormal
+ *  coefficients).
+ *  Accuracy (tests/test_sphere.cpp, docs/ACCURACY.md; errors relative to the rms of the degree-l
+ *  block): against GSL 2.7.1, <= 1e-12 for |x| <= 0.999 up to lmax 2700 (observed <= 6e-13 vs a
+ *  long double evaluation). Near the poles every forward recurrence in l (GSL's too) loses
+ *  accuracy like (l+1)^1.5 eps: observed vs long double at l = 2700, 1.6e-11 at x = 1 and
+ *  8.7e-11 at x = 1 - 1e-15 (GSL: 2.5e-10 and 2.7e-11); the tests bound the difference to GSL
+ *  there by 16 (l+1)^1.5 eps. Beyond GSL (which returns inf from lmax 2823): every value stays
+ *  finite up to lmax 10000 (tested; any lmax <= 2^20 is accepted), with sum_m S_l^m(x)^2 = 1 to
+ *  <= 4e-11 for all l <= 10000 and <= 1.7e-12 (x = 0.5) / 8.6e-12 (x = 1e-3) against long
+ *  double. NONE is the plain recurrence and overflows to inf where GSL does (l ~ 150).
  *  posenc_legendre_f32 computes in float64 and rounds once to float32.
  *
  *  Errors: INVALID_ARGUMENT (norm not a posenc_legendre_norm, lmax < 0, csphase not +-1, n < 0,
@@ -371,14 +378,16 @@ typedef enum {
  *  Holmes & Featherstone 2002; Schaeffer, SHTns (2013) / Reinecke, ducc0 for the exponent range. */
 POSENC_API posenc_status posenc_legendre_f64(posenc_legendre_norm norm, int32_t lmax, int32_t csphase,
                                              const double* x, int64_t n, double* out);
-/** float32 variant of posenc_legendre_f64 (computed in float64, rounded once; relative error
- *  <= 1e-6 of the degree block). Same layout and errors. */
+/** float32 variant of posenc_legendre_f64: x is widened, everything is computed in float64 and
+ *  each value is rounded once to float32 (so the result is the float64 result rounded; values
+ *  below float32's range flush towards 0). Same layout, degree range and errors. */
 POSENC_API posenc_status posenc_legendre_f32(posenc_legendre_norm norm, int32_t lmax, int32_t csphase,
                                              const float* x, int64_t n, float* out);
 
 /** Legendre polynomials: out [n, lmax+1], out[i, l] = P_l(x[i]), x[i] in [-1, 1], by Bonnet's
  *  recurrence l P_l = (2l-1) x P_{l-1} - (l-1) P_{l-2}. Accuracy: <= 1e-13 absolute for
- *  lmax <= 1000 against GSL gsl_sf_legendre_Pl_array. Errors: INVALID_ARGUMENT (lmax < 0,
+ *  lmax <= 1000 against GSL gsl_sf_legendre_Pl_array away from x = +-1, and <= (l+1)^1.5 eps near
+ *  them (the recurrence's own conditioning, shared by GSL). Errors: INVALID_ARGUMENT (lmax < 0,
  *  n < 0, x[i] outside [-1, 1]), NULL_POINTER, SIZE_OVERFLOW as posenc_legendre_f64. */
 POSENC_API posenc_status posenc_legendre_poly_f64(int32_t lmax, const double* x, int64_t n, double* out);
 
@@ -387,8 +396,10 @@ POSENC_API posenc_status posenc_legendre_poly_f64(int32_t lmax, const double* x,
  *  (= sum_l w_l sum_m Y_lm(a) Y_lm(b) for unit vectors with a.b = cos_gamma[i]).
  *  weights: [lmax+1] finite, or NULL for all 1. cos_gamma: [n] in [-1, 1]. out: [n].
  *  Method: Clenshaw's backward recurrence for the Legendre series (O(lmax) per point, stable).
- *  Accuracy: <= 1e-13 (lmax+1)^2/(4 pi) max|w| absolute (observed ~1e-15 relative to the sum of
- *  |terms|) against the explicit sum of real SH products. Errors: INVALID_ARGUMENT (lmax < 0,
+ *  Accuracy: <= 1e-13 of sum_l |w_l (2l+1)/(4 pi) P_l| against the explicit long double sum of
+ *  GSL's P_l for |cos_gamma| <= 0.999 (lmax 1000); near +-1 within sum_l (2l+1)/(4 pi) (l+1)^1.5
+ *  eps / 8; equal to the explicit sum of real SH products (addition theorem) to 1e-10 of
+ *  sum_l w_l (2l+1)/(4 pi) at lmax 200. Errors: INVALID_ARGUMENT (lmax < 0,
  *  n < 0, a weight not finite, cos_gamma[i] outside [-1, 1]), NULL_POINTER (cos_gamma or out NULL
  *  while n > 0), SIZE_OVERFLOW (lmax > 2^20). */
 POSENC_API posenc_status posenc_sph_kernel_f64(int32_t lmax, const double* weights, const double* cos_gamma,
@@ -405,12 +416,14 @@ POSENC_API posenc_status posenc_sph_kernel_f64(int32_t lmax, const double* weigh
  *  multiplication (no trigonometric call; phi = 0 on the z axis, where every m != 0 term is 0).
  *  Vectorized across points (blocks of the vector width), point-major output written by an
  *  in-register transpose.
- *  Accuracy (f64): <= 1e-13 absolute against Boost.Math spherical_harmonic for lmax <= 20;
- *  sum_m Y_lm^2 = (2l+1)/(4 pi) to 1e-13 relative; orthonormal under Gauss-Legendre x uniform
- *  quadrature to 1e-12; equivariant under posenc_wigner_d_real_f64 to 1e-12.
+ *  Accuracy (f64): <= 2e-13 absolute against Boost.Math spherical_harmonic for lmax <= 20
+ *  (including poles, near-poles and 1e-300 / 1e300 lengths); sum_m Y_lm^2 = (2l+1)/(4 pi) to
+ *  8e-14 relative at lmax 150 and 5.2e-13 at lmax 1000; orthonormal under Gauss-Legendre x
+ *  uniform quadrature to 1e-12 (lmax 20); equivariant under posenc_wigner_d_real_f64 to 1e-12.
  *  posenc_sph_harm_real_f32 takes float32 input, computes in float64 and rounds the output once:
- *  within 1e-7 relative to the float64 result per degree block (rms) for every lmax (tested to
- *  150; sphericart's float path fails from l ~ 19).
+ *  observed <= 5.5e-8 relative to the float64 result per degree block (rms) at lmax 150 (bound
+ *  tested 1e-7; sphericart's float path fails from l ~ 19). No degree is hard-coded: the
+ *  recurrence is used from l = 0.
  *
  *  Errors: INVALID_ARGUMENT (lmax < 0, n < 0, xyz[i] not finite or (0, 0, 0)); NULL_POINTER
  *  (xyz or out NULL while n > 0); SIZE_OVERFLOW (lmax > 2^20 or n (lmax+1)^2 overflows).
@@ -425,7 +438,8 @@ POSENC_API posenc_status posenc_sph_harm_real_f32(int32_t lmax, const float* xyz
  *  azimuth = longitude. Same basis and output as posenc_sph_harm_real_f64 (out [n, (lmax+1)^2]),
  *  the direction formed with sin/cos reduced in degrees (exact at multiples of 90 degrees).
  *  This is the SH location encoder of Russwurm et al. (ICLR 2024) / SatCLIP, finite at any L.
- *  Accuracy: within 1e-13 of posenc_sph_harm_real_f64 at the same direction. Errors:
+ *  Accuracy: within 1e-12 of posenc_sph_harm_real_f64 at the direction formed in long double
+ *  (lmax 40); exactly 0 for every m != 0 at the poles. Errors:
  *  INVALID_ARGUMENT (lmax < 0, n < 0, longitude not finite, latitude outside [-90, 90] or NaN);
  *  NULL_POINTER; SIZE_OVERFLOW. */
 POSENC_API posenc_status posenc_sph_harm_real_lonlat_f64(int32_t lmax, const double* lonlat, int64_t n,
@@ -436,9 +450,9 @@ POSENC_API posenc_status posenc_sph_harm_real_lonlat_f64(int32_t lmax, const dou
  *    Y_l^m = (-1)^m N_lm P_l^m(cos theta) e^{i m phi},  Y_l^{-m} = (-1)^m conj(Y_l^m).
  *  theta: [n] polar angle, phi: [n] azimuth, radians, any finite values (|sin theta| is used, as
  *  SciPy does). out: [n, (lmax+1)^2, 2] as (re, im), index l(l+1)+m, m = -l..l.
- *  Computed from the real basis: Y_l^{+-m} = (+-1)^m... exactly (-1)^m (R_lm + i R_l,-m)/sqrt(2)
- *  and (R_lm - i R_l,-m)/sqrt(2). Accuracy: <= 1e-13 absolute against Boost.Math
- *  spherical_harmonic for lmax <= 20. Errors: INVALID_ARGUMENT (lmax < 0, n < 0, theta or phi not
+ *  Computed from the real basis R: Y_l^m = (-1)^m (R_lm + i R_l,-m)/sqrt(2) and
+ *  Y_l^-m = (R_lm - i R_l,-m)/sqrt(2) for m > 0, Y_l^0 = R_l0. Accuracy: <= 2e-13 absolute
+ *  against Boost.Math spherical_harmonic for lmax <= 20. Errors: INVALID_ARGUMENT (lmax < 0, n < 0, theta or phi not
  *  finite); NULL_POINTER; SIZE_OVERFLOW (n 2 (lmax+1)^2 overflows). */
 POSENC_API posenc_status posenc_sph_harm_complex_f64(int32_t lmax, const double* theta, const double* phi,
                                                      int64_t n, double* out);
