@@ -99,9 +99,9 @@ BENCHMARK(BM_rf_features)->ArgNames({"kind", "n", "d", "m"})
     ->Args({0, 65536, 64, 256})->Args({1, 65536, 64, 256})->Args({2, 65536, 64, 256})->Args({3, 65536, 64, 256})
     ->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_linear_attention)->ArgNames({"n", "F", "dv", "causal"})
-    ->ArgsProduct({{1024, 4096, 16384, 65536}, {256}, {64}, {0, 1}})->Unit(benchmark::kMillisecond)->UseRealTime();
+    ->ArgsProduct({{256, 512, 1024, 4096, 16384, 65536}, {256}, {64}, {0, 1}})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_softmax_attention)->ArgNames({"n", "d", "dv", "causal"})
-    ->ArgsProduct({{1024, 4096, 16384}, {64}, {64}, {0, 1}})->Unit(benchmark::kMillisecond)->UseRealTime();
+    ->ArgsProduct({{256, 512, 1024, 4096, 16384}, {64}, {64}, {0, 1}})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_softmax_attention)->ArgNames({"n", "d", "dv", "causal"})
     ->Args({65536, 64, 64, 0})->Args({65536, 64, 64, 1})->Iterations(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 // samplings: 0 IID, 1 ORTHOGONAL, 2 QMC, 3 PFF

@@ -106,7 +106,10 @@ void sample_rows(posenc_rf_sampling sampling, int32_t d, int32_t m, double sigma
         const auto j = static_cast<int32_t>(rng.next() % static_cast<uint64_t>(i + 1));
         std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(j)]);
       }
-      const boost::math::chi_squared_distribution<double> chi2(static_cast<double>(d));
+      // promote_double<false>: evaluate in double (Boost's default promotes to long double, which is
+      // software quad precision on aarch64); the quantile stays accurate to a few ulp.
+      using policy = boost::math::policies::policy<boost::math::policies::promote_double<false>>;
+      const boost::math::chi_squared_distribution<double, policy> chi2(static_cast<double>(d));
       for (int32_t i = 0; i < m; ++i) {
         const double t = (static_cast<double>(perm[static_cast<size_t>(i)]) + rng.uniform()) / m;
         const double r = std::sqrt(boost::math::quantile(chi2, t));

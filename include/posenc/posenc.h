@@ -567,9 +567,10 @@ POSENC_API posenc_status posenc_rf_sample_f32(posenc_rf_sampling sampling, int32
  *  max_i omega_i . k - |k|^2/2 > 60, i.e. |omega_i|^2 > 120 and |k| near |omega_i| — not reached by
  *  d <= 64 with Performer's usual k / d^{1/4} scaling. Exponents below -87.3 give 0.
  *
- *  Accuracy (float32, against the same formula in float64 with the same omega):
- *  TRIG abs error <= 1e-6 * (1 + |p|) / sqrt(m) (the float rounding of p dominates);
- *  exponential kinds rel error <= 4e-6 * (1 + |e_ij|) (rounding of p and of the exponent).
+ *  Accuracy (float32, against the same formula in float64 with the same omega, tested on every
+ *  ISA path): TRIG abs error <= 2e-6 * (1 + max_j |p_ij|) / sqrt(m) (the float32 rounding of p
+ *  dominates; observed 3.7e-6 / sqrt(m) at |x| ~ 1.6); exponential kinds rel error
+ *  <= 4e-6 * (2 + max_j |p_ij|) (observed 2.3e-6), up to float32 underflow below e^-87.
  *
  *  Errors: NULL_POINTER (omega NULL; x or out NULL while n > 0); INVALID_ARGUMENT (kind not a
  *  posenc_rf_kind, m <= 0, d <= 0, n < 0, a weight negative or not finite, an omega entry not
@@ -591,9 +592,11 @@ POSENC_API posenc_status posenc_rf_features_f32(posenc_rf_kind kind, const float
  *  for any thread count.
  *
  *  eps >= 0 guards the denominator (fast-transformers uses 1e-6); with non-negative features
- *  (POSITIVE, HYPERBOLIC, GAUSSIAN_POSITIVE) the denominator is > 0. Accuracy: relative error
- *  <= ~1e-5 * sqrt(n) against a float64 evaluation of the same formula for non-negative features
- *  (tested: <= 1e-4 at n = 1000).
+ *  (POSITIVE, HYPERBOLIC, GAUSSIAN_POSITIVE) the denominator is > 0. Accuracy (float32
+ *  accumulation): for non-negative features out_i is a convex combination of the v_j and the
+ *  abs error against a float64 evaluation of the same formula is <= 2e-5 for |v| <= 4, n <= 1100
+ *  (tested on every ISA path, causal and not; observed <= 3e-7); it grows like sqrt(n) * 6e-8 *
+ *  max |v| with n.
  *
  *  Errors: NULL_POINTER (any array NULL while n > 0); INVALID_ARGUMENT (n < 0, F <= 0, dv <= 0,
  *  eps negative or not finite); SIZE_OVERFLOW. n == 0 is a no-op. out untouched on error. */
@@ -608,7 +611,8 @@ POSENC_API posenc_status posenc_linear_attention_f32(const float* phi_q, const f
  *  (causal != 0; Vaswani et al. 2017). Blocked and streaming (online softmax, Milakov & Gimelshein
  *  2018 / FlashAttention): query blocks of 64 rows, key blocks of 256, a running max and sum per
  *  row; memory O(n (d + dv)) besides the inputs (K^T is packed once), so n = 16384 and beyond fit.
- *  Accuracy: relative error <= ~1e-5 against float64 naive (tested on every ISA path).
+ *  Accuracy: abs error <= 1e-5 * max |v| against a float64 naive evaluation (tested on every ISA
+ *  path, n <= 300, causal and not; observed 5.3e-7 for N(0,1) inputs, scale 1/sqrt(d)).
  *
  *  Errors: NULL_POINTER (any array NULL while n > 0); INVALID_ARGUMENT (n < 0, d <= 0, dv <= 0,
  *  scale not finite); SIZE_OVERFLOW. n == 0 is a no-op. out untouched on error. */
