@@ -145,7 +145,7 @@ struct Lap {
   int64_t nnz() const { return static_cast<int64_t>(idx.size()); }
   /// y = c x - L x, parallel over fixed row tiles.
   void shifted_apply(double c, const double* x, double* y) const {
-    const int64_t grain = 8192;
+    const int64_t grain = 2048;
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       const int64_t r0 = t * grain, r1 = std::min(n, r0 + grain);
       for (int64_t i = r0; i < r1; ++i) {
@@ -359,6 +359,7 @@ bool shift_invert(const Lap& L, int64_t nev, int64_t ncv, ShiftInvert* si, Pairs
     }
   SpMat M(static_cast<int>(L.n), static_cast<int>(L.n));
   M.setFromTriplets(tr.begin(), tr.end());
+  GDBG("M built");
   ProbedLDLT& ldlt = si->ldlt;
   si->sigma = sigma;
   ldlt.analyzePattern(M);
@@ -415,8 +416,8 @@ bool deflated_shift_invert(const Lap& L, const ShiftInvert& si, const Eigen::Mat
 }
 
 /// nev smallest eigenpairs of a connected component's Laplacian (nev <= L.n).
-posenc_status component_pairs(const Lap& L, int64_t nev, Pairs* out, SolveStats* st) {
-  if (L.n <= kDenseMax || 3 * nev >= L.n) {
+posenc_status component_pairs(const Lap& L, int64_t nev, posenc_lappe_method solver, Pairs* out, SolveStats* st) {
+  if (3 * nev >= L.n || solver == POSENC_LAPPE_DENSE || (solver == POSENC_LAPPE_AUTO && L.n <= kDenseMax)) {
     st->method = "dense";
     if (!dense_pairs(L, nev, out))
       return set_error(POSENC_ERR_NOT_CONVERGED,
@@ -438,13 +439,13 @@ posenc_status component_pairs(const Lap& L, int64_t nev, Pairs* out, SolveStats*
   bool ok = false;
   const int64_t ncv0 = std::min<int64_t>(L.n, std::max<int64_t>(2 * nev + 1, nev + 24));
   ShiftInvert si;
-  if (shift_invert(L, nev, ncv0, &si, out, st, &why) && accept(out, "shift-invert")) {
+  if (solver != POSENC_LAPPE_LANCZOS && shift_invert(L, nev, ncv0, &si, out, st, &why) && accept(out, "shift-invert")) {
     ok = true;
     st->method = "shift-invert";
   }
   const int64_t ncvs[2] = {ncv0, std::min<int64_t>(L.n, 2 * ncv0 + 16)};
   const int64_t maxits[2] = {3000, 10000};
-  for (int a = 0; a < 2 && !ok; ++a) {
+  for (int a = 0; a < 2 && !ok && solver != POSENC_LAPPE_SHIFT_INVERT; ++a) {
     if (lanczos(L, none, nev, ncvs[a], maxits[a], out, st, &why) && accept(out, "Lanczos")) {
       ok = true;
       st->method = "lanczos";
@@ -460,11 +461,11 @@ posenc_status component_pairs(const Lap& L, int64_t nev, Pairs* out, SolveStats*
   // start vector. Deflate what was found and look again below the largest value kept.
   for (int round = 0; round < 4; ++round) {
     const int64_t have = out->val.size();
-    const int64_t more = std::min<int64_t>(std::max<int64_t>(2, nev / 4), L.n - have - 1);
+    const int64_t more = std::min<int64_t>(std::min<int64_t>(nev, std::max<int64_t>(4, nev / 4)), L.n - have - 1);
     if (more <= 0) break;
     Pairs extra;
     std::string w2;
-    const int64_t ncv = std::min<int64_t>(L.n - have, std::max<int64_t>(2 * more + 1, more + 24));
+    const int64_t ncv = std::min<int64_t>(L.n - have, std::max<int64_t>(2 * more + 1, more + 16));
     const bool got = st->method == "shift-invert" ? deflated_shift_invert(L, si, out->vec, more, ncv, &extra, st)
                                                   : lanczos(L, out->vec, more, ncv, 3000, &extra, st, &w2);
     if (!got) break;  // the first result stands
@@ -535,8 +536,13 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
     return set_error(POSENC_ERR_INVALID_ARGUMENT,
                      "info->struct_size must be >= %u (got %u); call posenc_laplacian_pe_info_init",
                      static_cast<unsigned>(sizeof(posenc_laplacian_pe_info)), info->struct_size);
+  if (info != nullptr && (info->solver < POSENC_LAPPE_AUTO || info->solver > POSENC_LAPPE_LANCZOS))
+    return set_error(POSENC_ERR_INVALID_ARGUMENT, "info->solver must be a posenc_lappe_method in [0, 3] (got %d)",
+                     static_cast<int>(info->solver));
   return guarded([&]() -> posenc_status {
+    GDBG("lappe start");
     const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges);
+    GDBG("graph built");
     const int64_t n = num_nodes;
     // Connected components (BFS from the lowest unvisited node): the Laplacian is block diagonal,
     // so each component is solved alone and every zero eigenvalue is found.
@@ -562,6 +568,7 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
       std::sort(nodes.begin(), nodes.end());
       for (size_t j = 0; j < nodes.size(); ++j) local[static_cast<size_t>(nodes[j])] = static_cast<int32_t>(j);
     }
+    GDBG("components found");
     // Candidates: min(k, size) smallest pairs of every component; keep the k smallest overall.
     struct Cand {
       double val;
@@ -584,8 +591,20 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
       } else {
         const Lap L = component_laplacian(gr, nodes, local, laplacian);
         st.method.clear();
-        POSENC_CHECK(component_pairs(L, nev, &pairs[c], &st));
-        res[c] = residuals(L, pairs[c]);
+        POSENC_CHECK(component_pairs(L, nev, info ? info->solver : POSENC_LAPPE_AUTO, &pairs[c], &st));
+        // A connected component's smallest eigenvalue is exactly 0 with a known null vector
+        // (D^1/2 1 for L_sym, 1 for D - A): store them exactly, so that zeros of different
+        // components compare equal and order by component.
+        Pairs& P = pairs[c];
+        if (std::abs(P.val[0]) <= 1e-8 * L.bound) {
+          Eigen::VectorXd z(L.n);
+          for (int64_t j = 0; j < L.n; ++j)
+            z[j] = laplacian == POSENC_LAPLACIAN_SYM ? std::sqrt(gr.deg[static_cast<size_t>(nodes[static_cast<size_t>(j)])]) : 1.0;
+          z /= z.norm();
+          P.val[0] = 0.0;
+          P.vec.col(0) = z;
+        }
+        res[c] = residuals(L, P);
         if (nodes.size() > biggest) {
           biggest = nodes.size();
           method = st.method == "shift-invert" ? POSENC_LAPPE_SHIFT_INVERT
@@ -629,6 +648,8 @@ extern "C" POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplaci
   POSENC_CHECK(check_not_null(info, "info"));
   *info = posenc_laplacian_pe_info{};
   info->struct_size = sizeof(posenc_laplacian_pe_info);
+  info->solver = POSENC_LAPPE_AUTO;
+  info->method = POSENC_LAPPE_DENSE;
   return POSENC_OK;
 }
 
@@ -653,12 +674,111 @@ extern "C" POSENC_API posenc_status posenc_laplacian_pe_ex_f64(int64_t num_nodes
 
 namespace {
 
+/// Sources propagated together: their walk distributions are stored as rows of kBlock values, so
+/// every edge visit updates kBlock lanes (a loop the compiler vectorizes) and the index work of
+/// the sparse gather is shared by kBlock sources whose neighbourhoods mostly overlap (sources are
+/// taken in BFS order, so a block is a few adjacent nodes).
+constexpr int kBlock = 8;
+
 /// Per-thread scratch for the local propagation.
 struct RwseScratch {
-  std::vector<int32_t> local;            // [n], -1 = not reached
-  std::vector<int32_t> nodes;            // reached nodes in discovery order
-  std::vector<std::vector<double>> r;    // r[s][j] = (P^s)_{v, nodes[j]}
+  std::vector<int32_t> local;          // [n], -1 = not reached
+  std::vector<int32_t> nodes;          // reached nodes in discovery order
+  std::vector<std::vector<double>> r;  // r[s][j*kBlock + b] = (P^s)_{source b, nodes[j]}
 };
+
+/// Nodes in BFS order (from the lowest unvisited id, neighbours in CSR order): consecutive
+/// nodes are close in the graph. Depends on the graph only.
+std::vector<int32_t> bfs_order(const Graph& g) {
+  std::vector<int32_t> order;
+  order.reserve(static_cast<size_t>(g.n));
+  std::vector<char> seen(static_cast<size_t>(g.n), 0);
+  for (int64_t s = 0; s < g.n; ++s) {
+    if (seen[static_cast<size_t>(s)]) continue;
+    seen[static_cast<size_t>(s)] = 1;
+    order.push_back(static_cast<int32_t>(s));
+    for (size_t h = order.size() - 1; h < order.size(); ++h) {
+      const int32_t u = order[h];
+      for (int64_t p = g.ptr[static_cast<size_t>(u)]; p < g.ptr[static_cast<size_t>(u) + 1]; ++p) {
+        const int32_t w = g.idx[static_cast<size_t>(p)];
+        if (!seen[static_cast<size_t>(w)]) {
+          seen[static_cast<size_t>(w)] = 1;
+          order.push_back(w);
+        }
+      }
+    }
+  }
+  return order;
+}
+
+/// RWSE of the sources src_nodes[0..nb) (nb <= kBlock), written to out rows.
+void rwse_block(const Graph& g, const double* invdeg, const int32_t* src_nodes, int nb, int32_t steps,
+                RwseScratch& S, double* out) {
+  const int32_t H = (steps + 1) / 2;
+  S.nodes.clear();
+  std::vector<double>& r0 = S.r[0];
+  r0.assign(static_cast<size_t>(nb) * kBlock, 0.0);
+  for (int b = 0; b < nb; ++b) {
+    const int32_t v = src_nodes[b];
+    int32_t l = S.local[static_cast<size_t>(v)];
+    if (l < 0) {
+      l = static_cast<int32_t>(S.nodes.size());
+      S.local[static_cast<size_t>(v)] = l;
+      S.nodes.push_back(v);
+    }
+    r0[static_cast<size_t>(l) * kBlock + static_cast<size_t>(b)] = 1.0;
+  }
+  r0.resize(S.nodes.size() * kBlock);
+  const int64_t* ptr = g.ptr.data();
+  const int32_t* idx = g.idx.data();
+  const double* val = g.val.data();
+  for (int32_t s = 1; s <= H; ++s) {
+    const std::vector<double>& prev = S.r[static_cast<size_t>(s) - 1];
+    std::vector<double>& cur = S.r[static_cast<size_t>(s)];
+    cur.assign(S.nodes.size() * kBlock, 0.0);
+    const size_t rows = prev.size() / kBlock;
+    for (size_t j = 0; j < rows; ++j) {
+      const double* x = prev.data() + j * kBlock;
+      bool any = false;
+      for (int b = 0; b < kBlock; ++b) any |= x[b] != 0.0;
+      if (!any) continue;
+      const int32_t u = S.nodes[j];
+      double xs[kBlock];
+      for (int b = 0; b < kBlock; ++b) xs[b] = x[b] * invdeg[u];
+      for (int64_t p = ptr[u]; p < ptr[u + 1]; ++p) {
+        const int32_t w = idx[p];
+        int32_t l = S.local[static_cast<size_t>(w)];
+        if (l < 0) {
+          l = static_cast<int32_t>(S.nodes.size());
+          S.local[static_cast<size_t>(w)] = l;
+          S.nodes.push_back(w);
+          cur.resize(cur.size() + kBlock, 0.0);
+        }
+        double* y = cur.data() + static_cast<size_t>(l) * kBlock;
+        const double a = val[p];
+        for (int b = 0; b < kBlock; ++b) y[b] += xs[b] * a;
+      }
+    }
+  }
+  double acc[kBlock];
+  for (int32_t t = 1; t <= steps; ++t) {
+    const std::vector<double>& ra = S.r[static_cast<size_t>((t + 1) / 2)];
+    const std::vector<double>& rb = S.r[static_cast<size_t>(t / 2)];
+    for (int b = 0; b < kBlock; ++b) acc[b] = 0.0;
+    const size_t rows = rb.size() / kBlock;
+    for (size_t j = 0; j < rows; ++j) {
+      const double id = invdeg[S.nodes[j]];
+      const double* xa = ra.data() + j * kBlock;
+      const double* xb = rb.data() + j * kBlock;
+      for (int b = 0; b < kBlock; ++b) acc[b] += (xa[b] * xb[b]) * id;
+    }
+    for (int b = 0; b < nb; ++b) {
+      const int32_t v = src_nodes[b];
+      out[static_cast<int64_t>(v) * steps + t - 1] = g.deg[static_cast<size_t>(v)] * acc[b];
+    }
+  }
+  for (int32_t w : S.nodes) S.local[static_cast<size_t>(w)] = -1;
+}
 
 }  // namespace
 
@@ -675,10 +795,16 @@ extern "C" POSENC_API posenc_status posenc_rwse_f64(int64_t num_nodes, const int
     const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges);
     const int64_t n = num_nodes;
     std::vector<double> invdeg(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) invdeg[static_cast<size_t>(i)] = gr.deg[static_cast<size_t>(i)] > 0.0 ? 1.0 / gr.deg[static_cast<size_t>(i)] : 0.0;
+    for (int64_t i = 0; i < n; ++i)
+      invdeg[static_cast<size_t>(i)] = gr.deg[static_cast<size_t>(i)] > 0.0 ? 1.0 / gr.deg[static_cast<size_t>(i)] : 0.0;
     // Meet in the middle: with r_s = e_v^T P^s (the walk's distribution after s steps) and the
     // reversibility D P^b = (P^b)^T D, (P^t)_vv = d_v * sum_u r_a[u] r_b[u] / d_u for a + b = t.
     // So only H = ceil(steps / 2) steps are propagated, over the H-hop ball of v.
+    // Isolated nodes (d_v = 0) have a zero row of P: all zeros (PyG, GraphGPS).
+    std::vector<int32_t> order;
+    for (int32_t v : bfs_order(gr))
+      if (gr.deg[static_cast<size_t>(v)] > 0.0) order.push_back(v);
+      else std::fill(out + static_cast<int64_t>(v) * steps, out + (static_cast<int64_t>(v) + 1) * steps, 0.0);
     const int32_t H = (steps + 1) / 2;
     tbb::enumerable_thread_specific<RwseScratch> scratch([&] {
       RwseScratch s;
@@ -686,52 +812,14 @@ extern "C" POSENC_API posenc_status posenc_rwse_f64(int64_t num_nodes, const int
       s.r.resize(static_cast<size_t>(H) + 1);
       return s;
     });
-    const int64_t grain = 256;
-    parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
+    const int64_t m = static_cast<int64_t>(order.size());
+    const int64_t grain = 32 * kBlock;  // sources per tile
+    parallel_tiles(tiles_of(m, grain), [&](int64_t t) {
       RwseScratch& S = scratch.local();
-      const int64_t v0 = t * grain, v1 = std::min(n, v0 + grain);
-      for (int64_t v = v0; v < v1; ++v) {
-        double* o = out + v * steps;
-        if (gr.deg[static_cast<size_t>(v)] <= 0.0) {  // isolated: its row of P is zero (PyG, GraphGPS)
-          std::fill(o, o + steps, 0.0);
-          continue;
-        }
-        S.nodes.clear();
-        S.nodes.push_back(static_cast<int32_t>(v));
-        S.local[static_cast<size_t>(v)] = 0;
-        S.r[0].assign(1, 1.0);
-        for (int32_t s = 1; s <= H; ++s) {
-          const std::vector<double>& prev = S.r[static_cast<size_t>(s) - 1];
-          std::vector<double>& cur = S.r[static_cast<size_t>(s)];
-          cur.assign(S.nodes.size(), 0.0);
-          for (size_t j = 0; j < prev.size(); ++j) {
-            const double x = prev[j];
-            if (x == 0.0) continue;
-            const int32_t u = S.nodes[j];
-            const double xs = x * invdeg[static_cast<size_t>(u)];
-            for (int64_t p = gr.ptr[static_cast<size_t>(u)]; p < gr.ptr[static_cast<size_t>(u) + 1]; ++p) {
-              const int32_t w = gr.idx[static_cast<size_t>(p)];
-              int32_t l = S.local[static_cast<size_t>(w)];
-              if (l < 0) {
-                l = static_cast<int32_t>(S.nodes.size());
-                S.local[static_cast<size_t>(w)] = l;
-                S.nodes.push_back(w);
-                cur.push_back(0.0);
-              }
-              cur[static_cast<size_t>(l)] += xs * gr.val[static_cast<size_t>(p)];
-            }
-          }
-        }
-        const double dv = gr.deg[static_cast<size_t>(v)];
-        for (int32_t tt = 1; tt <= steps; ++tt) {
-          const std::vector<double>& ra = S.r[static_cast<size_t>((tt + 1) / 2)];
-          const std::vector<double>& rb = S.r[static_cast<size_t>(tt / 2)];
-          double acc = 0.0;
-          for (size_t j = 0; j < rb.size(); ++j)
-            acc += ra[j] * rb[j] * invdeg[static_cast<size_t>(S.nodes[j])];
-          o[tt - 1] = dv * acc;
-        }
-        for (int32_t w : S.nodes) S.local[static_cast<size_t>(w)] = -1;
+      const int64_t i0 = t * grain, i1 = std::min(m, i0 + grain);
+      for (int64_t i = i0; i < i1; i += kBlock) {
+        const int nb = static_cast<int>(std::min<int64_t>(kBlock, i1 - i));
+        rwse_block(gr, invdeg.data(), order.data() + i, nb, steps, S, out);
       }
     });
     return POSENC_OK;

@@ -656,24 +656,30 @@ typedef enum {
   POSENC_LAPLACIAN_COMBINATORIAL = 1 /**< L = D - A; spectrum in [0, 2 max_v d_v] */
 } posenc_laplacian;
 
-/** Which solver produced the eigenpairs of the largest connected component (see below). */
+/** LapPE eigensolvers (see posenc_laplacian_pe_f64 for when each is chosen). */
 typedef enum {
-  POSENC_LAPPE_DENSE = 0,        /**< Eigen SelfAdjointEigenSolver on the dense Laplacian */
-  POSENC_LAPPE_SHIFT_INVERT = 1, /**< Spectra SymEigsShiftSolver, sigma < 0, sparse LDL^T */
-  POSENC_LAPPE_LANCZOS = 2       /**< Spectra SymEigsSolver on c I - L (largest eigenpairs) */
+  POSENC_LAPPE_AUTO = 0,         /**< choose per component (the default) */
+  POSENC_LAPPE_DENSE = 1,        /**< Eigen SelfAdjointEigenSolver on the dense Laplacian */
+  POSENC_LAPPE_SHIFT_INVERT = 2, /**< Spectra SymEigsShiftSolver, sigma < 0, sparse LDL^T */
+  POSENC_LAPPE_LANCZOS = 3       /**< Spectra SymEigsSolver on c I - L (largest eigenpairs) */
 } posenc_lappe_method;
 
-/** Diagnostics of one posenc_laplacian_pe_ex_f64 call. */
+/** Options (in) and diagnostics (out) of one posenc_laplacian_pe_ex_f64 call. */
 typedef struct {
   uint32_t struct_size;       /**< sizeof(posenc_laplacian_pe_info); set by _init */
-  posenc_lappe_method method; /**< solver used for the largest component */
+  posenc_lappe_method solver; /**< in: AUTO (default), or force one solver for every component
+                                   of more than 3k nodes (smaller ones always use DENSE); a forced
+                                   solver has no fallback: NOT_CONVERGED if it fails, or, for
+                                   SHIFT_INVERT, if the fill-in limit rejects the factorization */
+  posenc_lappe_method method; /**< out: solver used for the largest component */
   int64_t components;         /**< number of connected components (isolated nodes included) */
   int64_t matvecs;            /**< sparse products with c I - L (Lanczos, all components) */
   int64_t shift_solves;       /**< triangular solves with (L - sigma I) (shift-invert) */
   double max_residual;        /**< max_j ||L v_j - lambda_j v_j||_2 over the k returned pairs */
 } posenc_laplacian_pe_info;
 
-/** Fills *info with struct_size and zeros. NULL_POINTER if info is NULL. */
+/** Fills *info with struct_size, solver = POSENC_LAPPE_AUTO and zeros. NULL_POINTER if info is
+ *  NULL. */
 POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info* info);
 
 /** Laplacian eigenvector positional encoding (LapPE): the k smallest eigenpairs of the chosen
@@ -730,8 +736,9 @@ POSENC_API posenc_status posenc_laplacian_pe_f64(int64_t num_nodes, const int64_
                                                  posenc_laplacian laplacian, int32_t k,
                                                  double* eigvals, double* eigvecs);
 
-/** posenc_laplacian_pe_f64 that also reports diagnostics in *info (may be NULL; else its
- *  struct_size must be set, by posenc_laplacian_pe_info_init). info is written on success only. */
+/** posenc_laplacian_pe_f64 with options and diagnostics in *info (may be NULL = AUTO; else its
+ *  struct_size must be set, by posenc_laplacian_pe_info_init; solver outside the enum ->
+ *  INVALID_ARGUMENT). The out fields of info are written on success only. */
 POSENC_API posenc_status posenc_laplacian_pe_ex_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
                                                     const double* weights, int64_t num_edges,
                                                     posenc_laplacian laplacian, int32_t k,
@@ -748,11 +755,14 @@ POSENC_API posenc_status posenc_laplacian_pe_ex_f64(int64_t num_nodes, const int
  *
  *  Exact (no sampling, no truncation): for every node v the walk distribution r_s = e_v^T P^s is
  *  propagated over the sparse CSR for s <= ceil(steps/2), and (P^t)_vv = d_v sum_u
- *  (P^a)_vu (P^b)_vu / d_u with a = ceil(t/2), b = floor(t/2) (reversibility, D P^b symmetric).
- *  Cost O(sum over v of the edges within ceil(steps/2) hops of v), no dense matrix; nodes are
- *  split over threads in fixed tiles (bitwise identical for any thread count, every ISA path).
+ *  (P^a)_vu (P^b)_vu / d_u with a = ceil(t/2), b = floor(t/2) (reversibility: D P^b is
+ *  symmetric), so only the ceil(steps/2)-hop ball of v is visited. Sources are taken in BFS order
+ *  and propagated 8 at a time (their balls overlap; each edge visit updates 8 lanes). Cost
+ *  O(sum over v of the edges within ceil(steps/2) hops of v); no dense matrix. Blocks are split
+ *  over threads in fixed tiles: bitwise identical for any thread count and every ISA path (plain
+ *  C++, no ISA-specific code).
  *
- *  Accuracy: each value within ~steps * 1e-15 (relative) of exact rational arithmetic.
+ *  Accuracy: values lie in [0, 1]; absolute error <= 1e-14 against dense matrix powers (tests).
  *  Errors (nothing written): the graph errors above; steps <= 0 -> INVALID_ARGUMENT; out NULL ->
  *  NULL_POINTER; num_nodes * steps overflowing -> SIZE_OVERFLOW. */
 POSENC_API posenc_status posenc_rwse_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,

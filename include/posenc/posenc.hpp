@@ -221,6 +221,54 @@ inline void softmax_attention(const float* q, const float* k, const float* v, in
 // @@FEATURES-END@@
 
 // @@GRAPH-BEGIN@@ ----------------------------------------------- graph
+/// posenc_laplacian_pe_f64: eigvals [k] ascending, eigvecs [num_nodes, k] row-major, unit
+/// columns, largest-magnitude entry positive. weights may be nullptr (all 1). Graph conventions,
+/// solver choice and errors: see posenc.h.
+inline void laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
+                         int64_t num_edges, posenc_laplacian laplacian, int32_t k, double* eigvals, double* eigvecs) {
+  check(posenc_laplacian_pe_f64(num_nodes, src, dst, weights, num_edges, laplacian, k, eigvals, eigvecs));
+}
+/// Result of the allocating laplacian_pe.
+struct laplacian_pe_result {
+  std::vector<double> eigvals;  ///< [k], ascending
+  std::vector<double> eigvecs;  ///< [num_nodes, k], row-major
+  posenc_laplacian_pe_info info; ///< solver used, matvecs, residual
+};
+/// Allocating variant over std::vectors (src.size() == dst.size() edges; weights empty = all 1).
+/// solver forces an eigensolver (POSENC_LAPPE_AUTO = choose per component).
+inline laplacian_pe_result laplacian_pe(int64_t num_nodes, const std::vector<int64_t>& src,
+                                        const std::vector<int64_t>& dst, int32_t k,
+                                        posenc_laplacian laplacian = POSENC_LAPLACIAN_SYM,
+                                        const std::vector<double>& weights = {},
+                                        posenc_lappe_method solver = POSENC_LAPPE_AUTO) {
+  if (src.size() != dst.size() || (!weights.empty() && weights.size() != src.size()))
+    throw error(POSENC_ERR_INVALID_ARGUMENT, "laplacian_pe: src, dst (and weights, if given) must have equal sizes");
+  laplacian_pe_result r;
+  check(posenc_laplacian_pe_info_init(&r.info));
+  r.info.solver = solver;
+  const int64_t kk = k > 0 ? k : 0, nn = num_nodes > 0 ? num_nodes : 0;
+  r.eigvals.resize(static_cast<size_t>(kk));
+  r.eigvecs.resize(static_cast<size_t>(nn) * static_cast<size_t>(kk));
+  check(posenc_laplacian_pe_ex_f64(num_nodes, src.data(), dst.data(), weights.empty() ? nullptr : weights.data(),
+                                   static_cast<int64_t>(src.size()), laplacian, k, r.eigvals.data(),
+                                   r.eigvecs.data(), &r.info));
+  return r;
+}
+/// posenc_rwse_f64: out [num_nodes, steps], out[v*steps + t-1] = (P^t)_vv, P = D^-1 A.
+inline void rwse(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights, int64_t num_edges,
+                 int32_t steps, double* out) {
+  check(posenc_rwse_f64(num_nodes, src, dst, weights, num_edges, steps, out));
+}
+/// Allocating variant over std::vectors (weights empty = all 1); returns [num_nodes, steps].
+inline std::vector<double> rwse(int64_t num_nodes, const std::vector<int64_t>& src, const std::vector<int64_t>& dst,
+                                int32_t steps, const std::vector<double>& weights = {}) {
+  if (src.size() != dst.size() || (!weights.empty() && weights.size() != src.size()))
+    throw error(POSENC_ERR_INVALID_ARGUMENT, "rwse: src, dst (and weights, if given) must have equal sizes");
+  std::vector<double> out(static_cast<size_t>(num_nodes > 0 ? num_nodes : 0) * static_cast<size_t>(steps > 0 ? steps : 0));
+  check(posenc_rwse_f64(num_nodes, src.data(), dst.data(), weights.empty() ? nullptr : weights.data(),
+                        static_cast<int64_t>(src.size()), steps, out.data()));
+  return out;
+}
 // @@GRAPH-END@@
 
 // @@LEARNED-BEGIN@@ --------------------------------------------- learned
