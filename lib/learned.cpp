@@ -227,7 +227,7 @@ extern "C" POSENC_API posenc_status posenc_learned_grad_f32(const float* grad_x,
     // list the touched table rows. Counting sort when the table is not much larger than n.
     const size_t nn = static_cast<size_t>(n);
     std::vector<int64_t> order(nn), urows, offsets;
-    if (rows <= 4 * n + 4096) {
+    if (rows / 4 <= n + 1024) {  // (no overflow: n <= 2^61 after the size checks)
       std::vector<int64_t> count(static_cast<size_t>(rows) + 1, 0);
       for (size_t i = 0; i < nn; ++i) ++count[static_cast<size_t>(positions[i]) + 1];
       for (int64_t r = 0; r < rows; ++r) {
@@ -350,11 +350,15 @@ extern "C" POSENC_API posenc_status posenc_learned_resample_f32(const float* tab
   POSENC_CHECK(check_dim(dim));
   POSENC_CHECK(check_positive(new_h, "new_h"));
   POSENC_CHECK(check_positive(new_w, "new_w"));
-  if (mode != POSENC_RESAMPLE_BICUBIC_AA && mode != POSENC_RESAMPLE_BICUBIC && mode != POSENC_RESAMPLE_LINEAR)
+  // A C caller may pass any int: read the bits without an enum-typed load (UBSan -fsanitize=enum).
+  int mode_value = 0;
+  std::memcpy(&mode_value, &mode, sizeof(mode_value) < sizeof(mode) ? sizeof(mode_value) : sizeof(mode));
+  if (mode_value != POSENC_RESAMPLE_BICUBIC_AA && mode_value != POSENC_RESAMPLE_BICUBIC &&
+      mode_value != POSENC_RESAMPLE_LINEAR)
     return set_error(POSENC_ERR_INVALID_ARGUMENT,
                      "mode must be POSENC_RESAMPLE_BICUBIC_AA (0), POSENC_RESAMPLE_BICUBIC (1) or "
                      "POSENC_RESAMPLE_LINEAR (2) (got %d)",
-                     static_cast<int>(mode));
+                     mode_value);
   int64_t old_grid = 0, new_grid = 0, old_rows = 0, new_rows = 0, in_size = 0, out_size = 0, tmp_size = 0, tmp_rows = 0;
   POSENC_CHECK(checked_mul(old_h, old_w, &old_grid, "old grid [old_h, old_w]"));
   POSENC_CHECK(checked_mul(new_h, new_w, &new_grid, "new grid [new_h, new_w]"));

@@ -308,17 +308,18 @@ inline void learned_resample(const float* table, int32_t prefix, int64_t old_h, 
 inline std::vector<float> learned_resample(const std::vector<float>& table, int32_t prefix, int64_t old_h,
                                            int64_t old_w, int32_t dim, int64_t new_h, int64_t new_w,
                                            posenc_resample mode = POSENC_RESAMPLE_BICUBIC_AA) {
-  int64_t in_rows = 0, in_size = 0, out_rows = 0, out_size = 0;
-  const bool in_ok = prefix >= 0 && old_h > 0 && old_w > 0 && dim > 0 &&
-                     !__builtin_mul_overflow(old_h, old_w, &in_rows) && !__builtin_add_overflow(in_rows, prefix, &in_rows) &&
-                     !__builtin_mul_overflow(in_rows, static_cast<int64_t>(dim), &in_size);
-  if (in_ok && table.size() != static_cast<size_t>(in_size))
+  // rows*dim for rows = prefix + h*w, or -1 if an argument is out of range or a product overflows.
+  auto size_of = [](int32_t pre, int64_t h, int64_t w, int32_t d) -> int64_t {
+    const int64_t big = INT64_MAX;
+    if (pre < 0 || h <= 0 || w <= 0 || d <= 0 || h > big / w || h * w > big - pre) return -1;
+    const int64_t rows = h * w + pre;
+    return rows > big / d ? -1 : rows * d;
+  };
+  const int64_t in_size = size_of(prefix, old_h, old_w, dim), out_size = size_of(prefix, new_h, new_w, dim);
+  if (in_size >= 0 && table.size() != static_cast<size_t>(in_size))
     throw error(POSENC_ERR_INVALID_ARGUMENT, "posenc::learned_resample: table.size() != (prefix + old_h*old_w) * dim");
-  const bool out_ok = prefix >= 0 && new_h > 0 && new_w > 0 && dim > 0 &&
-                      !__builtin_mul_overflow(new_h, new_w, &out_rows) && !__builtin_add_overflow(out_rows, prefix, &out_rows) &&
-                      !__builtin_mul_overflow(out_rows, static_cast<int64_t>(dim), &out_size);
   // With invalid sizes, out stays empty and the C function reports which argument is wrong.
-  std::vector<float> out(in_ok && out_ok ? static_cast<size_t>(out_size) : 0);
+  std::vector<float> out(in_size >= 0 && out_size >= 0 ? static_cast<size_t>(out_size) : 0);
   learned_resample(table.data(), prefix, old_h, old_w, dim, new_h, new_w, mode, out.data());
   return out;
 }
