@@ -241,6 +241,8 @@ _SIGS = {
     # graph
     "posenc_laplacian_pe_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, ctypes.c_int, _c_i32, _P, _P]),
     "posenc_rwse_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, _c_i32, _P]),
+    "posenc_laplacian_pe_info_init": (ctypes.c_int, [_P]),
+    "posenc_laplacian_pe_ex_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, ctypes.c_int, _c_i32, _P, _P, _P]),
     # learned
     "posenc_learned_add_f32": (ctypes.c_int, [_P, _c_i64, _c_i32, _P, _c_i64, _P]),
     "posenc_learned_grad_f32": (ctypes.c_int, [_P, _P, _c_i64, _c_i32, _P, _c_i64]),
@@ -666,14 +668,34 @@ def _edges(src, dst, weights, convert):
     return src, dst, weights
 
 
-def laplacian_pe(num_nodes, src, dst, k, weights=None, laplacian=Laplacian.SYM, convert=False):
-    """posenc_laplacian_pe_f64 -> (eigvals float64 [k] ascending, eigvecs float64 [num_nodes, k])."""
+class LaplacianPeInfo(ctypes.Structure):
+    """posenc_laplacian_pe_info (diagnostics of posenc_laplacian_pe_ex_f64)."""
+
+    _fields_ = [("struct_size", ctypes.c_uint32), ("method", ctypes.c_int), ("components", ctypes.c_int64),
+                ("matvecs", ctypes.c_int64), ("shift_solves", ctypes.c_int64), ("max_residual", ctypes.c_double)]
+
+
+_LAPPE_METHODS = {0: "dense", 1: "shift_invert", 2: "lanczos"}
+
+
+def laplacian_pe(num_nodes, src, dst, k, weights=None, laplacian=Laplacian.SYM, info=False, convert=False):
+    """posenc_laplacian_pe_f64 -> (eigvals float64 [k] ascending, eigvecs float64 [num_nodes, k]);
+    with info=True posenc_laplacian_pe_ex_f64 -> (eigvals, eigvecs, dict of its diagnostics:
+    method, components, matvecs, shift_solves, max_residual)."""
     src, dst, weights = _edges(src, dst, weights, convert)
     vals = np.empty(int(k), np.float64)
     vecs = np.empty((int(num_nodes), int(k)), np.float64)
-    _call("posenc_laplacian_pe_f64", int(num_nodes), _ptr(src), _ptr(dst), _ptr(weights), src.shape[0],
-          int(laplacian), int(k), _ptr(vals), _ptr(vecs))
-    return vals, vecs
+    if not info:
+        _call("posenc_laplacian_pe_f64", int(num_nodes), _ptr(src), _ptr(dst), _ptr(weights), src.shape[0],
+              int(laplacian), int(k), _ptr(vals), _ptr(vecs))
+        return vals, vecs
+    inf = LaplacianPeInfo()
+    _call("posenc_laplacian_pe_info_init", ctypes.byref(inf))
+    _call("posenc_laplacian_pe_ex_f64", int(num_nodes), _ptr(src), _ptr(dst), _ptr(weights), src.shape[0],
+          int(laplacian), int(k), _ptr(vals), _ptr(vecs), ctypes.byref(inf))
+    d = {n: getattr(inf, n) for n, _ in LaplacianPeInfo._fields_ if n != "struct_size"}
+    d["method"] = _LAPPE_METHODS.get(d["method"], d["method"])
+    return vals, vecs, d
 
 
 def rwse(num_nodes, src, dst, steps, weights=None, convert=False):

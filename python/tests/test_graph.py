@@ -1,4 +1,4 @@
-# requires: posenc_laplacian_pe_f64 posenc_rwse_f64
+# requires: posenc_laplacian_pe_f64 posenc_rwse_f64 posenc_laplacian_pe_ex_f64 posenc_laplacian_pe_info_init
 """graph family against SciPy eigsh (LapPE) and NumPy matrix powers (RWSE)."""
 import os
 
@@ -46,7 +46,9 @@ def test_lappe_large_grid_vs_eigsh():
     idx = np.arange(side * side).reshape(side, side)
     src = np.concatenate([idx[:, :-1].ravel(), idx[:-1, :].ravel()]).astype(np.int64)
     dst = np.concatenate([idx[:, 1:].ravel(), idx[1:, :].ravel()]).astype(np.int64)
-    vals, vecs = posenc.laplacian_pe(side * side, src, dst, 5)
+    vals, vecs, info = posenc.laplacian_pe(side * side, src, dst, 5, info=True)
+    assert info["method"] in ("shift_invert", "lanczos") and info["components"] == 1
+    assert 0 <= info["max_residual"] < 1e-8
     L, _ = sym_laplacian(side * side, src, dst)
     ref = np.sort(eigsh(L, k=5, sigma=-1e-3, which="LM")[0])
     np.testing.assert_allclose(vals, ref, atol=1e-9)
