@@ -452,76 +452,66 @@ inline void decay_cos_rows(const double* wh, const double* wl, int32_t nf, int64
   }
 }
 
-/// See rope_kernels_t::decay_rows. f alone: decay_cos_rows. With the bound: frequencies in groups of G vectors; for each group the
-/// exact anchor at the tile's first n and the exact step rotation by n_step*w, then r1 - r0
-/// rotation steps, accumulating per-row partial sums in a stack array (L1).
+/// f and the bound: vectorized across rows (lanes = W consecutive n), frequencies in order in
+/// the outer loop, so that the prefix sums S_j(n) run along j in every lane at once. For each
+/// frequency: exact anchors for the first W rows, then a rotation by W*n_step*w (formed from
+/// the exact single-step rotation by W-1 angle additions) from one row block to the next.
+inline void decay_bound_rows(const double* wh, const double* wl, int32_t nf, int64_t n_begin, int64_t n_step,
+                             int64_t r0, int64_t r1, double* f, double* bound) {
+  using V = vec<double>;
+  constexpr std::size_t W = width<double>;
+  const int64_t T = r1 - r0;
+  const int64_t blocks = (T + static_cast<int64_t>(W) - 1) / static_cast<int64_t>(W);
+  alignas(64) double re[kRopeDecayTile], im[kRopeDecayTile], bs[kRopeDecayTile], fs[kRopeDecayTile];
+  alignas(64) double nl[W];
+  for (int64_t i = 0; i < blocks * static_cast<int64_t>(W); ++i) re[i] = im[i] = bs[i] = fs[i] = 0.0;
+  for (std::size_t k = 0; k < W; ++k) {  // lanes past the tile repeat its last row (discarded)
+    const int64_t row = r0 + static_cast<int64_t>(k) < r1 ? r0 + static_cast<int64_t>(k) : r1 - 1;
+    nl[k] = static_cast<double>(n_begin + row * n_step);
+  }
+  const V vn(load(nl));
+  const V vns(static_cast<double>(n_step));
+  for (int32_t j = 0; j < nf; ++j) {
+    const V vh(wh[j]), vl(wl[j]);
+    V c, s, c1, s1;
+    sincos_phase(vn, vh, vl, s, c);
+    sincos_phase(vns, vh, vl, s1, c1);
+    V cw = c1, sw = s1;  // rotation by W * n_step * w
+    for (std::size_t k = 1; k < W; ++k) {
+      const V cn = madd(-sw, s1, cw * c1);
+      sw = madd(sw, c1, cw * s1);
+      cw = cn;
+    }
+    const V msw = -sw;
+    for (int64_t b = 0; b < blocks; ++b) {
+      double* pr = re + b * W;
+      double* pi = im + b * W;
+      const V r = load(pr) + c, m = load(pi) + s;
+      r.store_unaligned(pr);
+      m.store_unaligned(pi);
+      (load(bs + b * W) + sqrt(madd(r, r, m * m))).store_unaligned(bs + b * W);
+      (load(fs + b * W) + c).store_unaligned(fs + b * W);
+      const V cn = madd(s, msw, c * cw);
+      s = madd(s, cw, c * sw);
+      c = cn;
+    }
+  }
+  for (int64_t i = 0; i < T; ++i) {
+    f[r0 + i] = fs[i];
+    bound[r0 + i] = bs[i] / static_cast<double>(nf);
+  }
+}
+
+/// See rope_kernels_t::decay_rows: f alone by decay_cos_rows, f with the bound by
+/// decay_bound_rows.
 inline void decay_rows(const double* wh, const double* wl, int32_t nf, int64_t n_begin, int64_t n_step, int64_t r0,
                        int64_t r1, double* f, double* bound) {
-  using V = vec<double>;
   constexpr std::size_t W = width<double>;
   if (bound == nullptr) {
     // 8 independent chains where there are 32 registers (AVX-512), else 4.
     decay_cos_rows<(W >= 8 ? 8 : 4)>(wh, wl, nf, n_begin, n_step, r0, r1, f);
-    return;
-  }
-  constexpr std::size_t G = 4;
-  const int64_t T = r1 - r0;
-  alignas(64) double acc[kRopeDecayTile * W];
-  double bre[kRopeDecayTile], bim[kRopeDecayTile], bsum[kRopeDecayTile];
-  for (int64_t i = 0; i < T; ++i) {
-    V(0.0).store_unaligned(acc + i * W);
-    bre[i] = bim[i] = bsum[i] = 0.0;
-  }
-  const V vn0(static_cast<double>(n_begin + r0 * n_step));
-  const V vns(static_cast<double>(n_step));
-  const std::size_t n = static_cast<std::size_t>(nf);
-  alignas(64) double lc[G * W], ls[G * W], mask[W];
-  for (std::size_t j = 0; j < n; j += G * W) {
-    V c[G], s[G], cw[G], sw[G], msw[G];
-    for (std::size_t g = 0; g < G; ++g) {
-      const std::size_t jg = j + g * W;
-      const V vh = load(wh + jg), vl = load(wl + jg);
-      sincos_phase(vn0, vh, vl, s[g], c[g]);
-      sincos_phase(vns, vh, vl, sw[g], cw[g]);
-      msw[g] = -sw[g];
-      if (jg + W > n) {  // lanes past nf contribute exactly 0 (a rotated zero stays zero)
-        for (std::size_t k = 0; k < W; ++k) mask[k] = jg + k < n ? 1.0 : 0.0;
-        const V m = load(mask);
-        c[g] = c[g] * m;
-        s[g] = s[g] * m;
-      }
-    }
-    const std::size_t valid = n - j < G * W ? n - j : G * W;
-    for (int64_t i = 0; i < T; ++i) {
-      const V sum = (c[0] + c[1]) + (c[2] + c[3]);
-      (load(acc + i * W) + sum).store_unaligned(acc + i * W);
-      if (bound) {
-        for (std::size_t g = 0; g < G; ++g) {
-          c[g].store_unaligned(lc + g * W);
-          s[g].store_unaligned(ls + g * W);
-        }
-        double re = bre[i], im = bim[i], bs = bsum[i];
-        for (std::size_t k = 0; k < valid; ++k) {
-          re += lc[k];
-          im += ls[k];
-          bs += std::sqrt(re * re + im * im);
-        }
-        bre[i] = re;
-        bim[i] = im;
-        bsum[i] = bs;
-      }
-      for (std::size_t g = 0; g < G; ++g) {
-        const V cn = madd(s[g], msw[g], c[g] * cw[g]);
-        s[g] = madd(s[g], cw[g], c[g] * sw[g]);
-        c[g] = cn;
-      }
-    }
-  }
-  for (int64_t i = 0; i < T; ++i) {
-    double sum = 0.0;
-    for (std::size_t k = 0; k < W; ++k) sum += acc[i * W + k];
-    f[r0 + i] = sum;
-    if (bound) bound[r0 + i] = bsum[i] / static_cast<double>(nf);
+  } else {
+    decay_bound_rows(wh, wl, nf, n_begin, n_step, r0, r1, f, bound);
   }
 }
 

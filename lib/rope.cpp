@@ -6,6 +6,8 @@
 #include <cstring>
 #include <vector>
 
+#include <tbb/task_arena.h>
+
 POSENC_USE_KERNELS(rope_kernels_t, rope_kernels)
 
 using namespace posenc;
@@ -307,6 +309,30 @@ posenc_status check_apply(int32_t rotary_dim, int layout, const int64_t* positio
 /// Tokens per apply tile: a multiple of kRopeAnchorEvery, independent of the thread count.
 constexpr int64_t kApplyTile = 16;
 
+/// Per-thread scratch for the apply kernels, allocated before any tile runs (so that an
+/// allocation failure leaves q and k untouched): one slot of `floats` per arena thread.
+class ScratchPool {
+ public:
+  explicit ScratchPool(size_t floats)
+      : floats_(floats), slots_(std::max<int32_t>(1, thread_count())),
+        pool_(static_cast<size_t>(slots_) * floats) {}
+  /// The calling thread's slot. Outside the arena (serial run) that is slot 0; a thread index
+  /// beyond the slots (the thread count changed concurrently) gets a thread_local buffer.
+  float* get() {
+    const int idx = tbb::this_task_arena::current_thread_index();
+    if (idx < 0) return pool_.data();
+    if (idx < slots_) return pool_.data() + static_cast<size_t>(idx) * floats_;
+    thread_local std::vector<float> spare;
+    if (spare.size() < floats_) spare.resize(floats_);
+    return spare.data();
+  }
+
+ private:
+  size_t floats_;
+  int32_t slots_;
+  std::vector<float> pool_;
+};
+
 template <class E, class Fn>
 posenc_status rope_apply_common(const char* /*name*/, const posenc_rope_params* p, int layout,
                                 const int64_t* positions, int64_t num_tokens, int64_t head_dim, E* q,
@@ -328,11 +354,10 @@ posenc_status rope_apply_common(const char* /*name*/, const posenc_rope_params* 
     const rope_freqs_t f{static_cast<int32_t>(inv.size()), wh.data(), wl.data(), af};
     const auto fn = pick(kt);
     const size_t scratch = static_cast<size_t>(4 * (kApplyTile + 1)) * pad_lanes(static_cast<size_t>(p->rotary_dim));
+    ScratchPool pool(scratch);
     parallel_tiles(tiles_of(num_tokens, kApplyTile), [&](int64_t t) {
-      thread_local std::vector<float> buf;
-      if (buf.size() < scratch) buf.resize(scratch);
       const int64_t t0 = t * kApplyTile, t1 = std::min(num_tokens, t0 + kApplyTile);
-      fn(positions, t0, t1, &f, &h, buf.data());
+      fn(positions, t0, t1, &f, &h, pool.get());
     });
     return POSENC_OK;
   });
@@ -466,11 +491,10 @@ extern "C" POSENC_API posenc_status posenc_rope_apply_cached_f32(
   POSENC_CHECK(rope_kernels_active(&kt));
   return guarded([&] {
     const size_t scratch = 4 * pad_lanes(static_cast<size_t>(rotary_dim));
+    ScratchPool pool(scratch);
     parallel_tiles(tiles_of(num_tokens, kApplyTile), [&](int64_t t) {
-      thread_local std::vector<float> buf;
-      if (buf.size() < scratch) buf.resize(scratch);
       const int64_t t0 = t * kApplyTile, t1 = std::min(num_tokens, t0 + kApplyTile);
-      kt->apply_cached_f32_rows(cos_table, sin_table, positions, t0, t1, &h, buf.data());
+      kt->apply_cached_f32_rows(cos_table, sin_table, positions, t0, t1, &h, pool.get());
     });
     return POSENC_OK;
   });

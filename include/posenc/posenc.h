@@ -134,7 +134,8 @@ typedef enum {
  *  The phase p*w_i is formed exactly (double-double product, reduction modulo 2*pi in turns) and
  *  sin/cos are evaluated by a polynomial on the reduced argument in float64, then rounded to
  *  float32; runs of consecutive positions (e.g. positions NULL) take float64 angle-addition steps
- *  from exact anchors re-taken at least every 16 positions (<= ~1e-14 before rounding). Accuracy: max abs error <= 2e-7 (observed <= 6e-8, i.e. float32 rounding) against
+ *  from exact anchors re-taken at least every 16 positions (<= ~1e-14 before rounding).
+ *  Accuracy: max abs error <= 2e-7 (observed <= 6e-8, i.e. float32 rounding) against
  *  float64 sin/cos of the exactly reduced phase, for |position| <= 2^24; positions up to 2^53
  *  remain exact in the phase. Unlike fp32-phase implementations (error 1e-2 at 128K, see
  *  docs/ACCURACY.md) the error does not grow with the position.
@@ -251,7 +252,7 @@ POSENC_API posenc_status posenc_rope_cos_sin_f32(const posenc_rope_params* p, co
  *  cos/sin are computed once per token (as posenc_rope_cos_sin_f32) and shared by all Q and K
  *  heads; each token's Q and K are rotated in the same pass. q and k must not overlap.
  *  Accuracy: float32 arithmetic on float32 cos/sin within 6e-8*A of exact: |error| <=
- *  ~2^-23 (|a| + |b|) (A + 1) per element (observed <= 3e-7 relative to the pair norm).
+ *  4e-7 (|a| + |b|) max(A, 1) per element against a float64 rotation (asserted by the tests).
  *  Errors: those of posenc_rope_inv_freq; INVALID_ARGUMENT (layout, num_tokens < 0, head_dim
  *  < rotary_dim, heads < 0, stride < 0 or 0 < stride < heads*head_dim, |position| > 2^53);
  *  NULL_POINTER (positions or q NULL while needed, k NULL with num_k_heads > 0);
@@ -300,8 +301,11 @@ POSENC_API posenc_status posenc_rope_apply_bf16(const posenc_rope_params* p, pos
  *  Method: n is cut into tiles of 512 values (independent of the thread count: results are
  *  bitwise identical for any thread count); per tile and frequency an exact anchor (phase
  *  reduced exactly in turns) and a SIMD rotation recurrence by the exactly computed step angle.
- *  Accuracy: max abs error <= 1e-9 * num_freqs (observed 4e-11 for num_freqs 4096). The bound
- *  costs a scalar prefix sum and square root per term (about 10x the time of f alone).
+ *  f alone uses the Chebyshev recurrence c_{k+1} = 2 cos(n_step w) c_k - c_{k-1} across
+ *  frequency lanes; with the bound, lanes are consecutive n and frequencies run in order (prefix
+ *  sums), with complex rotations and one square root per term (~13x the time of f alone; f then
+ *  comes from that pass and may differ from the f-only result in the last bits).
+ *  Accuracy: max abs error <= 1e-9 * num_freqs (observed 2.8e-11 for num_freqs 4096).
  *  Errors: INVALID_ARGUMENT (num_freqs <= 0, count < 0, inv_freq not finite, any |n_i| > 2^53
  *  or n_begin + (count-1)*n_step overflowing); NULL_POINTER (inv_freq NULL, f NULL while
  *  count > 0). Nothing is written on error. */
