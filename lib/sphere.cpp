@@ -3,6 +3,7 @@
 #include "kernels/sphere_table.hpp"
 #include "lib/internal.hpp"
 
+#include <cstring>
 #include <vector>
 
 POSENC_USE_KERNELS(sphere_kernels_t, sphere_kernels)
@@ -123,12 +124,22 @@ posenc_status check_xyz(const T* xyz, int64_t n) {
   return POSENC_OK;
 }
 
+/// The raw value of an enum argument: a C caller may pass any int, and loading an out-of-range
+/// value as the C++ enum type is undefined (UBSan -fsanitize=enum), so it is read as bytes.
+template <class E>
+int raw_enum(const E& e) {
+  int v = 0;
+  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized here");
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+
 template <class TI, class TO, class Fn>
-posenc_status legendre_common(posenc_legendre_norm norm, int32_t lmax, int32_t csphase, const TI* x, int64_t n,
+posenc_status legendre_common(int norm, int32_t lmax, int32_t csphase, const TI* x, int64_t n,
                               TO* out, Fn pick) {
   if (norm != POSENC_LEGENDRE_NONE && norm != POSENC_LEGENDRE_SCHMIDT && norm != POSENC_LEGENDRE_SPHARM &&
       norm != POSENC_LEGENDRE_FULL)
-    return set_error(POSENC_ERR_INVALID_ARGUMENT, "norm must be a posenc_legendre_norm (0..3) (got %d)", int(norm));
+    return set_error(POSENC_ERR_INVALID_ARGUMENT, "norm must be a posenc_legendre_norm (0..3) (got %d)", norm);
   POSENC_CHECK(check_lmax(lmax));
   if (csphase != 1 && csphase != -1)
     return set_error(POSENC_ERR_INVALID_ARGUMENT, "csphase must be +1 or -1 (got %d)", csphase);
@@ -143,7 +154,7 @@ posenc_status legendre_common(posenc_legendre_norm norm, int32_t lmax, int32_t c
   POSENC_CHECK(sphere_kernels_active(&k));
   return guarded([&] {
     plan_store ps;
-    make_plan(ps, int(norm), lmax, double(csphase));
+    make_plan(ps, norm, lmax, double(csphase));
     const int64_t K = legendre_count(lmax), grain = points_per_tile(K), sd = k->scratch_doubles(lmax);
     auto fn = pick(k);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
@@ -283,13 +294,13 @@ int64_t wigner_count(int32_t lmax) {
 extern "C" POSENC_API posenc_status posenc_legendre_f64(posenc_legendre_norm norm, int32_t lmax, int32_t csphase,
                                                         const double* x, int64_t n, double* out) {
   api_guard g("posenc_legendre_f64");
-  return legendre_common(norm, lmax, csphase, x, n, out, [](const sphere_kernels_t* k) { return k->legendre_f64; });
+  return legendre_common(raw_enum(norm), lmax, csphase, x, n, out, [](const sphere_kernels_t* k) { return k->legendre_f64; });
 }
 
 extern "C" POSENC_API posenc_status posenc_legendre_f32(posenc_legendre_norm norm, int32_t lmax, int32_t csphase,
                                                         const float* x, int64_t n, float* out) {
   api_guard g("posenc_legendre_f32");
-  return legendre_common(norm, lmax, csphase, x, n, out, [](const sphere_kernels_t* k) { return k->legendre_f32; });
+  return legendre_common(raw_enum(norm), lmax, csphase, x, n, out, [](const sphere_kernels_t* k) { return k->legendre_f32; });
 }
 
 extern "C" POSENC_API posenc_status posenc_legendre_poly_f64(int32_t lmax, const double* x, int64_t n, double* out) {

@@ -617,7 +617,10 @@ TEST_P(SphereErrors, BadInputIsAClearErrorAndWritesNothing) {
   EXPECT_POSENC_ERROR(posenc_legendre_f32(POSENC_LEGENDRE_FULL, 3, 1, xf.data(), 2, outf.data()), POSENC_ERR_INVALID_ARGUMENT, "x[1]");
   EXPECT_POSENC_ERROR(posenc_legendre_f64(POSENC_LEGENDRE_FULL, -1, 1, x.data(), 2, out.data()), POSENC_ERR_INVALID_ARGUMENT, "lmax");
   EXPECT_POSENC_ERROR(posenc_legendre_f64(POSENC_LEGENDRE_FULL, 3, 0, x.data(), 2, out.data()), POSENC_ERR_INVALID_ARGUMENT, "csphase");
-  EXPECT_POSENC_ERROR(posenc_legendre_f64(posenc_legendre_norm(7), 3, 1, x.data(), 2, out.data()), POSENC_ERR_INVALID_ARGUMENT, "norm");
+  posenc_legendre_norm bad_norm;  // an out-of-range value as a C caller could pass it
+  const int seven = 7;
+  std::memcpy(&bad_norm, &seven, sizeof bad_norm);
+  EXPECT_POSENC_ERROR(posenc_legendre_f64(bad_norm, 3, 1, x.data(), 2, out.data()), POSENC_ERR_INVALID_ARGUMENT, "norm");
   EXPECT_POSENC_ERROR(posenc_legendre_f64(POSENC_LEGENDRE_FULL, 2000000000, 1, x.data(), 2, out.data()), POSENC_ERR_SIZE_OVERFLOW, "lmax");
   EXPECT_POSENC_ERROR(posenc_legendre_f64(POSENC_LEGENDRE_FULL, 1000000, 1, x.data(), int64_t(1) << 40, out.data()), POSENC_ERR_SIZE_OVERFLOW, "out");
   EXPECT_POSENC_ERROR(posenc_legendre_f64(POSENC_LEGENDRE_FULL, 3, 1, x.data(), -1, out.data()), POSENC_ERR_INVALID_ARGUMENT, "n");
