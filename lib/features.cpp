@@ -9,6 +9,7 @@
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/random/sobol.hpp>
 
+#include <cstring>
 #include <vector>
 
 POSENC_USE_KERNELS(features_kernels_t, features_kernels)
@@ -126,16 +127,27 @@ void sample_rows(posenc_rf_sampling sampling, int32_t d, int32_t m, double sigma
 
 int64_t round_up(int64_t v, int64_t q) { return (v + q - 1) / q * q; }
 
+/// The int a C caller passed for an enum parameter, read through its object representation: a C
+/// caller may pass any int, and loading an out-of-range value as the C++ enum type is undefined
+/// behaviour (UBSan -fsanitize=enum).
+template <class E>
+int enum_int(const E& e) {
+  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized here");
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+
 }  // namespace
 
 extern "C" POSENC_API posenc_status posenc_rf_sample_f32(posenc_rf_sampling sampling, int32_t d, int32_t m,
                                                         double sigma, uint64_t seed, float* omega) {
   api_guard g("posenc_rf_sample_f32");
-  if (sampling != POSENC_RF_IID && sampling != POSENC_RF_ORTHOGONAL && sampling != POSENC_RF_QMC &&
-      sampling != POSENC_RF_PFF)
+  const int sv = enum_int(sampling);
+  if (sv < POSENC_RF_IID || sv > POSENC_RF_PFF)
     return set_error(POSENC_ERR_INVALID_ARGUMENT,
                      "sampling must be POSENC_RF_IID (0), POSENC_RF_ORTHOGONAL (1), POSENC_RF_QMC (2) or "
-                     "POSENC_RF_PFF (3) (got %d)", static_cast<int>(sampling));
+                     "POSENC_RF_PFF (3) (got %d)", sv);
   POSENC_CHECK(check_positive(d, "d"));
   POSENC_CHECK(check_positive(m, "m"));
   POSENC_CHECK(check_finite_positive(sigma, "sigma"));
@@ -159,11 +171,11 @@ extern "C" POSENC_API posenc_status posenc_rf_features_f32(posenc_rf_kind kind, 
                                                           int32_t d, const float* weights, const float* x,
                                                           int64_t n, float* out) {
   api_guard g("posenc_rf_features_f32");
-  if (kind != POSENC_RF_TRIG && kind != POSENC_RF_POSITIVE && kind != POSENC_RF_HYPERBOLIC &&
-      kind != POSENC_RF_GAUSSIAN_POSITIVE)
+  const int kv = enum_int(kind);
+  if (kv < POSENC_RF_TRIG || kv > POSENC_RF_GAUSSIAN_POSITIVE)
     return set_error(POSENC_ERR_INVALID_ARGUMENT,
                      "kind must be POSENC_RF_TRIG (0), POSENC_RF_POSITIVE (1), POSENC_RF_HYPERBOLIC (2) or "
-                     "POSENC_RF_GAUSSIAN_POSITIVE (3) (got %d)", static_cast<int>(kind));
+                     "POSENC_RF_GAUSSIAN_POSITIVE (3) (got %d)", kv);
   POSENC_CHECK(check_positive(m, "m"));
   POSENC_CHECK(check_positive(d, "d"));
   POSENC_CHECK(check_nonneg(n, "n"));

@@ -298,7 +298,7 @@ TEST_P(FeaturesMap, BadInputWritesNothingAndNamesTheArgument) {
   EXPECT_POSENC_ERROR(f(POSENC_RF_TRIG, om.data(), 0, d, nullptr, x.data(), 3, out.data()), POSENC_ERR_INVALID_ARGUMENT, "m");
   EXPECT_POSENC_ERROR(f(POSENC_RF_TRIG, om.data(), m, 0, nullptr, x.data(), 3, out.data()), POSENC_ERR_INVALID_ARGUMENT, "d");
   EXPECT_POSENC_ERROR(f(POSENC_RF_TRIG, om.data(), m, d, nullptr, x.data(), -1, out.data()), POSENC_ERR_INVALID_ARGUMENT, "n");
-  EXPECT_POSENC_ERROR(f(static_cast<posenc_rf_kind>(4), om.data(), m, d, nullptr, x.data(), 3, out.data()),
+  EXPECT_POSENC_ERROR(posenc_rf_features_f32(static_cast<posenc_rf_kind>(4), om.data(), m, d, nullptr, x.data(), 3, out.data()),
                       POSENC_ERR_INVALID_ARGUMENT, "kind");
   EXPECT_POSENC_ERROR(f(POSENC_RF_TRIG, nullptr, m, d, nullptr, x.data(), 3, out.data()), POSENC_ERR_NULL_POINTER, "omega");
   EXPECT_POSENC_ERROR(f(POSENC_RF_TRIG, om.data(), m, d, nullptr, nullptr, 3, out.data()), POSENC_ERR_NULL_POINTER, "x");
