@@ -90,25 +90,36 @@ void exp_decay(Report& rep) {
   rep.table({"case", "N", "f_0", "min f", "argmin n", "first n with f<0", "check", "time f (s)", "terms/s", "time f+bound (s)"}, rows);
   const auto& a = cases[0];
   rep.md() << "Reference (REFERENCES.md, long double): min −272.2781 at n = 17064, first negative n = 5670.\n\n";
-  rep.csv("decay_d8192", {"n", "f", "bound"}, {a.n, a.f, a.bound});
-  rep.csv("decay_llama31", {"n", "f_default", "bound_default", "f_llama3", "bound_llama3"},
-          {cases[1].n, cases[1].f, cases[1].bound, cases[2].f, cases[2].bound});
   auto norm = [](const std::vector<double>& v, double N) {
     std::vector<double> o(v);
     for (double& x : o) x /= N;
     return o;
   };
-  // Plot on a log-n axis, thinned to at most ~4000 points per curve (every point for small n).
-  auto thin = [](const std::vector<double>& n, const std::vector<double>& y) {
-    Series s;
-    double next = 1;
-    for (size_t i = 1; i < n.size(); ++i)
-      if (n[i] >= next || i + 1 == n.size()) {
-        s.x.push_back(n[i]), s.y.push_back(y[i]);
-        next = n[i] * 1.002;
+  // Plots and CSVs on a log-n axis: every n up to 500, then n growing by 0.2% per point
+  // (a few thousand rows instead of 200000; the table above uses every n).
+  std::vector<size_t> keep;
+  {
+    double next = 0;
+    for (size_t i = 0; i < a.n.size(); ++i)
+      if (a.n[i] >= next || i + 1 == a.n.size()) {
+        keep.push_back(i);
+        next = std::max(a.n[i] + 1, a.n[i] * 1.002);
       }
+  }
+  auto pick = [&](const std::vector<double>& v) {
+    std::vector<double> o;
+    for (size_t i : keep) o.push_back(v[i]);
+    return o;
+  };
+  auto thin = [&](const std::vector<double>& n, const std::vector<double>& y) {
+    Series s;
+    for (size_t i : keep)
+      if (n[i] > 0) s.x.push_back(n[i]), s.y.push_back(y[i]);
     return s;
   };
+  rep.csv("decay_d8192", {"n", "f", "bound"}, {pick(a.n), pick(a.f), pick(a.bound)});
+  rep.csv("decay_llama31", {"n", "f_default", "bound_default", "f_llama3", "bound_llama3"},
+          {pick(cases[1].n), pick(cases[1].f), pick(cases[1].bound), pick(cases[2].f), pick(cases[2].bound)});
   Plot pl;
   pl.title = "RoPE long-range decay, d = 8192, b = 1e4";
   pl.xlabel = "relative distance n";

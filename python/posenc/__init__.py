@@ -104,7 +104,7 @@ class Resample(enum.IntEnum):
     LINEAR = 2
 
 
-__all__ += ["RopeType", "RopeLayout", "SinusoidalLayout", "LegendreNorm", "RfSampling", "RfKind",
+__all__ += ["LapPeMethod", "RopeType", "RopeLayout", "SinusoidalLayout", "LegendreNorm", "RfSampling", "RfKind",
             "Laplacian", "Resample", "RopeParams"]
 
 # --------------------------------------------------------------------------- errors
@@ -671,17 +671,27 @@ def _edges(src, dst, weights, convert):
 class LaplacianPeInfo(ctypes.Structure):
     """posenc_laplacian_pe_info (diagnostics of posenc_laplacian_pe_ex_f64)."""
 
-    _fields_ = [("struct_size", ctypes.c_uint32), ("method", ctypes.c_int), ("components", ctypes.c_int64),
-                ("matvecs", ctypes.c_int64), ("shift_solves", ctypes.c_int64), ("max_residual", ctypes.c_double)]
+    _fields_ = [("struct_size", ctypes.c_uint32), ("solver", ctypes.c_int), ("method", ctypes.c_int),
+                ("components", ctypes.c_int64), ("matvecs", ctypes.c_int64), ("shift_solves", ctypes.c_int64),
+                ("max_residual", ctypes.c_double)]
 
 
-_LAPPE_METHODS = {0: "dense", 1: "shift_invert", 2: "lanczos"}
+class LapPeMethod(enum.IntEnum):
+    AUTO = 0
+    DENSE = 1
+    SHIFT_INVERT = 2
+    LANCZOS = 3
 
 
-def laplacian_pe(num_nodes, src, dst, k, weights=None, laplacian=Laplacian.SYM, info=False, convert=False):
+_LAPPE_METHODS = {0: "auto", 1: "dense", 2: "shift_invert", 3: "lanczos"}
+
+
+def laplacian_pe(num_nodes, src, dst, k, weights=None, laplacian=Laplacian.SYM, info=False,
+                 solver=LapPeMethod.AUTO, convert=False):
     """posenc_laplacian_pe_f64 -> (eigvals float64 [k] ascending, eigvecs float64 [num_nodes, k]);
-    with info=True posenc_laplacian_pe_ex_f64 -> (eigvals, eigvecs, dict of its diagnostics:
-    method, components, matvecs, shift_solves, max_residual)."""
+    with info=True (or a solver other than AUTO) posenc_laplacian_pe_ex_f64 -> (eigvals, eigvecs,
+    dict of its diagnostics: method, components, matvecs, shift_solves, max_residual)."""
+    info = info or int(solver) != LapPeMethod.AUTO
     src, dst, weights = _edges(src, dst, weights, convert)
     vals = np.empty(int(k), np.float64)
     vecs = np.empty((int(num_nodes), int(k)), np.float64)
@@ -691,9 +701,10 @@ def laplacian_pe(num_nodes, src, dst, k, weights=None, laplacian=Laplacian.SYM, 
         return vals, vecs
     inf = LaplacianPeInfo()
     _call("posenc_laplacian_pe_info_init", ctypes.byref(inf))
+    inf.solver = int(solver)
     _call("posenc_laplacian_pe_ex_f64", int(num_nodes), _ptr(src), _ptr(dst), _ptr(weights), src.shape[0],
           int(laplacian), int(k), _ptr(vals), _ptr(vecs), ctypes.byref(inf))
-    d = {n: getattr(inf, n) for n, _ in LaplacianPeInfo._fields_ if n != "struct_size"}
+    d = {n: getattr(inf, n) for n, _ in LaplacianPeInfo._fields_ if n not in ("struct_size", "solver")}
     d["method"] = _LAPPE_METHODS.get(d["method"], d["method"])
     return vals, vecs, d
 
