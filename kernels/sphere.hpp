@@ -91,10 +91,14 @@ struct emitter {
     V r[W];
     for (std::size_t i = 0; i < W; ++i) r[i] = i < c ? load(src + i * W) : V(0.0);
     transpose(r);
-    for (std::size_t p = 0; p < npts; ++p) {
-      TO* dst = out + static_cast<int64_t>(p) * stride + base;
-      if (c == W) store_row(dst, r[p]);
-      else store_row_partial(dst, r[p], c);
+    // Locals: vector stores are may_alias, so members would be reloaded after every store.
+    TO* const dst0 = out + base;
+    const int64_t s = stride;
+    const std::size_t np = npts;
+    if (c == W) {
+      for (std::size_t p = 0; p < np; ++p) store_row(dst0 + static_cast<int64_t>(p) * s, r[p]);
+    } else {
+      for (std::size_t p = 0; p < np; ++p) store_row_partial(dst0 + static_cast<int64_t>(p) * s, r[p], c);
     }
     base += static_cast<int64_t>(c);
   }
@@ -465,10 +469,10 @@ inline void sphere_rotate_f64(int32_t lmax, const double* dt, const double* coef
             V acc(0.0);
             for (int64_t b = 0; b < dl; ++b) {
               const V cb(c[off + b]);
-              const V dv = cnt == W ? load(d + b * dl + a1) : load_partial(d + b * dl + a1, cnt);
+              const V dv = (W == 1 || cnt == W) ? load(d + b * dl + a1) : load_partial(d + b * dl + a1, cnt);
               acc = madd(cb, dv, acc);
             }
-            if (cnt == W) stu(o + off + a1, acc);
+            if (W == 1 || cnt == W) stu(o + off + a1, acc);
             else store_partial(o + off + a1, acc, cnt);
           }
         }

@@ -202,7 +202,9 @@ TEST_P(Legendre, ExtendedRangeBeyondGslTo10000) {
   const int L = kSlow ? 3000 : 10000;
   const int64_t K = nleg(L);
   std::vector<double> out(static_cast<size_t>(K));
-  for (double x : {1.0 - 1e-15, 0.5}) {
+  // Under qemu / ASan the near-pole point only (x = 0.5 feeds the long double comparison).
+  const std::vector<double> xs = kSlow ? std::vector<double>{1.0 - 1e-15} : std::vector<double>{1.0 - 1e-15, 0.5};
+  for (double x : xs) {
     ASSERT_EQ(posenc_legendre_f64(POSENC_LEGENDRE_SCHMIDT, L, 1, &x, 1, out.data()), POSENC_OK);
     // Addition theorem for Schmidt functions: sum_m S_l^m(x)^2 = 1 for every l, at every x.
     double worst = 0;
