@@ -11,6 +11,9 @@
 // weights[e] (1 when weights is NULL) to the undirected pair {src, dst}, whatever its direction
 // (duplicates are summed, as PyG's coalesce / to_undirected(reduce="add") do); self-loops are
 // ignored; pairs whose summed weight is 0 are dropped. The result is a symmetric CSR adjacency.
+//
+// POSENC_GRAPH_DEBUG=1 in the environment prints the LapPE solver's progress (factorization fill,
+// operator applications per attempt, timestamps) to stderr; it changes no result.
 #include "lib/internal.hpp"
 
 #include <Eigen/Core>
@@ -30,12 +33,22 @@
 #include <utility>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
+#include <type_traits>
 #include <vector>
 
 using namespace posenc;
 using namespace posenc::detail;
 
 namespace {
+
+/// The integer value of an enum object without loading it as the enum type.
+template <class E>
+long long raw_enum(const E& e) {
+  typename std::underlying_type<E>::type v;
+  std::memcpy(&v, &e, sizeof v);
+  return static_cast<long long>(v);
+}
 
 bool graph_debug() {
   static const bool on = std::getenv("POSENC_GRAPH_DEBUG") != nullptr;
@@ -518,13 +531,16 @@ std::vector<double> residuals(const Lap& L, const Pairs& p) {
 }
 
 posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
-                           int64_t num_edges, posenc_laplacian laplacian, int32_t k, double* eigvals,
+                           int64_t num_edges, const posenc_laplacian& laplacian_arg, int32_t k, double* eigvals,
                            double* eigvecs, posenc_laplacian_pe_info* info) {
   POSENC_CHECK(check_graph(num_nodes, src, dst, weights, num_edges));
-  if (laplacian != POSENC_LAPLACIAN_SYM && laplacian != POSENC_LAPLACIAN_COMBINATORIAL)
+  // Enums are read as raw integers: a caller may pass any int, and loading an out-of-range value
+  // as the enum type is undefined behaviour in C++ (UBSan's -fsanitize=enum).
+  const long long lap_raw = raw_enum(laplacian_arg);
+  if (lap_raw != POSENC_LAPLACIAN_SYM && lap_raw != POSENC_LAPLACIAN_COMBINATORIAL)
     return set_error(POSENC_ERR_INVALID_ARGUMENT,
-                     "laplacian must be POSENC_LAPLACIAN_SYM (0) or POSENC_LAPLACIAN_COMBINATORIAL (1) (got %d)",
-                     static_cast<int>(laplacian));
+                     "laplacian must be POSENC_LAPLACIAN_SYM (0) or POSENC_LAPLACIAN_COMBINATORIAL (1) (got %lld)",
+                     lap_raw);
   if (k <= 0 || k > num_nodes)
     return set_error(POSENC_ERR_INVALID_ARGUMENT, "k must be in [1, num_nodes = %lld] (got %d)",
                      static_cast<long long>(num_nodes), k);
@@ -536,9 +552,11 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
     return set_error(POSENC_ERR_INVALID_ARGUMENT,
                      "info->struct_size must be >= %u (got %u); call posenc_laplacian_pe_info_init",
                      static_cast<unsigned>(sizeof(posenc_laplacian_pe_info)), info->struct_size);
-  if (info != nullptr && (info->solver < POSENC_LAPPE_AUTO || info->solver > POSENC_LAPPE_LANCZOS))
-    return set_error(POSENC_ERR_INVALID_ARGUMENT, "info->solver must be a posenc_lappe_method in [0, 3] (got %d)",
-                     static_cast<int>(info->solver));
+  const long long solver_raw = info != nullptr ? raw_enum(info->solver) : 0;
+  if (solver_raw < POSENC_LAPPE_AUTO || solver_raw > POSENC_LAPPE_LANCZOS)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT, "info->solver must be a posenc_lappe_method in [0, 3] (got %lld)",
+                     solver_raw);
+  const posenc_laplacian laplacian = static_cast<posenc_laplacian>(lap_raw);
   return guarded([&]() -> posenc_status {
     GDBG("lappe start");
     const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges);
@@ -591,7 +609,7 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
       } else {
         const Lap L = component_laplacian(gr, nodes, local, laplacian);
         st.method.clear();
-        POSENC_CHECK(component_pairs(L, nev, info ? info->solver : POSENC_LAPPE_AUTO, &pairs[c], &st));
+        POSENC_CHECK(component_pairs(L, nev, static_cast<posenc_lappe_method>(solver_raw), &pairs[c], &st));
         // A connected component's smallest eigenvalue is exactly 0 with a known null vector
         // (D^1/2 1 for L_sym, 1 for D - A): store them exactly, so that zeros of different
         // components compare equal and order by component.

@@ -420,6 +420,31 @@ TEST(GraphLapPE, LargeSparseGraphConverges) {
               static_cast<long long>(r.info.shift_solves), static_cast<long long>(r.info.matvecs));
 }
 
+TEST(GraphLapPE, NotConvergedSaysWhatWasTried) {
+  // A random (expander) graph: the sparse LDL^T of L - sigma I would fill in far beyond the limit,
+  // so a forced shift-invert solver refuses and reports NOT_CONVERGED; nothing is written.
+  EdgeList g;
+  g.n = 6000;
+  uint64_t seed = 99;
+  for (int64_t e = 0; e < 5 * g.n; ++e) {
+    g.src.push_back(static_cast<int64_t>(posenc_graph_gen::splitmix64(seed) % 6000));
+    g.dst.push_back(static_cast<int64_t>(posenc_graph_gen::splitmix64(seed) % 6000));
+  }
+  std::vector<double> val(4), vec(static_cast<size_t>(g.n * 4));
+  poison(val);
+  poison(vec);
+  posenc_laplacian_pe_info info;
+  posenc_laplacian_pe_info_init(&info);
+  info.solver = POSENC_LAPPE_SHIFT_INVERT;
+  EXPECT_POSENC_ERROR(posenc_laplacian_pe_ex_f64(g.n, g.src.data(), g.dst.data(), nullptr, g.m(), POSENC_LAPLACIAN_SYM,
+                                                 4, val.data(), vec.data(), &info),
+                      POSENC_ERR_NOT_CONVERGED, "shift-invert skipped (LDL^T factor would hold");
+  EXPECT_EQ(count_poison(val), val.size());
+  EXPECT_EQ(count_poison(vec), vec.size());
+  EXPECT_EQ(info.solver, POSENC_LAPPE_SHIFT_INVERT);
+  EXPECT_EQ(info.matvecs, 0);
+}
+
 TEST(GraphLapPE, BitwiseIdenticalForAnyThreadCount) {
   const EdgeList grid = posenc_graph_gen::grid(60, 60);
   std::vector<Pe> runs;
