@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # README command 2 (and what .ci/run calls): install what is missing, then build and run the
 # whole test suite on every path this machine can run:
-#   release  — all ISA paths the CPU can execute (auto), then again with POSENC_ISA=scalar;
+#   release  — all ISA paths the CPU can execute (auto), then again with POSENC_ISA=scalar,
+#              including the Python binding's pytest suite and the examples; then
+#              `posenc report --quick` (the main job, small sizes);
 #   asan     — ASan + UBSan build of the suite;
 #   aarch64  — cross build, NEON and scalar paths under qemu-aarch64;
 #   bench    — every benchmark once in smoke mode (part of the release ctest run).
@@ -24,6 +26,10 @@ for st in "${stages[@]}"; do
       ctest --preset release -j"$jobs"
       echo "=== [release] ctest with POSENC_ISA=scalar" >&2
       POSENC_ISA=scalar ctest --preset release -j"$jobs" -LE bench
+      # The ctest runs above include the Python binding tests (label python: pytest against
+      # SciPy/NumPy), the examples and cli_report_quick; here the main job once more, visibly.
+      echo "=== [release] posenc report --quick" >&2
+      ./build/release/cli/posenc report --quick --out build/release/report-quick
       ;;
     asan)
       echo "=== [asan] ctest" >&2

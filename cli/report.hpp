@@ -1,0 +1,137 @@
+// report.hpp — the pieces shared by `posenc report` experiments and `posenc profile` kernels:
+// the output folder (report.md, CSVs, PNGs), the one-screen summary, progress on stderr, the
+// registries that experiment files add themselves to, and the real-data loaders (cli/data.cpp).
+//
+// An experiment file cli/exp_<family>.cpp (or prof_<family>.cpp) starts with a line
+// `// requires: posenc_a posenc_b ...`; cli/CMakeLists.txt compiles it only when
+// include/posenc/posenc.h declares all of those functions, so the build stays green while the
+// families land one by one.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cli/png.hpp"
+
+namespace posenc_cli {
+
+/// Wall-clock seconds since an arbitrary origin.
+inline double now_s() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+/// printf into a std::string.
+std::string strf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/// The state of one `posenc report` run.
+class Report {
+ public:
+  Report(std::string out_dir, std::string data_dir, bool quick)
+      : out_(std::move(out_dir)), data_(std::move(data_dir)), quick_(quick) {}
+  bool quick() const { return quick_; }
+  const std::string& out_dir() const { return out_; }
+  /// Path of a shipped data file; throws std::runtime_error naming it if it is missing.
+  std::string data_file(const std::string& name) const;
+
+  /// Markdown text appended to report.md.
+  std::ostringstream& md() { return md_; }
+  /// A markdown table (header + rows) appended to report.md.
+  void table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
+  /// DIR/<name>.csv with the given columns (all the same length); links it from report.md.
+  void csv(const std::string& name, const std::vector<std::string>& header,
+           const std::vector<std::vector<double>>& columns);
+  /// DIR/<name>.png; embeds it in report.md.
+  void plot(const std::string& name, const Plot& p);
+  /// One line of the one-screen summary (experiment, quantity, value).
+  void summary(const std::string& experiment, const std::string& what, const std::string& value);
+  const std::vector<std::vector<std::string>>& summary_rows() const { return summary_; }
+  /// Progress line on stderr ("  <text>").
+  void progress(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+
+ private:
+  std::string out_, data_;
+  bool quick_;
+  std::ostringstream md_;
+  std::vector<std::vector<std::string>> summary_;
+};
+
+/// An experiment of `posenc report`: runs, writes its section into the report, adds summary lines.
+struct Experiment {
+  int order;
+  std::string id, title;
+  std::function<void(Report&)> run;
+};
+std::vector<Experiment>& experiments();
+struct RegisterExperiment {
+  RegisterExperiment(int order, const char* id, const char* title, std::function<void(Report&)> fn) {
+    experiments().push_back({order, id, title, std::move(fn)});
+  }
+};
+
+/// One kernel measurement of `posenc profile` (per call).
+struct ProfileResult {
+  std::string family, kernel, shape;
+  double items = 0;          ///< items per call (unit below)
+  std::string unit;          ///< e.g. "values", "points", "tokens"
+  double bytes = 0;          ///< bytes read + written per call (0 = not modelled)
+  double flops = 0;          ///< floating-point operations per call (FMA = 2; 0 = not modelled)
+  std::string note;          ///< how bytes/flops were counted
+  double seconds = 0;        ///< median wall time per call
+  bool fp32 = false;         ///< flops are float32 (compared with 2x the f64 FMA peak)
+};
+/// A profiled kernel: fills everything but `seconds`, and returns a callable that runs one call.
+struct ProfileKernel {
+  int order;
+  std::function<std::function<void()>(ProfileResult&, bool quick)> setup;
+};
+std::vector<ProfileKernel>& profile_kernels();
+struct RegisterProfile {
+  RegisterProfile(int order, std::function<std::function<void()>(ProfileResult&, bool)> fn) {
+    profile_kernels().push_back({order, std::move(fn)});
+  }
+};
+
+/// Median seconds per call of fn: warm-up, then repetitions for about `budget_s` (>= 3 calls).
+double time_median(const std::function<void()>& fn, double budget_s);
+
+/// Machine peaks used by profile: memcpy bandwidth (bytes read + written per second, all
+/// threads) and f64 FMA peak (flop/s, all threads, active ISA's vector width).
+struct MachinePeaks {
+  double memcpy_bytes_per_s = 0;
+  double fma_flops_per_s_f64 = 0;
+  std::string fma_how;
+};
+MachinePeaks measure_peaks(int threads, bool quick);
+
+/// Runs every registered profile kernel (of `family` only, if not empty); returns the results (sorted by order).
+std::vector<ProfileResult> run_profile(bool quick, bool verbose, const std::string& family = "");
+
+// ------------------------------------------------------------------ real data (cli/data.cpp)
+/// A city from tzdata's zone1970.tab: TZ name and geographic position in degrees.
+struct City {
+  std::string tz;
+  double lon_deg, lat_deg;
+};
+/// Parses zone1970.tab (ISO 6709 ±DDMM[SS]±DDDMM[SS]); throws std::runtime_error on bad lines.
+std::vector<City> load_zone1970(const std::string& path);
+/// Undirected graph as an edge list with node names (names may be empty).
+struct Graph {
+  int64_t num_nodes = 0;
+  std::vector<int64_t> src, dst;
+  std::vector<std::string> names;
+  std::string header;  ///< the '#' comment lines of the file
+};
+/// "u v" per line, '#' comments; num_nodes = 1 + max id.
+Graph load_edge_list(const std::string& path);
+/// The gzip graph format of data/debian-bookworm-depends.txt.gz (see data/README.md).
+Graph load_gz_graph(const std::string& path);
+/// Largest connected component, renumbered 0..n-1 in original order.
+Graph largest_component(const Graph& g);
+
+}  // namespace posenc_cli

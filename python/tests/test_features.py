@@ -1,0 +1,95 @@
+# requires: posenc_rf_sample_f32 posenc_rf_features_f32 posenc_linear_attention_f32 posenc_softmax_attention_f32
+"""features family against NumPy float64 on the same inputs (same omega)."""
+import numpy as np
+import pytest
+
+import posenc
+
+rng = np.random.default_rng(11)
+
+
+def test_sample_shapes_and_determinism():
+    for s in posenc.RfSampling:
+        a = posenc.rf_sample(s, 8, 24, sigma=0.5, seed=42)
+        b = posenc.rf_sample(s, 8, 24, sigma=0.5, seed=42)
+        assert a.shape == (24, 8) and a.dtype == np.float32 and np.array_equal(a, b)
+        assert not np.array_equal(a, posenc.rf_sample(s, 8, 24, sigma=0.5, seed=43))
+    o = posenc.rf_sample(posenc.RfSampling.ORTHOGONAL, 16, 16, seed=1).astype(np.float64)
+    G = o @ o.T
+    off = G - np.diag(np.diag(G))
+    assert np.abs(off).max() < 1e-5 * np.diag(G).max()  # rows orthogonal within a block
+
+
+def np_features(kind, om, x, w=None):
+    om, x = om.astype(np.float64), x.astype(np.float64)
+    m = om.shape[0]
+    w = np.ones(m) if w is None else w.astype(np.float64)
+    p = x @ om.T
+    n2 = (x * x).sum(1, keepdims=True)
+    if kind == posenc.RfKind.TRIG:
+        return np.concatenate([w * np.cos(p), w * np.sin(p)], 1) / np.sqrt(m)
+    if kind == posenc.RfKind.POSITIVE:
+        return w * np.exp(p - n2 / 2) / np.sqrt(m)
+    if kind == posenc.RfKind.HYPERBOLIC:
+        return np.concatenate([w * np.exp(p), w * np.exp(-p)], 1) * np.exp(-n2 / 2) / np.sqrt(2 * m)
+    return w * np.exp(p - n2) / np.sqrt(m)
+
+
+@pytest.mark.parametrize("kind", list(posenc.RfKind))
+def test_features_vs_numpy(kind):
+    d, m, n = 16, 40, 33
+    om = posenc.rf_sample(posenc.RfSampling.IID, d, m, seed=5)
+    x = (rng.standard_normal((n, d)) * 0.3).astype(np.float32)
+    w = rng.uniform(0, 2, m).astype(np.float32)
+    for weights in (None, w):
+        out = posenc.rf_features(kind, om, x, weights)
+        ref = np_features(kind, om, x, weights)
+        assert out.shape == ref.shape
+        np.testing.assert_allclose(out, ref, rtol=2e-5, atol=2e-6 / np.sqrt(m))
+
+
+def test_trig_features_estimate_gaussian_kernel():
+    d, m = 3, 4096
+    x = rng.standard_normal((20, d)).astype(np.float32) * 0.7
+    om = posenc.rf_sample(posenc.RfSampling.QMC, d, m, seed=9)
+    phi = posenc.rf_features(posenc.RfKind.TRIG, om, x).astype(np.float64)
+    xd = x.astype(np.float64)
+    K = np.exp(-0.5 * ((xd[:, None, :] - xd[None, :, :]) ** 2).sum(-1))
+    assert np.abs(phi @ phi.T - K).max() < 0.05
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_linear_attention_vs_numpy(causal):
+    n, F, dv = 50, 24, 7
+    pq = rng.uniform(0.1, 1, (n, F)).astype(np.float32)
+    pk = rng.uniform(0.1, 1, (n, F)).astype(np.float32)
+    v = rng.standard_normal((n, dv)).astype(np.float32)
+    out = posenc.linear_attention(pq, pk, v, causal=causal, eps=1e-6)
+    A = pq.astype(np.float64) @ pk.astype(np.float64).T
+    if causal:
+        A = np.tril(A)
+    ref = (A @ v.astype(np.float64)) / (A.sum(1, keepdims=True) + 1e-6)
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_softmax_attention_vs_numpy(causal):
+    n, d, dv = 40, 16, 5
+    q, k = (rng.standard_normal((2, n, d))).astype(np.float32)
+    v = rng.standard_normal((n, dv)).astype(np.float32)
+    out = posenc.softmax_attention(q, k, v, causal=causal, scale=0.25)
+    s = 0.25 * q.astype(np.float64) @ k.astype(np.float64).T
+    if causal:
+        s = np.where(np.tril(np.ones((n, n), bool)), s, -np.inf)
+    p = np.exp(s - s.max(1, keepdims=True))
+    p /= p.sum(1, keepdims=True)
+    np.testing.assert_allclose(out, p @ v.astype(np.float64), rtol=1e-4, atol=1e-5)
+
+
+def test_features_errors():
+    om = posenc.rf_sample(posenc.RfSampling.IID, 4, 8)
+    with pytest.raises(posenc.ArgumentError):
+        posenc.rf_features(posenc.RfKind.TRIG, om, np.zeros((3, 5), np.float32))  # d mismatch
+    with pytest.raises(posenc.Error) as e:
+        posenc.rf_features(posenc.RfKind.TRIG, om, np.zeros((3, 4), np.float32), -np.ones(8, np.float32))
+    assert e.value.status == posenc.Status.ERR_INVALID_ARGUMENT
