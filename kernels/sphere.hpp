@@ -14,6 +14,8 @@
 #include "kernels/simd.hpp"
 #include "kernels/sphere_table.hpp"
 
+#include <algorithm>
+
 namespace posenc {
 namespace POSENC_NS {
 
@@ -318,6 +320,194 @@ inline void core(const sph_plan& P, const V& x, const V& u, double* scr, RowFn&&
   }
 }
 
+/// Features held by the fast path's SoA buffer (W lanes each): 128 x 64 B = 8 KB on AVX-512;
+/// with the seeds, the two state rows and cos/sin(m phi) that stays in L1 to lmax ~ 60.
+inline int64_t fast_cap(int32_t lmax) {
+  const int64_t need = 2 * static_cast<int64_t>(lmax) + 1 + 32;  // a degree + a unit's leftover + shift
+  return need > 128 ? need : 128;
+}
+
+/// Scratch doubles of sh_fast_block (seeds, two state rows, feature buffer).
+inline int64_t fast_scratch(int32_t lmax) {
+  const int64_t N = static_cast<int64_t>(lmax) + 1, Wd = static_cast<int64_t>(W);
+  return (3 * N + fast_cap(lmax) + 16 + 1) * Wd;  // + a unit of slack read by the last put
+}
+
+/// Writes features [k0, k1) of the W points of a block, held feature-major in F (feature k at
+/// F + (k - fbase) W), into the point-major rows dst + p * stride (p < np), tile by tile with
+/// the in-register transpose; c < W features only in the last tile.
+template <class TO>
+inline void put_tiles(const double* F, int64_t fbase, int64_t k0, int64_t k1, TO* dst, int64_t stride, std::size_t np) {
+  for (int64_t k = k0; k < k1; k += static_cast<int64_t>(W)) {
+    const std::size_t c = static_cast<std::size_t>(k1 - k < static_cast<int64_t>(W) ? k1 - k : static_cast<int64_t>(W));
+    const double* src = F + (k - fbase) * static_cast<int64_t>(W);
+    V r[W];
+    for (std::size_t i = 0; i < W; ++i) r[i] = i < c ? load(src + i * W) : V(0.0);
+    transpose(r);
+    TO* d = dst + k;
+    if (c == W) {
+      for (std::size_t p = 0; p < np; ++p) store_row(d + static_cast<int64_t>(p) * stride, r[p]);
+    } else {
+      for (std::size_t p = 0; p < np; ++p) store_row_partial(d + static_cast<int64_t>(p) * stride, r[p], c);
+    }
+  }
+}
+
+/// Output of sh_fast_block on every ISA: transposed W x W tiles stored unaligned into the rows.
+template <class TO>
+struct tile_sink {
+  static constexpr int64_t unit = static_cast<int64_t>(W);  ///< features per put (but the last)
+  static constexpr int64_t first = 0;                       ///< feature of the first unit
+  TO* dst;
+  int64_t stride;
+  std::size_t np;
+  void put(const double* F, int64_t fbase, int64_t k0, int64_t k1, bool) { put_tiles(F, fbase, k0, k1, dst, stride, np); }
+};
+
+#if defined(POSENC_ISA_AVX512)
+/// 8 x 8 transpose of the feature vectors src[0..8) (64-byte aligned, 8 doubles each) into
+/// r[p] = (src[0][p], ..., src[7][p]). The first stage is done by the loads (256-bit halves
+/// inserted from memory), the rest by 8 unpacks and 8 two-source permutes: 16 shuffle-port
+/// operations instead of the 24 of an all-register transpose.
+inline void transpose8_load(const double* src, __m512d* r) {
+  const __m512i lo = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13), hi = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
+  for (int h = 0; h < 2; ++h) {  // points 4h..4h+3
+    __m512d a[4];
+    for (int i = 0; i < 4; ++i)  // a[i] = (f_i | f_{i+4}) of those points
+      a[i] = _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_load_pd(src + 8 * i + 4 * h)),
+                                _mm256_load_pd(src + 8 * (i + 4) + 4 * h), 1);
+    const __m512d t0 = _mm512_unpacklo_pd(a[0], a[1]), t1 = _mm512_unpackhi_pd(a[0], a[1]);
+    const __m512d t2 = _mm512_unpacklo_pd(a[2], a[3]), t3 = _mm512_unpackhi_pd(a[2], a[3]);
+    r[4 * h + 0] = _mm512_permutex2var_pd(t0, lo, t2);
+    r[4 * h + 1] = _mm512_permutex2var_pd(t1, lo, t3);
+    r[4 * h + 2] = _mm512_permutex2var_pd(t0, hi, t2);
+    r[4 * h + 3] = _mm512_permutex2var_pd(t1, hi, t3);
+  }
+}
+
+/// Output of sh_fast_block on AVX-512 for a block whose 8 rows start at the same offset within a
+/// 64-byte line (lib/kernel pick points p, p + U, ..., p + 7U, U = 64 / sizeof(TO), so the row
+/// stride U K elements is a whole number of lines). Features are taken in line-aligned units
+/// (8 doubles = one transposed tile, or 16 floats = two) starting at feature -shift, so every
+/// row is written in whole, aligned 64-byte lines: non-temporal when `nt` (large outputs: no
+/// read-for-ownership), else aligned stores; the first and last line of a row, which it shares
+/// with its neighbours, take a masked store of the row's own lanes.
+template <class TO>
+struct line_sink {
+  static constexpr int64_t unit = 64 / static_cast<int64_t>(sizeof(TO));  ///< features per line
+  TO* row0;
+  int64_t rstride, K, first;
+  bool nt;
+
+  line_sink(TO* r0, int64_t rs, int64_t k, bool nt_) : row0(r0), rstride(rs), K(k), nt(nt_) {
+    first = -static_cast<int64_t>((reinterpret_cast<std::uintptr_t>(r0) / sizeof(TO)) % unit);
+  }
+  /// Features [k0, k1) (k0 = first + a multiple of unit) from F (feature k at F + (k - fbase) 8;
+  /// F readable to a unit past k1).
+  void put(const double* F, int64_t fbase, int64_t k0, int64_t k1, bool) {
+    for (int64_t k = k0; k < k1; k += unit) {
+      const double* src = F + (k - fbase) * 8;
+      __m512d r[8];
+      transpose8_load(src, r);
+      const bool full = k >= 0 && k + unit <= K;
+      const int64_t lo = k < 0 ? -k : 0, hi = K - k < unit ? K - k : unit;
+      const uint32_t mask = ((hi >= 32 ? 0u : (1u << hi)) - 1u) & ~((1u << lo) - 1u);
+      TO* a = reinterpret_cast<TO*>(reinterpret_cast<std::uintptr_t>(row0) + static_cast<std::uintptr_t>(k * static_cast<int64_t>(sizeof(TO))));
+      const std::uintptr_t rs = static_cast<std::uintptr_t>(rstride * static_cast<int64_t>(sizeof(TO)));
+      if constexpr (unit == 8) {
+        for (int p = 0; p < 8; ++p, a = reinterpret_cast<TO*>(reinterpret_cast<std::uintptr_t>(a) + rs)) {
+          if (full) {
+            if (nt) _mm512_stream_pd(reinterpret_cast<double*>(a), r[p]);
+            else _mm512_store_pd(reinterpret_cast<double*>(a), r[p]);
+          } else {
+            _mm512_mask_storeu_pd(reinterpret_cast<double*>(a), static_cast<__mmask8>(mask), r[p]);
+          }
+        }
+      } else {
+        __m512d r2[8];
+        transpose8_load(src + 64, r2);
+        for (int p = 0; p < 8; ++p, a = reinterpret_cast<TO*>(reinterpret_cast<std::uintptr_t>(a) + rs)) {
+          const __m512 v = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(r[p])), _mm512_cvtpd_ps(r2[p]), 1);
+          if (full) {
+            if (nt) _mm512_stream_ps(reinterpret_cast<float*>(a), v);
+            else _mm512_store_ps(reinterpret_cast<float*>(a), v);
+          } else {
+            _mm512_mask_storeu_ps(reinterpret_cast<float*>(a), static_cast<__mmask16>(mask), v);
+          }
+        }
+      }
+    }
+  }
+};
+#endif
+
+/// Real SH of one block of W points by the fast path (plan.fab set): x = cos theta, u = sin theta,
+/// cm / sm = cos / sin (m phi) per m. Degree l outer, order m inner (every step of the inner loop
+/// independent: no latency chain), two state rows in L1, and each value written straight to
+/// its two output features (Y_l^m cos m phi at l(l+1)+m, Y_l^m sin m phi at l(l+1)-m) in the SoA
+/// buffer F. Whole units of features go to the sink whenever F is about to fill, so the output
+/// stores are spread over the block's arithmetic.
+/// Returns false, having written nothing, when a lane off the pole has a sectoral seed below
+/// 2^-900 (sin theta^lmax tiny): such a block needs the extended-exponent path (core).
+template <class Sink>
+inline bool sh_fast_block(const sph_plan& P, const V& x, const V& u, const double* cm, const double* sm, double* scr,
+                          Sink& sink) {
+  const int32_t L = P.lmax;
+  const std::size_t N = static_cast<std::size_t>(L) + 1;
+  const int64_t cap = fast_cap(L), Wd = static_cast<int64_t>(W);
+  double* Z = scr;
+  double* bufs[2] = {Z + N * W, Z + 2 * N * W};  // bufs[l & 1] holds y_l (and y_{l-2} before)
+  double* F = Z + 3 * N * W;
+  V z(P.fy00);
+  stu(Z, z);
+  for (std::size_t m = 1; m < N; ++m) {
+    z = z * (V(P.fdiag[m]) * u);
+    stu(Z + m * W, z);
+  }
+  if (any((u != V(0.0)) & (abs(z) < V(0x1p-900)))) return false;
+  const V zero(0.0);
+  stu(bufs[0], load(Z));
+  stu(bufs[1], zero);
+  int64_t fbase = sink.first, kdone = sink.first;  // F starts at the sink's first unit
+  for (int64_t k = fbase; k < 0; ++k) stu(F + (k - fbase) * Wd, zero);
+  stu(F - fbase * Wd, load(Z));
+  for (int32_t l = 1; l <= L; ++l) {
+    const int64_t lw = static_cast<int64_t>(l);
+    if ((lw + 1) * (lw + 1) - fbase > cap) {  // degree l would not fit: drain whole units
+      const int64_t kout = kdone + (lw * lw - kdone) / Sink::unit * Sink::unit;
+      sink.put(F, fbase, kdone, kout, false);
+      for (int64_t k = kout; k < lw * lw; ++k) stu(F + (k - kout) * Wd, load(F + (k - fbase) * Wd));
+      kdone = fbase = kout;
+    }
+    double* cur = bufs[l & 1];  // y_{l-2} in, y_l out
+    double* prv = bufs[(l - 1) & 1];
+    const double* ab = P.fab + lw * (lw - 1);  // (a, -b) for m = 0..l-1
+    double* f = F + (lw * (lw + 1) - fbase) * Wd;
+    {
+      const V y = madd(V(ab[0]) * x, load(prv), V(ab[1]) * load(cur));
+      stu(cur, y);
+      stu(f, y);
+    }
+    for (int32_t m = 1; m < l; ++m) {
+      const std::size_t o = static_cast<std::size_t>(m) * W;
+      const V y = madd(V(ab[2 * m]) * x, load(prv + o), V(ab[2 * m + 1]) * load(cur + o));
+      stu(cur + o, y);
+      stu(f + o, y * load(cm + o));
+      stu(f - o, y * load(sm + o));
+    }
+    {
+      const std::size_t o = static_cast<std::size_t>(l) * W;
+      const V y = load(Z + o);
+      stu(cur + o, y);
+      stu(prv + o, zero);  // y_{l-1}^l = 0 for degree l + 1
+      stu(f + o, y * load(cm + o));
+      stu(f - o, y * load(sm + o));
+    }
+  }
+  sink.put(F, fbase, kdone, static_cast<int64_t>(N) * static_cast<int64_t>(N), true);
+  return true;
+}
+
 template <class TI>
 inline void load_block(const TI* src, int64_t p0, std::size_t np, double* dst, double pad) {
   for (std::size_t i = 0; i < W; ++i) dst[i] = i < np ? static_cast<double>(src[p0 + static_cast<int64_t>(i)]) : pad;
@@ -351,7 +541,7 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
   const int32_t L = P->lmax;
   const std::size_t N = static_cast<std::size_t>(L) + 1;
   const int64_t K = (static_cast<int64_t>(L) + 1) * (static_cast<int64_t>(L) + 1);
-  double* cm = scr + core_scratch(L);
+  double* cm = scr + std::max(core_scratch(L), fast_scratch(L));
   double* sm = cm + N * W;
   double* stage = sm + N * W;
   // Streaming: each block's outputs are written point-major into blk (L1/L2) and then copied
@@ -359,12 +549,12 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
   const bool stream = kHasStream && P->stream != 0 && L <= kSphStreamLmax;
   TO* const blk = stream ? reinterpret_cast<TO*>(align64(stage + stage_doubles(L))) : nullptr;
   const V one(1.0), zero(0.0);
-  for (int64_t p0 = 0; p0 < n; p0 += static_cast<int64_t>(W)) {
-    const std::size_t np = static_cast<std::size_t>(n - p0 < static_cast<int64_t>(W) ? n - p0 : static_cast<int64_t>(W));
+  // One block: points first + j pstride (j < np), rows out + (first + j pstride) K.
+  auto block = [&](int64_t first, int64_t pstride, std::size_t np, bool lines) {
     alignas(64) double xb[W], yb[W], zb[W];
     for (std::size_t i = 0; i < W; ++i) {
       if (i < np) {
-        const TI* q = xyz + 3 * (p0 + static_cast<int64_t>(i));
+        const TI* q = xyz + 3 * (first + static_cast<int64_t>(i) * pstride);
         xb[i] = static_cast<double>(q[0]);
         yb[i] = static_cast<double>(q[1]);
         zb[i] = static_cast<double>(q[2]);
@@ -396,21 +586,52 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
       stu(cm + m * W, c);
       stu(sm + m * W, s);
     }
-    emitter<TO> em(stage, stream ? blk : out + p0 * K, K, np);
-    core(*P, ct, st, scr, [&](int32_t l, const double* row) {
-      const std::size_t lu = static_cast<std::size_t>(l);
-      em.put(lu, load(row));
-      for (std::size_t m = 1; m <= lu; ++m) {
-        const V y = load(row + m * W);
-        em.put(lu - m, y * load(sm + m * W));
-        em.put(lu + m, y * load(cm + m * W));
-      }
-      em.commit(2 * lu + 1);
-    });
-    em.finish();
-    if (stream) stream_bytes(out + p0 * K, blk, np * static_cast<std::size_t>(K) * sizeof(TO));
-  }
-  if (stream) fence();
+    TO* const row0 = out + first * K;
+    const int64_t rstride = pstride * K;
+#if defined(POSENC_ISA_AVX512)
+    if (lines) {
+      line_sink<TO> ls(row0, rstride, K, P->stream != 0);
+      if (sh_fast_block(*P, ct, st, cm, sm, scr, ls)) return;
+    }
+#else
+    (void)lines;
+#endif
+    const bool via_blk = stream && pstride == 1;
+    TO* const dst = via_blk ? blk : row0;
+    bool done = false;
+    if (P->fab) {
+      tile_sink<TO> ts{dst, rstride, np};
+      done = sh_fast_block(*P, ct, st, cm, sm, scr, ts);
+    }
+    if (!done) {
+      emitter<TO> em(stage, dst, rstride, np);
+      core(*P, ct, st, scr, [&](int32_t l, const double* row) {
+        const std::size_t lu = static_cast<std::size_t>(l);
+        em.put(lu, load(row));
+        for (std::size_t m = 1; m <= lu; ++m) {
+          const V y = load(row + m * W);
+          em.put(lu - m, y * load(sm + m * W));
+          em.put(lu + m, y * load(cm + m * W));
+        }
+        em.commit(2 * lu + 1);
+      });
+      em.finish();
+    }
+    if (via_blk) stream_bytes(row0, blk, np * static_cast<std::size_t>(K) * sizeof(TO));
+  };
+  int64_t p0 = 0;
+#if defined(POSENC_ISA_AVX512)
+  // Super-blocks of U W points (U = 64 / sizeof(TO)): block c takes points p0 + c + U j, whose
+  // rows all start at the same offset within a 64-byte line (line_sink). Needs the fast path and
+  // outputs aligned to their element size; the tail takes the ordinary blocks below.
+  constexpr int64_t U = 64 / static_cast<int64_t>(sizeof(TO)), SB = U * static_cast<int64_t>(W);
+  if (P->fab && reinterpret_cast<std::uintptr_t>(out) % sizeof(TO) == 0)
+    for (; p0 + SB <= n; p0 += SB)
+      for (int64_t c = 0; c < U; ++c) block(p0 + c, U, W, true);
+#endif
+  for (; p0 < n; p0 += static_cast<int64_t>(W))
+    block(p0, 1, static_cast<std::size_t>(n - p0 < static_cast<int64_t>(W) ? n - p0 : static_cast<int64_t>(W)), false);
+  if (stream || (kHasStream && P->stream != 0)) fence();
 }
 
 }  // namespace sph
@@ -419,7 +640,7 @@ inline int64_t sphere_scratch_doubles(int32_t lmax) {
   const int64_t N = static_cast<int64_t>(lmax) + 1, W = static_cast<int64_t>(sph::W);
   // + the streaming block of sh_real (W (lmax+1)^2 outputs, 64-byte aligned) where it applies.
   const int64_t blk = lmax <= kSphStreamLmax ? W * N * N + 8 : 0;
-  return sph::core_scratch(lmax) + 2 * N * W + sph::stage_doubles(lmax) + 16 + blk;
+  return std::max(sph::core_scratch(lmax), sph::fast_scratch(lmax)) + 2 * N * W + sph::stage_doubles(lmax) + 16 + blk;
 }
 
 inline void sphere_legendre_f64(const sph_plan* P, const double* x, int64_t n, double* out, double* scr) {

@@ -35,6 +35,17 @@ struct sph_plan {
   const double* sub;   ///< [lmax+1], sub[m]
   const double* lscale;  ///< [lmax+1] per-degree output factor, or nullptr
   const double* ab;    ///< optional [(lmax+1)(lmax+2)] pairs (a_lm, b_lm) at 2*(l(l+1)/2+m), or nullptr
+  /// Real-SH fast path (lib sets these for the real basis and lmax <= kSphFastLmax, else nullptr):
+  /// the orthonormal recurrence of the real basis, degree by degree (see sph::sh_fast_block):
+  ///   Y_0^0 = fy00;  Y_m^m = Y_{m-1}^{m-1} * (fdiag[m] * u);
+  ///   Y_l^m = (fab_a * x) * Y_{l-1}^m + fab_nb * Y_{l-2}^m   (m < l; fab_nb = 0 at m = l-1),
+  /// the pair (fab_a, fab_nb) of (l, m) at fab[2 * (l (l-1) / 2 + m)]. Closed forms (sphericart;
+  /// Limpanuparb & Milthorpe 2014): fab_a = sqrt((4l^2 - 1) / ((l-m)(l+m))),
+  /// fab_nb = -sqrt((2l+1)(l-m-1)(l+m-1) / ((2l-3)(l-m)(l+m))), fdiag[1] = sqrt(3),
+  /// fdiag[m >= 2] = sqrt((2m+1) / (2m)), fy00 = 1 / sqrt(4 pi).
+  const double* fab;
+  const double* fdiag;
+  double fy00;
 };
 
 /// Highest lmax for which the sh_real kernels keep a whole block of points' outputs in scratch
@@ -42,6 +53,9 @@ struct sph_plan {
 /// (dev VM, 64k points, 1 thread): 2x at L = 10 f64, neutral to slower at L = 40 (the block
 /// then spills to L2).
 constexpr int32_t kSphStreamLmax = 24;
+
+/// Highest lmax of the real-SH fast path (its coefficient table is lmax (lmax+1) / 2 pairs, <= 1 MiB).
+constexpr int32_t kSphFastLmax = 360;
 
 struct sphere_kernels_t {
   /// Scratch doubles a block kernel needs for lmax (legendre / sh_real): see sphere_scratch_doubles.

@@ -4,6 +4,7 @@
 #include "lib/internal.hpp"
 
 #include <cstring>
+#include <memory>
 #include <vector>
 
 POSENC_USE_KERNELS(sphere_kernels_t, sphere_kernels)
@@ -28,7 +29,7 @@ int64_t sh_count(int32_t lmax) { return (int64_t(lmax) + 1) * (int64_t(lmax) + 1
 
 /// The recurrence plan (see sph_plan) and its storage.
 struct plan_store {
-  std::vector<double> diag, sub, lscale, ab;
+  std::vector<double> diag, sub, lscale, ab, fab, fdiag;
   sph_plan plan{};
 };
 
@@ -93,6 +94,45 @@ void make_plan(plan_store& ps, int norm, int32_t lmax, double cs) {
     }
     p.ab = ps.ab.data();
   }
+  p.fab = nullptr;
+  p.fdiag = nullptr;
+  p.fy00 = 0.0;
+  if (norm == -1 && lmax <= kSphFastLmax) {
+    // The real basis' orthonormal recurrence for the column-wise fast path (sph_plan::fab).
+    ps.fdiag.assign(N, 0.0);
+    for (size_t m = 1; m < N; ++m) ps.fdiag[m] = m == 1 ? std::sqrt(3.0) : std::sqrt((2.0 * double(m) + 1.0) / (2.0 * double(m)));
+    ps.fab.assign(size_t(lmax) * size_t(lmax + 1) + 2, 0.0);
+    for (int32_t l = 1; l <= lmax; ++l) {
+      double* ab = ps.fab.data() + size_t(l) * size_t(l - 1);
+      for (int32_t m = 0; m < l; ++m, ab += 2) {
+        const double ld = l, lm = double(l - m), lp = double(l + m);
+        ab[0] = std::sqrt((4.0 * ld * ld - 1.0) / (lm * lp));
+        ab[1] = m == l - 1 ? 0.0 : -std::sqrt((2.0 * ld + 1.0) * (lm - 1.0) * (lp - 1.0) / ((2.0 * ld - 3.0) * lm * lp));
+      }
+    }
+    p.fab = ps.fab.data();
+    p.fdiag = ps.fdiag.data();
+    p.fy00 = 1.0 / std::sqrt(4.0 * kPi);
+  }
+}
+
+/// The plan for (norm, lmax, csphase), built once per thread and reused while the arguments
+/// repeat: building the coefficient tables costs ~20 us at lmax 40, as much as the kernel for
+/// ~100 points. The caller keeps its own reference for the whole call, so a later call that
+/// replaces the cached plan (even from a task this thread runs meanwhile) cannot free it.
+std::shared_ptr<const plan_store> cached_plan(int norm, int32_t lmax, double cs) {
+  struct entry {
+    int norm;
+    int32_t lmax;
+    double cs;
+    std::shared_ptr<const plan_store> plan;
+  };
+  thread_local entry last{0, -1, 0.0, nullptr};
+  if (last.plan && last.norm == norm && last.lmax == lmax && last.cs == cs) return last.plan;
+  auto ps = std::make_shared<plan_store>();
+  make_plan(*ps, norm, lmax, cs);
+  last = entry{norm, lmax, cs, ps};
+  return ps;
 }
 
 /// Scratch of a block kernel for the calling thread: kept between tiles and calls (a fresh
@@ -104,13 +144,17 @@ double* tile_scratch(int64_t sd) {
   return buf.data();
 }
 
-/// Points per tile: about 16K outputs, a multiple of 8 (the widest vector), independent of the
-/// thread count.
-int64_t points_per_tile(int64_t per_point) {
+/// Points per tile: about 16K outputs, a multiple of `multiple` (at least 8, the widest vector),
+/// independent of the thread count.
+int64_t points_per_tile(int64_t per_point, int64_t multiple = 8) {
   int64_t r = 16384 / (per_point > 0 ? per_point : 1);
-  r = (r + 7) / 8 * 8;
-  return r < 8 ? 8 : r;
+  r = (r + multiple - 1) / multiple * multiple;
+  return r < multiple ? multiple : r;
 }
+
+/// Real-SH tiles are whole super-blocks of the AVX-512 line writer (64 f64 or 128 f32 points,
+/// kernels/sphere.hpp), so that every ISA tiles alike and a tile boundary never splits one.
+constexpr int64_t kShTileMultiple = 128;
 
 template <class T>
 posenc_status check_unit_interval(const T* x, int64_t n, const char* name) {
@@ -163,8 +207,8 @@ posenc_status legendre_common(int norm, int32_t lmax, int32_t csphase, const TI*
   const sphere_kernels_t* k = nullptr;
   POSENC_CHECK(sphere_kernels_active(&k));
   return guarded([&] {
-    plan_store ps;
-    make_plan(ps, norm, lmax, double(csphase));
+    const auto hold = cached_plan(norm, lmax, double(csphase));
+    const plan_store& ps = *hold;
     const int64_t K = legendre_count(lmax), grain = points_per_tile(K), sd = k->scratch_doubles(lmax);
     auto fn = pick(k);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
@@ -190,18 +234,19 @@ posenc_status sh_real_common(int32_t lmax, const TI* xyz, int64_t n, TO* out, Fn
   const sphere_kernels_t* k = nullptr;
   POSENC_CHECK(sphere_kernels_active(&k));
   return guarded([&] {
-    plan_store ps;
-    make_plan(ps, -1, lmax, 1.0);
-    const int64_t K = sh_count(lmax), grain = points_per_tile(K), sd = k->scratch_doubles(lmax);
+    const auto hold = cached_plan(-1, lmax, 1.0);
+    const plan_store& ps = *hold;
+    const int64_t K = sh_count(lmax), grain = points_per_tile(K, kShTileMultiple), sd = k->scratch_doubles(lmax);
     // Outputs far beyond the caches: non-temporal stores (no read-for-ownership of the output
     // lines, ~2x the write bandwidth measured on the dev VM). Smaller outputs stay cached for
     // the caller. Same values either way.
-    ps.plan.stream = (lmax <= kSphStreamLmax && total * int64_t(sizeof(TO)) >= (int64_t(16) << 20)) ? 1 : 0;
+    sph_plan plan = ps.plan;  // per call: the cached plan is shared
+    plan.stream = total * int64_t(sizeof(TO)) >= (int64_t(16) << 20) ? 1 : 0;
     auto fn = pick(k);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       double* scr = tile_scratch(sd);
       const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain);
-      fn(&ps.plan, xyz + 3 * p0, p1 - p0, out + p0 * K, scr);
+      fn(&plan, xyz + 3 * p0, p1 - p0, out + p0 * K, scr);
     });
     return POSENC_OK;
   });
@@ -404,9 +449,9 @@ extern "C" POSENC_API posenc_status posenc_sph_harm_real_lonlat_f64(int32_t lmax
   const sphere_kernels_t* k = nullptr;
   POSENC_CHECK(sphere_kernels_active(&k));
   return guarded([&] {
-    plan_store ps;
-    make_plan(ps, -1, lmax, 1.0);
-    const int64_t K = sh_count(lmax), grain = points_per_tile(K), sd = k->scratch_doubles(lmax);
+    const auto hold = cached_plan(-1, lmax, 1.0);
+    const plan_store& ps = *hold;
+    const int64_t K = sh_count(lmax), grain = points_per_tile(K, kShTileMultiple), sd = k->scratch_doubles(lmax);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain);
       std::vector<double> scr(static_cast<size_t>(sd)), xyz(size_t(3 * (p1 - p0)));
@@ -445,8 +490,8 @@ extern "C" POSENC_API posenc_status posenc_sph_harm_complex_f64(int32_t lmax, co
   const sphere_kernels_t* k = nullptr;
   POSENC_CHECK(sphere_kernels_active(&k));
   return guarded([&] {
-    plan_store ps;
-    make_plan(ps, -1, lmax, 1.0);
+    const auto hold = cached_plan(-1, lmax, 1.0);
+    const plan_store& ps = *hold;
     const int64_t K = sh_count(lmax), grain = points_per_tile(2 * K), sd = k->scratch_doubles(lmax);
     const double h = 0.70710678118654752440;
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
