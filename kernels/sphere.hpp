@@ -385,56 +385,135 @@ inline void transpose8_load(const double* src, __m512d* r) {
   }
 }
 
-/// Output of sh_fast_block on AVX-512 for a block whose 8 rows start at the same offset within a
-/// 64-byte line (lib/kernel pick points p, p + U, ..., p + 7U, U = 64 / sizeof(TO), so the row
-/// stride U K elements is a whole number of lines). Features are taken in line-aligned units
-/// (8 doubles = one transposed tile, or 16 floats = two) starting at feature -shift, so every
-/// row is written in whole, aligned 64-byte lines: non-temporal when `nt` (large outputs: no
-/// read-for-ownership), else aligned stores; the first and last line of a row, which it shares
-/// with its neighbours, take a masked store of the row's own lanes.
+/// Whole-line stores of TO elements (one 64-byte line: 8 doubles or 16 floats).
+template <class TO>
+struct lines {
+  using LV = typename std::conditional<std::is_same<TO, double>::value, __m512d, __m512>::type;
+  static constexpr int64_t unit = 64 / static_cast<int64_t>(sizeof(TO));
+  static void full(TO* a, const LV& v, bool nt) {
+    if constexpr (unit == 8) {
+      if (nt) _mm512_stream_pd(a, v);
+      else _mm512_store_pd(a, v);
+    } else {
+      if (nt) _mm512_stream_ps(a, v);
+      else _mm512_store_ps(a, v);
+    }
+  }
+  static void masked(TO* a, uint32_t m, const LV& v) {
+    if constexpr (unit == 8) _mm512_mask_storeu_pd(a, static_cast<__mmask8>(m), v);
+    else _mm512_mask_storeu_ps(a, static_cast<__mmask16>(m), v);
+  }
+  /// Lanes of m from b, the others from a.
+  static LV blend(uint32_t m, const LV& a, const LV& b) {
+    if constexpr (unit == 8) return _mm512_mask_mov_pd(a, static_cast<__mmask8>(m), b);
+    else return _mm512_mask_mov_ps(a, static_cast<__mmask16>(m), b);
+  }
+};
+
+/// The lines that two rows of a super-block share (the last line of row p and the first of row
+/// p + 1), held until both halves are known and then written as one whole line. Block c of a
+/// super-block owns rows c + U j: the tail of (c, j) meets the head of (c + 1, j), and the tail
+/// of (U - 1, j) the head of (0, j + 1). A half whose partner never comes (a block that took the
+/// extended-range path, the super-block's first and last row) is written masked by flush().
+template <class TO>
+struct line_pending {
+  using LV = typename lines<TO>::LV;
+  LV head[8], tail[8];
+  TO* hptr[8];
+  TO* tptr[8];
+  uint32_t hmask[8], tmask[8];
+  bool hv[8] = {}, tv[8] = {};
+  void flush_tails() {
+    for (int j = 0; j < 8; ++j)
+      if (tv[j]) {
+        lines<TO>::masked(tptr[j], tmask[j], tail[j]);
+        tv[j] = false;
+      }
+  }
+  void flush() {
+    flush_tails();
+    for (int j = 0; j < 8; ++j)
+      if (hv[j]) {
+        lines<TO>::masked(hptr[j], hmask[j], head[j]);
+        hv[j] = false;
+      }
+  }
+};
+
+/// Output of sh_fast_block on AVX-512 for block c of a super-block (kernel: points p, p + U,
+/// ..., p + 7U, U = 64 / sizeof(TO), so the row stride U K elements is a whole number of lines
+/// and the 8 rows start at the same offset within a line). Features are taken in line-aligned
+/// units (8 doubles = one transposed tile, or 16 floats = two) starting at feature -shift, so
+/// every row is written in whole, aligned 64-byte lines: non-temporal when `nt` (large outputs:
+/// no read-for-ownership), else aligned stores. The partial first and last line of a row go
+/// through line_pending (merged with the neighbour row's half when K >= 2 units, else masked).
 template <class TO>
 struct line_sink {
-  static constexpr int64_t unit = 64 / static_cast<int64_t>(sizeof(TO));  ///< features per line
+  using LO = lines<TO>;
+  static constexpr int64_t unit = LO::unit;  ///< features per line
   TO* row0;
   int64_t rstride, K, first;
   bool nt;
+  line_pending<TO>* pend;  ///< nullptr: masked stores for the shared lines
+  int c;                   ///< block of the super-block, 0..U-1
 
-  line_sink(TO* r0, int64_t rs, int64_t k, bool nt_) : row0(r0), rstride(rs), K(k), nt(nt_) {
+  line_sink(TO* r0, int64_t rs, int64_t k, bool nt_, line_pending<TO>* pd, int c_)
+      : row0(r0), rstride(rs), K(k), nt(nt_), pend(k >= 2 * unit ? pd : nullptr), c(c_) {
     first = -static_cast<int64_t>((reinterpret_cast<std::uintptr_t>(r0) / sizeof(TO)) % unit);
+  }
+  void partial(int j, TO* a, int64_t k, uint32_t mask, const typename LO::LV& v) {
+    if (!pend) {
+      LO::masked(a, mask, v);
+    } else if (k < 0) {  // head: lanes [-k, unit) of the line
+      if (c > 0 && pend->tv[j]) {
+        LO::full(a, LO::blend(mask, pend->tail[j], v), nt);
+        pend->tv[j] = false;
+      } else if (c == 0 && j > 0) {
+        pend->head[j] = v;
+        pend->hptr[j] = a;
+        pend->hmask[j] = mask;
+        pend->hv[j] = true;
+      } else {
+        LO::masked(a, mask, v);
+      }
+    } else {  // tail: lanes [0, K - k)
+      if (c < static_cast<int>(unit) - 1) {
+        pend->tail[j] = v;
+        pend->tptr[j] = a;
+        pend->tmask[j] = mask;
+        pend->tv[j] = true;
+      } else if (j < 7 && pend->hv[j + 1]) {
+        LO::full(a, LO::blend(mask, pend->head[j + 1], v), nt);
+        pend->hv[j + 1] = false;
+      } else {
+        LO::masked(a, mask, v);
+      }
+    }
   }
   /// Features [k0, k1) (k0 = first + a multiple of unit) from F (feature k at F + (k - fbase) 8;
   /// F readable to a unit past k1).
   void put(const double* F, int64_t fbase, int64_t k0, int64_t k1, bool) {
+    const std::uintptr_t rs = static_cast<std::uintptr_t>(rstride * static_cast<int64_t>(sizeof(TO)));
     for (int64_t k = k0; k < k1; k += unit) {
       const double* src = F + (k - fbase) * 8;
       __m512d r[8];
       transpose8_load(src, r);
-      const bool full = k >= 0 && k + unit <= K;
-      const int64_t lo = k < 0 ? -k : 0, hi = K - k < unit ? K - k : unit;
-      const uint32_t mask = ((hi >= 32 ? 0u : (1u << hi)) - 1u) & ~((1u << lo) - 1u);
-      TO* a = reinterpret_cast<TO*>(reinterpret_cast<std::uintptr_t>(row0) + static_cast<std::uintptr_t>(k * static_cast<int64_t>(sizeof(TO))));
-      const std::uintptr_t rs = static_cast<std::uintptr_t>(rstride * static_cast<int64_t>(sizeof(TO)));
+      typename LO::LV v[8];
       if constexpr (unit == 8) {
-        for (int p = 0; p < 8; ++p, a = reinterpret_cast<TO*>(reinterpret_cast<std::uintptr_t>(a) + rs)) {
-          if (full) {
-            if (nt) _mm512_stream_pd(reinterpret_cast<double*>(a), r[p]);
-            else _mm512_store_pd(reinterpret_cast<double*>(a), r[p]);
-          } else {
-            _mm512_mask_storeu_pd(reinterpret_cast<double*>(a), static_cast<__mmask8>(mask), r[p]);
-          }
-        }
+        for (int p = 0; p < 8; ++p) v[p] = r[p];
       } else {
         __m512d r2[8];
         transpose8_load(src + 64, r2);
-        for (int p = 0; p < 8; ++p, a = reinterpret_cast<TO*>(reinterpret_cast<std::uintptr_t>(a) + rs)) {
-          const __m512 v = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(r[p])), _mm512_cvtpd_ps(r2[p]), 1);
-          if (full) {
-            if (nt) _mm512_stream_ps(reinterpret_cast<float*>(a), v);
-            else _mm512_store_ps(reinterpret_cast<float*>(a), v);
-          } else {
-            _mm512_mask_storeu_ps(reinterpret_cast<float*>(a), static_cast<__mmask16>(mask), v);
-          }
-        }
+        for (int p = 0; p < 8; ++p)
+          v[p] = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(r[p])), _mm512_cvtpd_ps(r2[p]), 1);
+      }
+      TO* a = reinterpret_cast<TO*>(reinterpret_cast<std::uintptr_t>(row0) + static_cast<std::uintptr_t>(k * static_cast<int64_t>(sizeof(TO))));
+      if (k >= 0 && k + unit <= K) {
+        for (int p = 0; p < 8; ++p, a = reinterpret_cast<TO*>(reinterpret_cast<std::uintptr_t>(a) + rs)) LO::full(a, v[p], nt);
+      } else {
+        const int64_t lo = k < 0 ? -k : 0, hi = K - k < unit ? K - k : unit;
+        const uint32_t mask = ((hi >= 32 ? 0u : (1u << hi)) - 1u) & ~((1u << lo) - 1u);
+        for (int p = 0; p < 8; ++p, a = reinterpret_cast<TO*>(reinterpret_cast<std::uintptr_t>(a) + rs)) partial(p, a, k, mask, v[p]);
       }
     }
   }
@@ -549,6 +628,10 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
   const bool stream = kHasStream && P->stream != 0 && L <= kSphStreamLmax;
   TO* const blk = stream ? reinterpret_cast<TO*>(align64(stage + stage_doubles(L))) : nullptr;
   const V one(1.0), zero(0.0);
+#if defined(POSENC_ISA_AVX512)
+  line_pending<TO> pend;
+  int64_t sb_c = 0;
+#endif
   // One block: points first + j pstride (j < np), rows out + (first + j pstride) K.
   auto block = [&](int64_t first, int64_t pstride, std::size_t np, bool lines) {
     alignas(64) double xb[W], yb[W], zb[W];
@@ -590,8 +673,9 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
     const int64_t rstride = pstride * K;
 #if defined(POSENC_ISA_AVX512)
     if (lines) {
-      line_sink<TO> ls(row0, rstride, K, P->stream != 0);
+      line_sink<TO> ls(row0, rstride, K, P->stream != 0, &pend, static_cast<int>(sb_c));
       if (sh_fast_block(*P, ct, st, cm, sm, scr, ls)) return;
+      pend.flush_tails();  // this block's heads go out with the extended-range path below
     }
 #else
     (void)lines;
@@ -626,8 +710,10 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
   // outputs aligned to their element size; the tail takes the ordinary blocks below.
   constexpr int64_t U = 64 / static_cast<int64_t>(sizeof(TO)), SB = U * static_cast<int64_t>(W);
   if (P->fab && reinterpret_cast<std::uintptr_t>(out) % sizeof(TO) == 0)
-    for (; p0 + SB <= n; p0 += SB)
-      for (int64_t c = 0; c < U; ++c) block(p0 + c, U, W, true);
+    for (; p0 + SB <= n; p0 += SB) {
+      for (sb_c = 0; sb_c < U; ++sb_c) block(p0 + sb_c, U, W, true);
+      pend.flush();
+    }
 #endif
   for (; p0 < n; p0 += static_cast<int64_t>(W))
     block(p0, 1, static_cast<std::size_t>(n - p0 < static_cast<int64_t>(W) ? n - p0 : static_cast<int64_t>(W)), false);
