@@ -518,6 +518,76 @@ TEST_P(SphHarm, BitwiseIdenticalForOneTwoThreeThreads) {
   EXPECT_TRUE(same_bits(l64[0], l64[1]) && same_bits(l64[0], l64[2]));
 }
 
+/// Calls of 300 points take the AVX-512 whole-line writer (super-blocks of 64 / 128 points whose
+/// rows share an alignment, partial lines merged across rows) for their first 256 points; calls
+/// of one point take the plain tile writer. The values come from the same recurrence, so the
+/// bits must agree, at every output misalignment, for degrees whose rows are shorter and longer
+/// than two lines; nothing outside the output may be touched.
+TEST_P(SphHarm, WholeLineWriterMatchesPerPointCallsBitwise) {
+  std::mt19937_64 rng(21);
+  std::normal_distribution<double> N(0, 1);
+  const int64_t n = 300;
+  std::vector<double> d(static_cast<size_t>(3 * n));
+  for (auto& v : d) v = N(rng);
+  std::vector<float> df(d.begin(), d.end());
+  std::vector<double> dd(df.begin(), df.end());  // the same directions for both precisions
+  for (int L : {0, 1, 2, 3, 4, 5, 7, 10, 20}) {
+    const int64_t K = nsh(L);
+    for (int off : {0, 1, 3, 7, 13}) {
+      std::vector<double> a(static_cast<size_t>(n * K + 32)), b(static_cast<size_t>(n * K));
+      std::vector<float> af(static_cast<size_t>(n * K + 32)), bf(static_cast<size_t>(n * K));
+      poison(a);
+      poison(af);
+      ASSERT_EQ(posenc_sph_harm_real_f64(L, dd.data(), n, a.data() + off), POSENC_OK);
+      ASSERT_EQ(posenc_sph_harm_real_f32(L, df.data(), n, af.data() + off), POSENC_OK);
+      for (int64_t i = 0; i < n; ++i) {
+        ASSERT_EQ(posenc_sph_harm_real_f64(L, dd.data() + 3 * i, 1, b.data() + i * K), POSENC_OK);
+        ASSERT_EQ(posenc_sph_harm_real_f32(L, df.data() + 3 * i, 1, bf.data() + i * K), POSENC_OK);
+      }
+      for (size_t i = 0; i < a.size(); ++i) {
+        const bool inside = i >= size_t(off) && i < size_t(off + n * K);
+        ASSERT_EQ(is_poison(a[i]), !inside) << "L " << L << " off " << off << " i " << i;
+        ASSERT_EQ(is_poison(af[i]), !inside) << "L " << L << " off " << off << " i " << i;
+      }
+      EXPECT_TRUE(same_bits(std::vector<double>(a.begin() + off, a.begin() + off + n * K), b)) << "L " << L << " off " << off;
+      EXPECT_TRUE(same_bits(std::vector<float>(af.begin() + off, af.begin() + off + n * K), bf)) << "L " << L << " off " << off;
+    }
+  }
+}
+
+/// A block with a point off the pole whose sin(theta)^lmax underflows takes the extended-range
+/// recurrence instead of the fast path; inside a super-block of the line writer its neighbours'
+/// shared lines must still be written. Checked against Boost and the closed form at the pole.
+TEST_P(SphHarm, ExtendedRangeBlocksInsideWholeLineSuperBlocks) {
+  std::mt19937_64 rng(22);
+  std::normal_distribution<double> N(0, 1);
+  const int64_t n = 320;
+  std::vector<double> d(static_cast<size_t>(3 * n));
+  for (auto& v : d) v = N(rng);
+  for (int64_t p : {0, 9, 63, 64, 100, 127, 255, 256, 299}) {  // sin(theta) = 1e-200
+    d[size_t(3 * p)] = 1e-200;
+    d[size_t(3 * p + 1)] = 0.0;
+    d[size_t(3 * p + 2)] = p % 2 ? 1.0 : -1.0;
+  }
+  const int L = 20;
+  const int64_t K = nsh(L);
+  for (int off : {0, 5}) {
+    std::vector<double> a(static_cast<size_t>(n * K + 16)), ref(static_cast<size_t>(K));
+    poison(a);
+    ASSERT_EQ(posenc_sph_harm_real_f64(L, d.data(), n, a.data() + off), POSENC_OK);
+    for (int64_t i = 0; i < n; ++i) {
+      boost_real_sh(L, d[size_t(3 * i)], d[size_t(3 * i + 1)], d[size_t(3 * i + 2)], ref.data());
+      for (int64_t k = 0; k < K; ++k) {
+        const double v = a[size_t(off + i * K + k)];
+        ASSERT_FALSE(is_poison(v)) << i << " " << k;
+        ASSERT_NEAR(v, ref[size_t(k)], 2e-13) << "off " << off << " point " << i << " k " << k;
+      }
+    }
+    for (int i = 0; i < off; ++i) EXPECT_TRUE(is_poison(a[size_t(i)]));
+    for (size_t i = size_t(off + n * K); i < a.size(); ++i) EXPECT_TRUE(is_poison(a[i]));
+  }
+}
+
 TEST_P(SphHarm, LargeOutputStreamedPathMatchesSmallCallsBitwise) {
   // >= 16 MB of output takes the non-temporal block path (lib/sphere.cpp); chunks of 512 points
   // take the ordinary one. Same bits required, every point written.
