@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 using namespace posenc_bench;
@@ -29,14 +30,18 @@ std::vector<double> random_dirs(int64_t n, uint64_t seed = 1) {
 }
 
 int64_t npoints() { return smoke() ? 64 : 65536; }
-/// Points per chunk so that one chunk's output is <= 256 MB.
-int64_t chunk_points(int64_t per_point_bytes, int64_t n) {
+/// Points per chunk. resident = 0: one chunk's output is <= 256 MB (beyond every cache: the
+/// output is written to DRAM, as a caller keeping all 64k points' features would); resident = 1:
+/// <= 1 MB (a multiple of 128 points, at least 128), reused chunk after chunk, so the output
+/// stays in L2 as for a caller that consumes the features batch by batch (compute-bound).
+int64_t chunk_points(int64_t per_point_bytes, int64_t n, int64_t resident = 0) {
+  if (resident) return std::min<int64_t>(n, std::max<int64_t>(128, (int64_t(1) << 20) / per_point_bytes / 128 * 128));
   return std::max<int64_t>(1, std::min<int64_t>(n, (int64_t(256) << 20) / per_point_bytes));
 }
 
 void BM_sh_real_posenc_f64(benchmark::State& st) {
   const int L = int(st.range(0));
-  const int64_t n = npoints(), K = int64_t(L + 1) * (L + 1), ch = chunk_points(K * 8, n);
+  const int64_t n = npoints(), K = int64_t(L + 1) * (L + 1), ch = chunk_points(K * 8, n, st.range(1));
   const auto dirs = random_dirs(n);
   std::vector<double> out(static_cast<size_t>(ch * K));
   for (auto _ : st) {
@@ -50,7 +55,7 @@ void BM_sh_real_posenc_f64(benchmark::State& st) {
 
 void BM_sh_real_posenc_f32(benchmark::State& st) {
   const int L = int(st.range(0));
-  const int64_t n = npoints(), K = int64_t(L + 1) * (L + 1), ch = chunk_points(K * 4, n);
+  const int64_t n = npoints(), K = int64_t(L + 1) * (L + 1), ch = chunk_points(K * 4, n, st.range(1));
   const auto d = random_dirs(n);
   std::vector<float> dirs(d.begin(), d.end());
   std::vector<float> out(static_cast<size_t>(ch * K));
@@ -140,7 +145,7 @@ void scalar_sh_point(int L, const T* v, const std::vector<T>& A, const std::vect
 template <class T>
 void BM_sh_real_scalar(benchmark::State& st) {
   const int L = int(st.range(0));
-  const int64_t n = npoints(), K = int64_t(L + 1) * (L + 1), ch = chunk_points(K * int64_t(sizeof(T)), n);
+  const int64_t n = npoints(), K = int64_t(L + 1) * (L + 1), ch = chunk_points(K * int64_t(sizeof(T)), n, st.range(1));
   const auto d = random_dirs(n);
   std::vector<T> dirs(d.begin(), d.end());
   std::vector<T> out(static_cast<size_t>(ch * K));
@@ -170,6 +175,22 @@ void BM_sh_real_scalar(benchmark::State& st) {
     benchmark::DoNotOptimize(out.data());
   }
   st.SetItemsProcessed(st.iterations() * n);
+}
+
+// Anchor 3: the output bytes alone. memset of the 64k points' output (same chunking), the floor
+// of any kernel that writes it; T = double or float.
+template <class T>
+void BM_sh_real_memset(benchmark::State& st) {
+  const int L = int(st.range(0));
+  const int64_t n = npoints(), K = int64_t(L + 1) * (L + 1), ch = chunk_points(K * int64_t(sizeof(T)), n, st.range(1));
+  std::vector<T> out(static_cast<size_t>(ch * K));
+  int v = 0;
+  for (auto _ : st) {
+    for (int64_t p = 0; p < n; p += ch) std::memset(out.data(), ++v & 0x7f, size_t(std::min(ch, n - p) * K) * sizeof(T));
+    benchmark::DoNotOptimize(out.data());
+  }
+  st.SetItemsProcessed(st.iterations() * n);
+  st.SetBytesProcessed(st.iterations() * n * K * int64_t(sizeof(T)));
 }
 
 // Legendre f64, L = 1000 (SCHMIDT), posenc vs GSL per point.
@@ -233,12 +254,17 @@ void BM_wigner_d_only(benchmark::State& st) {
 
 }  // namespace
 
-#define SH_ARGS ->Arg(3)->Arg(10)->Arg(20)->Arg(40)->Arg(100)->Unit(benchmark::kMillisecond)->UseRealTime()
+// Second argument: 0 = output to DRAM (all 64k points kept), 1 = L2-resident output chunks.
+#define SH_ARGS                                                                                     \
+  ->ArgsProduct({{3, 10, 20, 40, 100}, {0, 1}})->ArgNames({"L", "resident"})->Unit(benchmark::kMillisecond) \
+      ->UseRealTime()
 BENCHMARK(BM_sh_real_posenc_f64) SH_ARGS;
 BENCHMARK(BM_sh_real_posenc_f32) SH_ARGS;
-BENCHMARK(BM_sh_real_gsl) SH_ARGS;
+BENCHMARK(BM_sh_real_gsl)->ArgsProduct({{3, 10, 20, 40, 100}, {0}})->ArgNames({"L", "resident"})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_TEMPLATE(BM_sh_real_scalar, double) SH_ARGS;
 BENCHMARK_TEMPLATE(BM_sh_real_scalar, float) SH_ARGS;
+BENCHMARK_TEMPLATE(BM_sh_real_memset, double)->ArgsProduct({{10, 40}, {0}})->ArgNames({"L", "resident"})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_sh_real_memset, float)->ArgsProduct({{10, 40}, {0}})->ArgNames({"L", "resident"})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_legendre1000_posenc)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_legendre1000_gsl)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_wigner_rotate)->Unit(benchmark::kMillisecond)->UseRealTime();
