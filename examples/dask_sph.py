@@ -8,7 +8,9 @@ LocalCluster on loopback, checked bit for bit against the single-process call.
 Each worker process loads libposenc and evaluates posenc_sph_harm_real_f64 on its chunk of
 points. The result is bitwise identical to one call over all points because every output row
 depends only on its own input row (posenc's tiling never mixes points, and it is deterministic
-for any thread count). Memory: n (lmax+1)^2 float64 — 10^7 points at L = 3 is 1.28 GB of
+for any thread count). The one exception, absent from these random directions: a point off the
+pole with sin(theta)^lmax < 2^-900 sends its whole block of vector-width points to the
+extended-range recurrence, whose last bits differ from the fast path's (posenc.h). Memory: n (lmax+1)^2 float64 — 10^7 points at L = 3 is 1.28 GB of
 output, so the
 distributed blocks are streamed back and compared chunk by chunk with the single-process result.
 """

@@ -417,12 +417,19 @@ POSENC_API posenc_status posenc_sph_kernel_f64(int32_t lmax, const double* weigh
  *  xyz: [n, 3] row-major (x, y, z), any finite nonzero length (normalized inside, after scaling
  *  by the largest component, so 1e-300 or 1e300 inputs are fine). out: [n, (lmax+1)^2],
  *  out[i, l(l+1)+m] = Y_lm, m = -l..l.
- *  Method: cos(theta) = z/r, sin(theta) = sqrt(x^2+y^2)/r, the orthonormal Legendre recurrence
- *  as posenc_legendre_f64 (SPHARM, extended exponent), and the azimuthal factors cos(m phi),
+ *  Method: cos(theta) = z/r, sin(theta) = sqrt(x^2+y^2)/r, and the azimuthal factors cos(m phi),
  *  sin(m phi) as the real and imaginary parts of ((x+iy)/sqrt(x^2+y^2))^m by complex
  *  multiplication (no trigonometric call; phi = 0 on the z axis, where every m != 0 term is 0).
- *  Vectorized across points (blocks of the vector width), point-major output written by an
- *  in-register transpose.
+ *  lmax <= 360: the orthonormal three-term recurrence with closed-form coefficients
+ *  (Y_l^m = a_lm x Y_{l-1}^m - b_lm Y_{l-2}^m, sectoral seeds by sqrt((2m+1)/(2m)) sin(theta)),
+ *  degree outer, order inner, each value written to its cos and sin feature; a block of points
+ *  with sin(theta)^lmax below 2^-900 (and not on the pole), and every lmax > 360, takes the
+ *  recurrence of posenc_legendre_f64 (SPHARM, extended exponent) instead. Vectorized across
+ *  points (blocks of the vector width), point-major output written by in-register transposes;
+ *  on AVX-512 in whole aligned 64-byte lines (non-temporal when the output is >= 16 MB, so no
+ *  read-for-ownership). Bits do not depend on the thread count; they can differ by the
+ *  recurrence's rounding between a call and the same points split over several calls when a
+ *  block takes the extended-range path.
  *  Accuracy (f64): <= 2e-13 absolute against Boost.Math spherical_harmonic for lmax <= 20
  *  (including poles, near-poles and 1e-300 / 1e300 lengths); sum_m Y_lm^2 = (2l+1)/(4 pi) to
  *  8e-14 relative at lmax 150 and 5.2e-13 at lmax 1000; orthonormal under Gauss-Legendre x
