@@ -539,9 +539,16 @@ struct line_sink {
 /// stores are spread over the block's arithmetic.
 /// Returns false, having written nothing, when a lane off the pole has a sectoral seed below
 /// 2^-900 (sin theta^lmax tiny): such a block needs the extended-exponent path (core).
-template <class Sink>
+struct no_hook {
+  void operator()() const {}
+};
+
+/// `before_last_put` runs once the recurrence is done and only the last output units remain:
+/// the caller prepares the next block there (cm / sm may be overwritten), so that its latency-
+/// bound set-up overlaps this block's shuffle-bound transposes.
+template <class Sink, class Hook = no_hook>
 inline bool sh_fast_block(const sph_plan& P, const V& x, const V& u, const double* cm, const double* sm, double* scr,
-                          Sink& sink) {
+                          Sink& sink, Hook&& before_last_put = Hook{}) {
   const int32_t L = P.lmax;
   const std::size_t N = static_cast<std::size_t>(L) + 1;
   const int64_t cap = fast_cap(L), Wd = static_cast<int64_t>(W);
@@ -594,6 +601,7 @@ inline bool sh_fast_block(const sph_plan& P, const V& x, const V& u, const doubl
       stu(f - o, y * load(sm + o));
     }
   }
+  before_last_put();
   sink.put(F, fbase, kdone, static_cast<int64_t>(N) * static_cast<int64_t>(N), true);
   return true;
 }
@@ -643,8 +651,9 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
   line_pending<TO> pend;
   int64_t sb_c = 0;
 #endif
-  // One block: points first + j pstride (j < np), rows out + (first + j pstride) K.
-  auto block = [&](int64_t first, int64_t pstride, std::size_t np, bool lines) {
+  // Set-up of one block: points first + j pstride (j < np): cos / sin theta into ct / st,
+  // cos / sin (m phi) into cm / sm.
+  auto prep = [&](int64_t first, int64_t pstride, std::size_t np, V& ct, V& st) {
     alignas(64) double xb[W], yb[W], zb[W];
     for (std::size_t i = 0; i < W; ++i) {
       if (i < np) {
@@ -669,7 +678,8 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
     const V rxy2 = X * X + Y * Y;
     const V r = sqrt(rxy2 + Z * Z), rxy = sqrt(rxy2);
     const V ir = one / r;
-    const V ct = min(max(Z * ir, V(-1.0)), one), st = rxy * ir;
+    ct = min(max(Z * ir, V(-1.0)), one);
+    st = rxy * ir;
     const auto pos = rxy > zero;
     const V irs = one / select(pos, rxy, one);
     const V c1 = select(pos, X * irs, one), s1 = select(pos, Y * irs, zero);
@@ -684,16 +694,20 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
       stu(cm + m * W, c);
       stu(sm + m * W, s);
     }
+  };
+  // One block (prepared): rows out + (first + j pstride) K. hook: see sh_fast_block.
+  auto block = [&](int64_t first, int64_t pstride, std::size_t np, bool lines, const V& ct, const V& st, auto&& hook) {
     TO* const row0 = out + first * K;
     const int64_t rstride = pstride * K;
 #if defined(POSENC_ISA_AVX512)
     if (lines) {
       line_sink<TO> ls(row0, rstride, K, P->stream != 0, &pend, static_cast<int>(sb_c));
-      if (sh_fast_block(*P, ct, st, cm, sm, scr, ls)) return;
+      if (sh_fast_block(*P, ct, st, cm, sm, scr, ls, hook)) return;
       pend.flush_tails();  // this block's heads go out with the extended-range path below
     }
 #else
     (void)lines;
+    (void)hook;
 #endif
     const bool via_blk = stream && pstride == 1;
     TO* const dst = via_blk ? blk : row0;
@@ -724,14 +738,35 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
   // rows all start at the same offset within a 64-byte line (line_sink). Needs the fast path and
   // outputs aligned to their element size; the tail takes the ordinary blocks below.
   constexpr int64_t U = 64 / static_cast<int64_t>(sizeof(TO)), SB = U * static_cast<int64_t>(W);
-  if (P->fab && reinterpret_cast<std::uintptr_t>(out) % sizeof(TO) == 0)
-    for (; p0 + SB <= n; p0 += SB) {
-      for (sb_c = 0; sb_c < U; ++sb_c) block(p0 + sb_c, U, W, true);
-      pend.flush();
+  if (P->fab && reinterpret_cast<std::uintptr_t>(out) % sizeof(TO) == 0 && n >= SB) {
+    // Blocks b = 0, 1, ...: super-block b / U, c = b % U. Block b + 1 is prepared inside block
+    // b (sh_fast_block's hook), or after it when block b took another path.
+    const int64_t nb = n / SB * U;
+    auto first_of = [&](int64_t b) { return b / U * SB + b % U; };
+    V ct, st, nct, nst;
+    prep(first_of(0), U, W, ct, st);
+    for (int64_t b = 0; b < nb; ++b) {
+      bool prepped = false;
+      auto next = [&] {
+        if (b + 1 < nb) prep(first_of(b + 1), U, W, nct, nst);
+        prepped = true;
+      };
+      sb_c = b % U;
+      block(first_of(b), U, W, true, ct, st, next);
+      if (!prepped) next();
+      if (sb_c == U - 1) pend.flush();
+      ct = nct;
+      st = nst;
     }
+    p0 = n / SB * SB;
+  }
 #endif
-  for (; p0 < n; p0 += static_cast<int64_t>(W))
-    block(p0, 1, static_cast<std::size_t>(n - p0 < static_cast<int64_t>(W) ? n - p0 : static_cast<int64_t>(W)), false);
+  for (; p0 < n; p0 += static_cast<int64_t>(W)) {
+    const std::size_t np = static_cast<std::size_t>(n - p0 < static_cast<int64_t>(W) ? n - p0 : static_cast<int64_t>(W));
+    V ct, st;
+    prep(p0, 1, np, ct, st);
+    block(p0, 1, np, false, ct, st, no_hook{});
+  }
   if (stream || (kHasStream && P->stream != 0)) fence();
 }
 
