@@ -503,30 +503,49 @@ struct line_sink {
   }
   /// Features [k0, k1) (k0 = first + a multiple of unit) from F (feature k at F + (k - fbase) 8;
   /// F readable to a unit past k1).
+  /// The 8 rows' lines of features [k, k + unit) (transposed from F at src).
+  static void rows_of(const double* src, typename LO::LV* v) {
+    __m512d r[8];
+    transpose8_load(src, r);
+    if constexpr (unit == 8) {
+      for (int p = 0; p < 8; ++p) v[p] = r[p];
+    } else {
+      __m512d r2[8];
+      transpose8_load(src + 64, r2);
+      for (int p = 0; p < 8; ++p)
+        v[p] = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(r[p])), _mm512_cvtpd_ps(r2[p]), 1);
+    }
+  }
+  TO* line_at(int64_t k) const {
+    return reinterpret_cast<TO*>(reinterpret_cast<std::uintptr_t>(row0) + static_cast<std::uintptr_t>(k * static_cast<int64_t>(sizeof(TO))));
+  }
+  /// A unit that holds the start or the end of the rows: masked / merged lines.
+  void put_partial(const double* src, int64_t k) {
+    typename LO::LV v[8];
+    rows_of(src, v);
+    const std::uintptr_t rs = static_cast<std::uintptr_t>(rstride * static_cast<int64_t>(sizeof(TO)));
+    const int64_t lo = k < 0 ? -k : 0, hi = K - k < unit ? K - k : unit;
+    const uint32_t mask = ((hi >= 32 ? 0u : (1u << hi)) - 1u) & ~((1u << lo) - 1u);
+    TO* a = line_at(k);
+    for (int p = 0; p < 8; ++p, a = reinterpret_cast<TO*>(reinterpret_cast<std::uintptr_t>(a) + rs)) partial(p, a, k, mask, v[p]);
+  }
+  /// Features [k0, k1) (k0 = first + a multiple of unit) from F (feature k at F + (k - fbase) 8;
+  /// F readable to a unit past k1). Whole units inside the rows take the branch-free loop.
   void put(const double* F, int64_t fbase, int64_t k0, int64_t k1, bool) {
     const std::uintptr_t rs = static_cast<std::uintptr_t>(rstride * static_cast<int64_t>(sizeof(TO)));
-    for (int64_t k = k0; k < k1; k += unit) {
-      const double* src = F + (k - fbase) * 8;
-      __m512d r[8];
-      transpose8_load(src, r);
-      typename LO::LV v[8];
-      if constexpr (unit == 8) {
-        for (int p = 0; p < 8; ++p) v[p] = r[p];
-      } else {
-        __m512d r2[8];
-        transpose8_load(src + 64, r2);
-        for (int p = 0; p < 8; ++p)
-          v[p] = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(r[p])), _mm512_cvtpd_ps(r2[p]), 1);
-      }
-      TO* a = reinterpret_cast<TO*>(reinterpret_cast<std::uintptr_t>(row0) + static_cast<std::uintptr_t>(k * static_cast<int64_t>(sizeof(TO))));
-      if (k >= 0 && k + unit <= K) {
-        for (int p = 0; p < 8; ++p, a = reinterpret_cast<TO*>(reinterpret_cast<std::uintptr_t>(a) + rs)) LO::full(a, v[p], nt);
-      } else {
-        const int64_t lo = k < 0 ? -k : 0, hi = K - k < unit ? K - k : unit;
-        const uint32_t mask = ((hi >= 32 ? 0u : (1u << hi)) - 1u) & ~((1u << lo) - 1u);
-        for (int p = 0; p < 8; ++p, a = reinterpret_cast<TO*>(reinterpret_cast<std::uintptr_t>(a) + rs)) partial(p, a, k, mask, v[p]);
-      }
+    int64_t k = k0;
+    if (k < 0 && k < k1) {
+      put_partial(F + (k - fbase) * 8, k);
+      k += unit;
     }
+    const int64_t kfull = k1 < K ? k1 : K;
+    for (; k + unit <= kfull; k += unit) {
+      typename LO::LV v[8];
+      rows_of(F + (k - fbase) * 8, v);
+      TO* a = line_at(k);
+      for (int p = 0; p < 8; ++p, a = reinterpret_cast<TO*>(reinterpret_cast<std::uintptr_t>(a) + rs)) LO::full(a, v[p], nt);
+    }
+    for (; k < k1; k += unit) put_partial(F + (k - fbase) * 8, k);
   }
 };
 #endif
@@ -546,10 +565,12 @@ struct no_hook {
 /// `before_last_put` runs once the recurrence is done and only the last output units remain:
 /// the caller prepares the next block there (cm / sm may be overwritten), so that its latency-
 /// bound set-up overlaps this block's shuffle-bound transposes.
-template <class Sink, class Hook = no_hook>
+/// LC > 0: lmax known at compile time (= P.lmax), so that every loop over degrees and orders has
+/// a constant trip count and is unrolled (no loop-exit mispredictions; see kSphUnrolledLmax).
+template <int LC = 0, class Sink, class Hook = no_hook>
 inline bool sh_fast_block(const sph_plan& P, const V& x, const V& u, const double* cm, const double* sm, double* scr,
                           Sink& sink, Hook&& before_last_put = Hook{}) {
-  const int32_t L = P.lmax;
+  const int32_t L = LC > 0 ? LC : P.lmax;
   const std::size_t N = static_cast<std::size_t>(L) + 1;
   const int64_t cap = fast_cap(L), Wd = static_cast<int64_t>(W);
   double* Z = scr;
@@ -568,6 +589,7 @@ inline bool sh_fast_block(const sph_plan& P, const V& x, const V& u, const doubl
   int64_t fbase = sink.first, kdone = sink.first;  // F starts at the sink's first unit
   for (int64_t k = fbase; k < 0; ++k) stu(F + (k - fbase) * Wd, zero);
   stu(F - fbase * Wd, load(Z));
+#pragma GCC unroll 16
   for (int32_t l = 1; l <= L; ++l) {
     const int64_t lw = static_cast<int64_t>(l);
     if ((lw + 1) * (lw + 1) - fbase > cap) {  // degree l would not fit: drain whole units
@@ -585,6 +607,7 @@ inline bool sh_fast_block(const sph_plan& P, const V& x, const V& u, const doubl
       stu(cur, y);
       stu(f, y);
     }
+#pragma GCC unroll 16
     for (int32_t m = 1; m < l; ++m) {
       const std::size_t o = static_cast<std::size_t>(m) * W;
       const V y = madd(V(ab[2 * m]) * x, load(prv + o), V(ab[2 * m + 1]) * load(cur + o));
@@ -702,7 +725,8 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
 #if defined(POSENC_ISA_AVX512)
     if (lines) {
       line_sink<TO> ls(row0, rstride, K, P->stream != 0, &pend, static_cast<int>(sb_c));
-      if (sh_fast_block(*P, ct, st, cm, sm, scr, ls, hook)) return;
+      const bool ok = P->lmax == 10 ? sh_fast_block<10>(*P, ct, st, cm, sm, scr, ls, hook) : sh_fast_block(*P, ct, st, cm, sm, scr, ls, hook);
+      if (ok) return;
       pend.flush_tails();  // this block's heads go out with the extended-range path below
     }
 #else
