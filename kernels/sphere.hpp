@@ -706,16 +706,29 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
     const auto pos = rxy > zero;
     const V irs = one / select(pos, rxy, one);
     const V c1 = select(pos, X * irs, one), s1 = select(pos, Y * irs, zero);
-    // e^{i m phi} = (cos phi + i sin phi)^m by complex multiplication: no trig.
-    V c = one, s = zero;
-    stu(cm, c);
-    stu(sm, s);
-    for (std::size_t m = 1; m < N; ++m) {
-      const V cn = c * c1 - s * s1, sn = c * s1 + s * c1;
-      c = cn;
-      s = sn;
-      stu(cm + m * W, c);
-      stu(sm + m * W, s);
+    // e^{i m phi} = (cos phi + i sin phi)^m by complex multiplication: no trig. Two chains
+    // (even and odd m, each stepping by e^{2 i phi}) halve the latency of the recurrence.
+    const V c2 = c1 * c1 - s1 * s1, s2 = (c1 * s1) * V(2.0);
+    V ce = one, se = zero, co = c1, so = s1;
+    stu(cm, ce);
+    stu(sm, se);
+    if (N > 1) {
+      stu(cm + W, co);
+      stu(sm + W, so);
+    }
+    for (std::size_t m = 2; m < N; m += 2) {
+      const V cn = ce * c2 - se * s2, sn = ce * s2 + se * c2;
+      ce = cn;
+      se = sn;
+      stu(cm + m * W, ce);
+      stu(sm + m * W, se);
+      if (m + 1 < N) {
+        const V cn2 = co * c2 - so * s2, sn2 = co * s2 + so * c2;
+        co = cn2;
+        so = sn2;
+        stu(cm + (m + 1) * W, co);
+        stu(sm + (m + 1) * W, so);
+      }
     }
   };
   // One block (prepared): rows out + (first + j pstride) K. hook: see sh_fast_block.

@@ -168,6 +168,15 @@ posenc_status check_unit_interval(const T* x, int64_t n, const char* name) {
 
 template <class T>
 posenc_status check_xyz(const T* xyz, int64_t n) {
+  // Branch-free first pass (vectorized by the compiler: ~6 % of a 64k-point call at lmax 10 as
+  // a branching loop); the loop below names the first bad point only when there is one.
+  int bad = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const T a = xyz[3 * i], b = xyz[3 * i + 1], c = xyz[3 * i + 2];
+    const T s = a * T(0) + b * T(0) + c * T(0);  // NaN unless all three are finite
+    bad |= int(!(s == T(0))) | (int(a == T(0)) & int(b == T(0)) & int(c == T(0)));
+  }
+  if (!bad) return POSENC_OK;
   for (int64_t i = 0; i < n; ++i) {
     const double a = double(xyz[3 * i]), b = double(xyz[3 * i + 1]), c = double(xyz[3 * i + 2]);
     if (!(std::isfinite(a) && std::isfinite(b) && std::isfinite(c)))
