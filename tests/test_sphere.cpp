@@ -589,18 +589,28 @@ TEST_P(SphHarm, ExtendedRangeBlocksInsideWholeLineSuperBlocks) {
 }
 
 TEST_P(SphHarm, LargeOutputStreamedPathMatchesSmallCallsBitwise) {
-  // >= 16 MB of output takes the non-temporal block path (lib/sphere.cpp); chunks of 512 points
-  // take the ordinary one. Same bits required, every point written.
-  const int L = 10;
-  const int64_t K = nsh(L);
+  // >= 16 MB of output takes the non-temporal paths (lib/sphere.cpp; on AVX-512 the whole-line
+  // writer with each block's last lines put during the next block, at lmax 60 also drained
+  // mid-block, the previous block's lines not all put by the first drain); chunks of 512 points
+  // take the ordinary ones. Same bits required, every point written. At lmax 60 some blocks
+  // take the extended-range path (sin(theta) = 1e-30), at the same positions in both runs
+  // (chunks and tiles are whole super-blocks).
 #if defined(__aarch64__)
   const int f32_last = 0;  // no streamed path on NEON; keeps the qemu run short
 #else
   const int f32_last = 1;
 #endif
+  for (int L : {10, 60})
   for (int f32 = 0; f32 <= f32_last; ++f32) {
-    const int64_t n = f32 ? 34677 : 17339;  // odd: a partial last block
-    const auto dirs = test_dirs(static_cast<size_t>(n), 16);
+    const int64_t K = nsh(L);
+    const int64_t n = L == 10 ? (f32 ? 34677 : 17339) : (f32 ? 1201 : 601);  // odd: a partial last block
+    auto dirs = test_dirs(static_cast<size_t>(n), 16);
+    if (L == 60)
+      for (size_t p : {40, 77, 300, 590}) {
+        dirs[3 * p] = 1e-30;  // sin(theta)^60 underflows, in float32 too
+        dirs[3 * p + 1] = 0.0;
+        dirs[3 * p + 2] = 1.0;
+      }
     const int64_t nn = int64_t(dirs.size() / 3);
     std::vector<float> df(dirs.size());
     for (size_t i = 0; i < dirs.size(); ++i) df[i] = float(std::max(-1e30, std::min(1e30, dirs[i])));
