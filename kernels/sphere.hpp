@@ -9,6 +9,12 @@
 // point-major index (l(l+1)/2+m for Legendre, l(l+1)+m for real SH), are staged in a W x W tile
 // of vectors (one vector = one feature for W points) and written with an in-register transpose
 // (unpack/permute on AVX2/AVX-512, zip on NEON): no scalar transpose, no gather/scatter.
+//
+// Real SH for lmax <= kSphFastLmax take sh_fast_block instead (orthonormal recurrence with
+// closed-form coefficients, values written straight into a feature-major L1 buffer), and on
+// AVX-512 the whole-line writer (line_sink): blocks of points whose rows share an alignment,
+// each transposed row one aligned 64-byte line, non-temporal for large outputs. Measurements
+// and the history of these choices: docs/PERFORMANCE.md (Sphere).
 #pragma once
 
 #include "kernels/simd.hpp"
