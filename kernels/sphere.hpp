@@ -82,6 +82,20 @@ inline void store_row(float* dst, const V& v) { store_f64_as_f32(dst, v); }
 inline void store_row_partial(double* dst, const V& v, std::size_t c) { store_partial(dst, v, c); }
 inline void store_row_partial(float* dst, const V& v, std::size_t c) { store_f64_as_f32_partial(dst, v, c); }
 
+/// Transposes the c (<= W) feature vectors at src (one vector = one feature of W points) and
+/// stores them as c consecutive elements of the rows dst + p * stride, p < np.
+template <class TO>
+inline void store_tile(const double* src, std::size_t c, TO* dst, int64_t stride, std::size_t np) {
+  V r[W];
+  for (std::size_t i = 0; i < W; ++i) r[i] = i < c ? load(src + i * W) : V(0.0);
+  transpose(r);
+  if (c == W) {
+    for (std::size_t p = 0; p < np; ++p) store_row(dst + static_cast<int64_t>(p) * stride, r[p]);
+  } else {
+    for (std::size_t p = 0; p < np; ++p) store_row_partial(dst + static_cast<int64_t>(p) * stride, r[p], c);
+  }
+}
+
 /// Collects features (one vector = one feature of the W points of a block) in output order in a
 /// linear stage and writes every full W x W tile transposed into the point-major output. A row
 /// of features is appended with put(j, v) at positions cnt + j, then commit(count) drains the
@@ -97,18 +111,7 @@ struct emitter {
   emitter(double* stage, TO* o, int64_t s, std::size_t np) : st(stage), out(o), stride(s), npts(np) {}
   void put(std::size_t j, const V& v) { stu(st + (cnt + j) * W, v); }
   void tile(const double* src, std::size_t c) {
-    V r[W];
-    for (std::size_t i = 0; i < W; ++i) r[i] = i < c ? load(src + i * W) : V(0.0);
-    transpose(r);
-    // Locals: vector stores are may_alias, so members would be reloaded after every store.
-    TO* const dst0 = out + base;
-    const int64_t s = stride;
-    const std::size_t np = npts;
-    if (c == W) {
-      for (std::size_t p = 0; p < np; ++p) store_row(dst0 + static_cast<int64_t>(p) * s, r[p]);
-    } else {
-      for (std::size_t p = 0; p < np; ++p) store_row_partial(dst0 + static_cast<int64_t>(p) * s, r[p], c);
-    }
+    store_tile(src, c, out + base, stride, npts);
     base += static_cast<int64_t>(c);
   }
   void commit(std::size_t count) {
@@ -347,16 +350,7 @@ template <class TO>
 inline void put_tiles(const double* F, int64_t fbase, int64_t k0, int64_t k1, TO* dst, int64_t stride, std::size_t np) {
   for (int64_t k = k0; k < k1; k += static_cast<int64_t>(W)) {
     const std::size_t c = static_cast<std::size_t>(k1 - k < static_cast<int64_t>(W) ? k1 - k : static_cast<int64_t>(W));
-    const double* src = F + (k - fbase) * static_cast<int64_t>(W);
-    V r[W];
-    for (std::size_t i = 0; i < W; ++i) r[i] = i < c ? load(src + i * W) : V(0.0);
-    transpose(r);
-    TO* d = dst + k;
-    if (c == W) {
-      for (std::size_t p = 0; p < np; ++p) store_row(d + static_cast<int64_t>(p) * stride, r[p]);
-    } else {
-      for (std::size_t p = 0; p < np; ++p) store_row_partial(d + static_cast<int64_t>(p) * stride, r[p], c);
-    }
+    store_tile(F + (k - fbase) * static_cast<int64_t>(W), c, dst + k, stride, np);
   }
 }
 
@@ -368,7 +362,7 @@ struct tile_sink {
   TO* dst;
   int64_t stride;
   std::size_t np;
-  void put(const double* F, int64_t fbase, int64_t k0, int64_t k1, bool) { put_tiles(F, fbase, k0, k1, dst, stride, np); }
+  void put(const double* F, int64_t fbase, int64_t k0, int64_t k1) { put_tiles(F, fbase, k0, k1, dst, stride, np); }
 };
 
 #if defined(POSENC_ISA_AVX512)
@@ -538,7 +532,7 @@ struct line_sink {
   }
   /// Features [k0, k1) (k0 = first + a multiple of unit) from F (feature k at F + (k - fbase) 8;
   /// F readable to a unit past k1). Whole units inside the rows take the branch-free loop.
-  void put(const double* F, int64_t fbase, int64_t k0, int64_t k1, bool) {
+  void put(const double* F, int64_t fbase, int64_t k0, int64_t k1) {
     const std::uintptr_t rs = static_cast<std::uintptr_t>(rstride * static_cast<int64_t>(sizeof(TO)));
     int64_t k = k0;
     if (k < 0 && k < k1) {
@@ -582,7 +576,7 @@ struct deferred_put {
   void step(int64_t units) {
     if (!active) return;
     const int64_t k1 = kend - k <= units * Sink::unit ? kend : k + units * Sink::unit;
-    sink.put(F, fbase, k, k1, k1 == kend);
+    sink.put(F, fbase, k, k1);
     k = k1;
     active = k < kend;
   }
@@ -660,7 +654,7 @@ inline bool sh_fast_block(const sph_plan& P, const V& x, const V& u, const doubl
     if ((lw + 1) * (lw + 1) - fbase > cap) {  // degree l would not fit: drain whole units
       if constexpr (kDefer) bg->flush();
       const int64_t kout = kdone + (lw * lw - kdone) / Sink::unit * Sink::unit;
-      sink.put(F, fbase, kdone, kout, false);
+      sink.put(F, fbase, kdone, kout);
       for (int64_t k = kout; k < lw * lw; ++k) stu(F + (k - kout) * Wd, load(F + (k - fbase) * Wd));
       kdone = fbase = kout;
     }
@@ -700,7 +694,7 @@ inline bool sh_fast_block(const sph_plan& P, const V& x, const V& u, const doubl
     bg->kend = static_cast<int64_t>(N) * static_cast<int64_t>(N);
     bg->active = true;
   } else {
-    sink.put(F, fbase, kdone, static_cast<int64_t>(N) * static_cast<int64_t>(N), true);
+    sink.put(F, fbase, kdone, static_cast<int64_t>(N) * static_cast<int64_t>(N));
   }
   return true;
 }

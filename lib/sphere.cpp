@@ -463,7 +463,8 @@ extern "C" POSENC_API posenc_status posenc_sph_harm_real_lonlat_f64(int32_t lmax
     const int64_t K = sh_count(lmax), grain = points_per_tile(K, kShTileMultiple), sd = k->scratch_doubles(lmax);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain);
-      std::vector<double> scr(static_cast<size_t>(sd)), xyz(size_t(3 * (p1 - p0)));
+      double* scr = tile_scratch(sd);
+      std::vector<double> xyz(size_t(3 * (p1 - p0)));
       for (int64_t i = p0; i < p1; ++i) {
         double so, co, sa, ca;
         sincosd(lonlat[2 * i], &so, &co);
@@ -473,7 +474,7 @@ extern "C" POSENC_API posenc_status posenc_sph_harm_real_lonlat_f64(int32_t lmax
         q[1] = ca * so;
         q[2] = sa;
       }
-      k->sh_real_f64(&ps.plan, xyz.data(), p1 - p0, out + p0 * K, scr.data());
+      k->sh_real_f64(&ps.plan, xyz.data(), p1 - p0, out + p0 * K, scr);
     });
     return POSENC_OK;
   });
@@ -501,11 +502,12 @@ extern "C" POSENC_API posenc_status posenc_sph_harm_complex_f64(int32_t lmax, co
   return guarded([&] {
     const auto hold = cached_plan(-1, lmax, 1.0);
     const plan_store& ps = *hold;
-    const int64_t K = sh_count(lmax), grain = points_per_tile(2 * K), sd = k->scratch_doubles(lmax);
+    const int64_t K = sh_count(lmax), grain = points_per_tile(2 * K, kShTileMultiple), sd = k->scratch_doubles(lmax);
     const double h = 0.70710678118654752440;
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain), np = p1 - p0;
-      std::vector<double> scr(static_cast<size_t>(sd)), xyz(size_t(3 * np)), re(size_t(np * K));
+      double* scr = tile_scratch(sd);
+      std::vector<double> xyz(size_t(3 * np)), re(size_t(np * K));
       for (int64_t i = 0; i < np; ++i) {
         // SciPy: P_l^m(cos theta) carries |sin theta|^m, the azimuth e^{i m phi}.
         const double st = std::fabs(std::sin(theta[p0 + i])), ct = std::cos(theta[p0 + i]);
@@ -514,7 +516,7 @@ extern "C" POSENC_API posenc_status posenc_sph_harm_complex_f64(int32_t lmax, co
         q[1] = st * std::sin(phi[p0 + i]);
         q[2] = ct;
       }
-      k->sh_real_f64(&ps.plan, xyz.data(), np, re.data(), scr.data());
+      k->sh_real_f64(&ps.plan, xyz.data(), np, re.data(), scr);
       for (int64_t i = 0; i < np; ++i) {
         const double* r = re.data() + i * K;
         double* o = out + 2 * (p0 + i) * K;
