@@ -212,6 +212,21 @@ inline V scale_of(const V& s) {
   return select(s == V(0.0), V(1.0), select(s == V(-1.0), V(0x1p-600), V(0.0)));
 }
 
+/// 1 / sqrt(a) for normal a in [2^-900, 2^900]. AVX-512: the 14-bit estimate vrsqrt14pd and two
+/// Newton steps y += y (1/2 - (a/2) y^2) (error <= 2 ulp, measured max 1.6 ulp over 10^7 random
+/// a; no use of the divider, whose latency chain was ~20 % of a block at lmax 10). Elsewhere the
+/// correctly rounded sqrt and division (<= 1 ulp).
+inline V rsqrt(const V& a) {
+#if defined(POSENC_ISA_AVX512)
+  const V h = a * V(0.5), half(0.5);
+  V y = _mm512_rsqrt14_pd(a);
+  y = madd(y, madd(-(h * y), y, half), y);
+  return madd(y, madd(-(h * y), y, half), y);
+#else
+  return V(1.0) / sqrt(a);
+#endif
+}
+
 /// Doubles of an emitter stage for rows of up to 2 lmax + 1 features.
 inline int64_t stage_doubles(int32_t lmax) {
   return (2 * static_cast<int64_t>(lmax) + 1 + 2 * static_cast<int64_t>(W)) * static_cast<int64_t>(W);
@@ -612,9 +627,11 @@ struct no_defer {
   void flush() {}
 };
 
-/// `before_last_put` runs once the recurrence is done and only the last output units remain:
-/// the caller prepares the next block there (cm / sm may be overwritten), so that its latency-
-/// bound set-up overlaps this block's shuffle-bound transposes.
+/// `early` runs once the block is known to take this path, before the recurrence: the caller
+/// prepares the next block there (into the other cm / sm buffer), so that the latency chain of
+/// that set-up (square roots, the e^{i m phi} powers) hides under this block's arithmetic: the
+/// out-of-order window covers it (measured: ~15 % of a block at lmax 10 when it ran after the
+/// recurrence instead).
 /// LC > 0: lmax known at compile time (= P.lmax), so that every loop over degrees and orders has
 /// a constant trip count and is unrolled (no loop-exit mispredictions; see kSphUnrolledLmax).
 /// bg (deferred_put or no_defer): the previous block's last units, put interleaved with this
@@ -623,7 +640,7 @@ struct no_defer {
 /// the caller alternates.
 template <int LC = 0, class Sink, class Hook = no_hook, class Bg = no_defer>
 inline bool sh_fast_block(const sph_plan& P, const V& x, const V& u, const double* cm, const double* sm, double* scr,
-                          Sink& sink, Hook&& before_last_put = Hook{}, Bg* bg = nullptr, int fsel = 0) {
+                          Sink& sink, Hook&& early = Hook{}, Bg* bg = nullptr, int fsel = 0) {
   constexpr bool kDefer = !std::is_same<Bg, no_defer>::value;
   const int32_t L = LC > 0 ? LC : P.lmax;
   const std::size_t N = static_cast<std::size_t>(L) + 1;
@@ -638,11 +655,14 @@ inline bool sh_fast_block(const sph_plan& P, const V& x, const V& u, const doubl
     stu(Z + m * W, z);
   }
   if (any((u != V(0.0)) & (abs(z) < V(0x1p-900)))) return false;
+  early();
   const V zero(0.0);
   stu(bufs[0], load(Z));
   stu(bufs[1], zero);
-  int64_t fbase = sink.first, kdone = sink.first;  // F starts at the sink's first unit
-  for (int64_t k = fbase; k < 0; ++k) stu(F + (k - fbase) * Wd, zero);
+  int64_t fbase = sink.first, kdone = sink.first;  // F starts at the sink's first unit (>= -unit)
+  static_assert(Sink::unit <= 16, "F's leading zero units");
+#pragma GCC unroll 16
+  for (int64_t k = 0; k < Sink::unit; ++k) stu(F + k * Wd, zero);  // features < 0 (no memset call)
   stu(F - fbase * Wd, load(Z));
 #pragma GCC unroll 16
   for (int32_t l = 1; l <= L; ++l) {
@@ -684,7 +704,6 @@ inline bool sh_fast_block(const sph_plan& P, const V& x, const V& u, const doubl
       stu(f - o, y * load(sm + o));
     }
   }
-  before_last_put();
   if constexpr (kDefer) {
     bg->flush();
     bg->sink = sink;
@@ -732,9 +751,16 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
   const int32_t L = P->lmax;
   const std::size_t N = static_cast<std::size_t>(L) + 1;
   const int64_t K = (static_cast<int64_t>(L) + 1) * (static_cast<int64_t>(L) + 1);
-  double* cm = scr + std::max(core_scratch(L), fast_scratch(L));
-  double* sm = cm + N * W;
-  double* stage = sm + N * W;
+  // cos / sin (m phi) of a block, two buffers: block b reads buffer b & 1 while the next block
+  // is prepared into the other (sh_fast_block's `early`).
+  double* const cms = scr + std::max(core_scratch(L), fast_scratch(L));
+  double* cm = cms;
+  double* sm = cms + N * W;
+  auto cs_buf = [&](int64_t b, double*& c, double*& s_) {
+    c = cms + static_cast<std::size_t>(b & 1) * 2 * N * W;
+    s_ = c + N * W;
+  };
+  double* stage = cms + 4 * N * W;
   // Streaming: each block's outputs are written point-major into blk (L1/L2) and then copied
   // to out with non-temporal stores (contiguous: the W points of a block are adjacent rows).
   const bool stream = kHasStream && P->stream != 0 && L <= kSphStreamLmax;
@@ -747,7 +773,7 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
 #endif
   // Set-up of one block: points first + j pstride (j < np): cos / sin theta into ct / st,
   // cos / sin (m phi) into cm / sm.
-  auto prep = [&](int64_t first, int64_t pstride, std::size_t np, V& ct, V& st) {
+  auto prep = [&](int64_t first, int64_t pstride, std::size_t np, V& ct, V& st, double* cmo, double* smo) {
     alignas(64) double xb[W], yb[W], zb[W];
     for (std::size_t i = 0; i < W; ++i) {
       if (i < np) {
@@ -762,43 +788,55 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
       }
     }
     V X = load(xb), Y = load(yb), Z = load(zb);
-    // Three reciprocals instead of seven divisions (a vector division costs as much as ~20
-    // multiplies, a fifth of the whole block at lmax 10); each quotient then carries one more
-    // rounding (<= 2 ulp), far inside the documented bound.
-    const V imx = one / max(max(abs(X), abs(Y)), abs(Z));  // > 0 (validated): no overflow in squares
-    X = X * imx;
-    Y = Y * imx;
-    Z = Z * imx;
-    const V rxy2 = X * X + Y * Y;
-    const V r = sqrt(rxy2 + Z * Z), rxy = sqrt(rxy2);
-    const V ir = one / r;
-    ct = min(max(Z * ir, V(-1.0)), one);
-    st = rxy * ir;
-    const auto pos = rxy > zero;
-    const V irs = one / select(pos, rxy, one);
-    const V c1 = select(pos, X * irs, one), s1 = select(pos, Y * irs, zero);
+    V rxy2 = X * X + Y * Y;
+    const V mx = max(max(abs(X), abs(Y)), abs(Z));  // > 0 (validated)
+    const auto pos = rxy2 > zero;
+    V c1, s1;
+    if (all((mx >= V(0x1p-400)) & (mx <= V(0x1p400)) & (!pos | (rxy2 >= V(0x1p-900))))) {
+      // No square can overflow or lose precision: two reciprocal square roots (no division;
+      // see rsqrt), each product one more rounding (<= 4 ulp in all, inside the documented bound).
+      const V ir = rsqrt(rxy2 + Z * Z), irs = rsqrt(select(pos, rxy2, one));
+      ct = min(max(Z * ir, V(-1.0)), one);
+      st = (rxy2 * irs) * ir;
+      c1 = select(pos, X * irs, one);
+      s1 = select(pos, Y * irs, zero);
+    } else {  // extreme magnitudes: scale by the largest component first, then divide
+      const V imx = one / mx;
+      X = X * imx;
+      Y = Y * imx;
+      Z = Z * imx;
+      rxy2 = X * X + Y * Y;
+      const V r = sqrt(rxy2 + Z * Z), rxy = sqrt(rxy2);
+      const V ir = one / r;
+      ct = min(max(Z * ir, V(-1.0)), one);
+      st = rxy * ir;
+      const auto p2 = rxy > zero;
+      const V irs = one / select(p2, rxy, one);
+      c1 = select(p2, X * irs, one);
+      s1 = select(p2, Y * irs, zero);
+    }
     // e^{i m phi} = (cos phi + i sin phi)^m by complex multiplication: no trig. Two chains
     // (even and odd m, each stepping by e^{2 i phi}) halve the latency of the recurrence.
     const V c2 = c1 * c1 - s1 * s1, s2 = (c1 * s1) * V(2.0);
     V ce = one, se = zero, co = c1, so = s1;
-    stu(cm, ce);
-    stu(sm, se);
+    stu(cmo, ce);
+    stu(smo, se);
     if (N > 1) {
-      stu(cm + W, co);
-      stu(sm + W, so);
+      stu(cmo + W, co);
+      stu(smo + W, so);
     }
     for (std::size_t m = 2; m < N; m += 2) {
       const V cn = ce * c2 - se * s2, sn = ce * s2 + se * c2;
       ce = cn;
       se = sn;
-      stu(cm + m * W, ce);
-      stu(sm + m * W, se);
+      stu(cmo + m * W, ce);
+      stu(smo + m * W, se);
       if (m + 1 < N) {
         const V cn2 = co * c2 - so * s2, sn2 = co * s2 + so * c2;
         co = cn2;
         so = sn2;
-        stu(cm + (m + 1) * W, co);
-        stu(sm + (m + 1) * W, so);
+        stu(cmo + (m + 1) * W, co);
+        stu(smo + (m + 1) * W, so);
       }
     }
   };
@@ -861,11 +899,15 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
     const int64_t nb = n / SB * U;
     auto first_of = [&](int64_t b) { return b / U * SB + b % U; };
     V ct, st, nct, nst;
-    prep(first_of(0), U, W, ct, st);
+    cs_buf(0, cm, sm);
+    prep(first_of(0), U, W, ct, st, cm, sm);
     for (int64_t b = 0; b < nb; ++b) {
       bool prepped = false;
+      cs_buf(b, cm, sm);
       auto next = [&] {
-        if (b + 1 < nb) prep(first_of(b + 1), U, W, nct, nst);
+        double *cn, *sn;
+        cs_buf(b + 1, cn, sn);
+        if (b + 1 < nb) prep(first_of(b + 1), U, W, nct, nst, cn, sn);
         prepped = true;
       };
       sb_c = b % U;
@@ -885,7 +927,8 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
   for (; p0 < n; p0 += static_cast<int64_t>(W)) {
     const std::size_t np = static_cast<std::size_t>(n - p0 < static_cast<int64_t>(W) ? n - p0 : static_cast<int64_t>(W));
     V ct, st;
-    prep(p0, 1, np, ct, st);
+    cs_buf(0, cm, sm);
+    prep(p0, 1, np, ct, st, cm, sm);
     block(p0, 1, np, false, ct, st, no_hook{});
   }
   if (stream || (kHasStream && P->stream != 0)) fence();
@@ -897,7 +940,7 @@ inline int64_t sphere_scratch_doubles(int32_t lmax) {
   const int64_t N = static_cast<int64_t>(lmax) + 1, W = static_cast<int64_t>(sph::W);
   // + the streaming block of sh_real (W (lmax+1)^2 outputs, 64-byte aligned) where it applies.
   const int64_t blk = lmax <= kSphStreamLmax ? W * N * N + 8 : 0;
-  return std::max(sph::core_scratch(lmax), sph::fast_scratch(lmax)) + 2 * N * W + sph::stage_doubles(lmax) + 16 + blk;
+  return std::max(sph::core_scratch(lmax), sph::fast_scratch(lmax)) + 4 * N * W + sph::stage_doubles(lmax) + 16 + blk;
 }
 
 inline void sphere_legendre_f64(const sph_plan* P, const double* x, int64_t n, double* out, double* scr) {
