@@ -9,6 +9,7 @@ const sphere_kernels_t* sphere_kernels() {
   static const sphere_kernels_t table = {
       &sphere_scratch_doubles, &sphere_legendre_f64, &sphere_legendre_f32, &sphere_sh_real_f64,
       &sphere_sh_real_f32,     &sphere_legendre_poly_f64, &sphere_legendre_sum_f64, &sphere_rotate_f64,
+      &sphere_xyz_bad_f64,     &sphere_xyz_bad_f32,
   };
   return &table;
 }

@@ -936,6 +936,44 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
 
 }  // namespace sph
 
+/// 1 if some point of xyz [n, 3] has a non-finite coordinate or is (0, 0, 0), else 0. Branch-free
+/// over the flat array of 3n values: a value v is finite iff v * 0 == 0, and the point starting at
+/// element e (e % 3 == 0) is zero iff |v_e| + |v_e+1| + |v_e+2| == 0 (a sum of non-negative
+/// values is 0 only if all are; unaligned loads at +1 and +2 supply the neighbours). Only says
+/// whether there is a bad point: lib/sphere.cpp then names the first one with a scalar loop.
+template <class T>
+inline int xyz_any_bad(const T* p, int64_t n) {
+  using VT = vec<T>;
+  constexpr int64_t WT = static_cast<int64_t>(width<T>);
+  const int64_t m = 3 * n;
+  alignas(64) T pat[3 * WT];
+  for (int64_t e = 0; e < 3 * WT; ++e) pat[e] = e % 3 == 0 ? T(1) : T(0);
+  const VT zero(T(0));
+  const auto s0 = load(pat) != zero, s1 = load(pat + WT) != zero, s2 = load(pat + 2 * WT) != zero;
+  auto bad = zero != zero;
+  int64_t e = 0;
+  for (; e + 3 * WT + 2 <= m; e += 3 * WT) {
+    const T* q = p + e;
+    VT a[3], t[3];
+    for (int j = 0; j < 3; ++j) {
+      a[j] = load(q + j * WT);
+      t[j] = abs(a[j]) + abs(load(q + j * WT + 1)) + abs(load(q + j * WT + 2));
+    }
+    // !(v * 0 == 0), not v * 0 != 0: xsimd's != is an ordered compare (false for NaN) on x86
+    bad = bad | !((a[0] * zero) == zero) | !((a[1] * zero) == zero) | !((a[2] * zero) == zero);
+    bad = bad | (s0 & (t[0] == zero)) | (s1 & (t[1] == zero)) | (s2 & (t[2] == zero));
+  }
+  int r = any(bad) ? 1 : 0;
+  for (int64_t i = e / 3; i < n; ++i) {
+    const T x = p[3 * i], y = p[3 * i + 1], z = p[3 * i + 2];
+    r |= static_cast<int>(!(x * T(0) + y * T(0) + z * T(0) == T(0))) | static_cast<int>(x == T(0) && y == T(0) && z == T(0));
+  }
+  return r;
+}
+
+inline int sphere_xyz_bad_f64(const double* xyz, int64_t n) { return xyz_any_bad(xyz, n); }
+inline int sphere_xyz_bad_f32(const float* xyz, int64_t n) { return xyz_any_bad(xyz, n); }
+
 inline int64_t sphere_scratch_doubles(int32_t lmax) {
   const int64_t N = static_cast<int64_t>(lmax) + 1, W = static_cast<int64_t>(sph::W);
   // + the streaming block of sh_real (W (lmax+1)^2 outputs, 64-byte aligned) where it applies.

@@ -75,6 +75,10 @@ struct sphere_kernels_t {
   /// Block-diagonal rotation: out[i, block l] = D_l coeffs[i, block l]; dt holds every D_l
   /// transposed ((2l+1)^2 values each, concatenated). coeffs/out [n, (lmax+1)^2].
   void (*rotate_f64)(int32_t lmax, const double* dt, const double* coeffs, int64_t n, double* out);
+  /// 1 if some point of xyz [n, 3] has a non-finite coordinate or is (0, 0, 0), else 0 (a fast
+  /// vectorized first pass of the argument check; lib names the first bad point itself).
+  int (*xyz_bad_f64)(const double* xyz, int64_t n);
+  int (*xyz_bad_f32)(const float* xyz, int64_t n);
 };
 
 }  // namespace posenc

@@ -792,6 +792,50 @@ TEST_P(SphereErrors, BadInputIsAClearErrorAndWritesNothing) {
   EXPECT_EQ(posenc_sph_harm_real_f64(5, nullptr, 0, nullptr), POSENC_OK);
 }
 
+/// The vectorized first pass of the xyz check (kernel xyz_bad) at every position of a long array:
+/// each kind of bad point at each index is found and named, the output stays poisoned, and
+/// points that only look bad in the flat array (zeros straddling two points, denormals) pass.
+TEST_P(SphereErrors, BadPointFoundAtEveryPositionOfALongArray) {
+  const int64_t n = 53;  // > 3 vectors of points on every ISA, odd tail
+  std::vector<double> base(static_cast<size_t>(3 * n));
+  for (int64_t i = 0; i < n; ++i) {  // (1, 0, 0), (0, 0, 1), ... : runs of flat zeros across points
+    base[static_cast<size_t>(3 * i + (i % 2 ? 2 : 0))] = (i % 3 == 0) ? 4.9e-324 : 1.0 + double(i);
+  }
+  const int K = nsh(2);
+  auto to_f32 = [](const std::vector<double>& v) {  // the f64 denormal becomes a float denormal
+    std::vector<float> f(v.size());
+    for (size_t i = 0; i < v.size(); ++i) f[i] = v[i] == 4.9e-324 ? 1e-45f : static_cast<float>(v[i]);
+    return f;
+  };
+  {
+    std::vector<double> out(static_cast<size_t>(n * K));
+    ASSERT_EQ(posenc_sph_harm_real_f64(2, base.data(), n, out.data()), POSENC_OK) << posenc_last_error_message();
+    std::vector<float> bf = to_f32(base), of(static_cast<size_t>(n * K));
+    ASSERT_EQ(posenc_sph_harm_real_f32(2, bf.data(), n, of.data()), POSENC_OK) << posenc_last_error_message();
+  }
+  const double bad[] = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                        -std::numeric_limits<double>::infinity()};
+  for (int64_t i = 0; i < n; ++i) {
+    const std::string name = "xyz[" + std::to_string(i) + "]";
+    for (int kind = 0; kind < 4; ++kind) {
+      std::vector<double> v = base;
+      if (kind < 3) {
+        v[static_cast<size_t>(3 * i + (i + kind) % 3)] = bad[kind];
+      } else {
+        for (int c = 0; c < 3; ++c) v[static_cast<size_t>(3 * i + c)] = c == 1 ? -0.0 : 0.0;
+      }
+      std::vector<double> out(static_cast<size_t>(n * K));
+      poison(out);
+      EXPECT_POSENC_ERROR(posenc_sph_harm_real_f64(2, v.data(), n, out.data()), POSENC_ERR_INVALID_ARGUMENT, name.c_str());
+      EXPECT_EQ(count_poison(out), out.size());
+      std::vector<float> vf = to_f32(v), outf(static_cast<size_t>(n * K));
+      poison(outf);
+      EXPECT_POSENC_ERROR(posenc_sph_harm_real_f32(2, vf.data(), n, outf.data()), POSENC_ERR_INVALID_ARGUMENT, name.c_str());
+      EXPECT_EQ(count_poison(outf), outf.size());
+    }
+  }
+}
+
 POSENC_INSTANTIATE_ISA(SphereErrors);
 
 }  // namespace
