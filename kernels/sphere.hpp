@@ -75,7 +75,8 @@ inline void transpose(V* r) {
 }
 
 /// Unaligned store (never xsimd::store, which ADL would pick for a batch and which is aligned).
-inline void stu(double* p, const V& v) { v.store_unaligned(p); }
+template <class T>
+inline void stu(T* p, const vec<T>& v) { v.store_unaligned(p); }
 
 inline void store_row(double* dst, const V& v) { stu(dst, v); }
 inline void store_row(float* dst, const V& v) { store_f64_as_f32(dst, v); }
@@ -129,7 +130,7 @@ struct emitter {
   }
 };
 
-/// The scratch pointer rounded up to 64 bytes (lib allocates 8 extra doubles): every vector
+/// The scratch pointer rounded up to 64 bytes (sphere_scratch_doubles counts the slack): every vector
 /// access to scratch is then aligned and never splits a cache line.
 inline double* align64(double* p) {
   const std::uintptr_t u = reinterpret_cast<std::uintptr_t>(p);
@@ -372,6 +373,7 @@ inline void put_tiles(const double* F, int64_t fbase, int64_t k0, int64_t k1, TO
 /// Output of sh_fast_block on every ISA: transposed W x W tiles stored unaligned into the rows.
 template <class TO>
 struct tile_sink {
+  using elem = double;                                      ///< F's element type
   static constexpr int64_t unit = static_cast<int64_t>(W);  ///< features per put (but the last)
   static constexpr int64_t first = 0;                       ///< feature of the first unit
   TO* dst;
@@ -400,6 +402,56 @@ inline void transpose8_load(const double* src, __m512d* r) {
     r[4 * h + 3] = _mm512_permutex2var_pd(t1, hi, t3);
   }
 }
+
+/// 16 x 16 transpose of the float feature vectors src[0..16) (64-byte aligned, 16 floats each)
+/// into r[p] = (src[0][p], ..., src[15][p]). The loads put features i and i + 8 of 8 points in
+/// the two 256-bit halves (inserted from memory); then the classic 8 x 8 transpose runs in both
+/// halves at once (unpack, shuffle, a two-source permute of 128-bit lanes): 48 shuffle-port
+/// operations per 256 values, against 64 + 16 conversions for the same floats from float64.
+inline void transpose16_load(const float* src, __m512* r) {
+  const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
+  const __m512i hi = _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
+  for (int g = 0; g < 2; ++g) {  // points 8g..8g+7
+    __m512 a[8], t[8], u[8];
+    for (int i = 0; i < 8; ++i)  // a[i] = (f_i | f_{i+8}) of those points
+      a[i] = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_load_ps(src + 16 * i + 8 * g)),
+                                _mm256_load_ps(src + 16 * (i + 8) + 8 * g), 1);
+    for (int i = 0; i < 4; ++i) {
+      t[2 * i] = _mm512_unpacklo_ps(a[2 * i], a[2 * i + 1]);
+      t[2 * i + 1] = _mm512_unpackhi_ps(a[2 * i], a[2 * i + 1]);
+    }
+    for (int h = 0; h < 2; ++h) {  // features 4h..4h+3 of each half
+      u[4 * h + 0] = _mm512_shuffle_ps(t[4 * h], t[4 * h + 2], 0x44);      // points 0 | 4
+      u[4 * h + 1] = _mm512_shuffle_ps(t[4 * h], t[4 * h + 2], 0xEE);      // points 1 | 5
+      u[4 * h + 2] = _mm512_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0x44);  // points 2 | 6
+      u[4 * h + 3] = _mm512_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0xEE);  // points 3 | 7
+    }
+    for (int p = 0; p < 4; ++p) {
+      r[8 * g + p] = _mm512_permutex2var_ps(u[p], lo, u[p + 4]);
+      r[8 * g + p + 4] = _mm512_permutex2var_ps(u[p], hi, u[p + 4]);
+    }
+  }
+}
+
+/// Output of the float32-native fast block outside the whole-line super-blocks: 16 x 16 tiles
+/// (transpose16_load) stored into the rows dst + p * stride, p < np (masked for the last c < 16).
+struct tile16_sink {
+  using elem = float;
+  static constexpr int64_t unit = 16;
+  static constexpr int64_t first = 0;
+  float* dst;
+  int64_t stride;
+  std::size_t np;
+  void put(const float* F, int64_t fbase, int64_t k0, int64_t k1) {
+    for (int64_t k = k0; k < k1; k += unit) {
+      __m512 r[16];
+      transpose16_load(F + (k - fbase) * 16, r);
+      const int64_t c = k1 - k < unit ? k1 - k : unit;
+      const __mmask16 m = static_cast<__mmask16>(c >= 16 ? 0xFFFFu : (1u << c) - 1u);
+      for (std::size_t p = 0; p < np; ++p) _mm512_mask_storeu_ps(dst + static_cast<int64_t>(p) * stride + k, m, r[p]);
+    }
+  }
+};
 
 /// Whole-line stores of TO elements (one 64-byte line: 8 doubles or 16 floats).
 template <class TO>
@@ -442,16 +494,16 @@ struct lines {
 /// super-block owns rows c + U j: the tail of (c, j) meets the head of (c + 1, j), and the tail
 /// of (U - 1, j) the head of (0, j + 1). A half whose partner never comes (a block that took the
 /// extended-range path, the super-block's first and last row) is written masked by flush().
-template <class TO>
+template <class TO, int R = 8>
 struct line_pending {
   using LV = typename lines<TO>::LV;
-  LV head[8], tail[8];
-  TO* hptr[8];
-  TO* tptr[8];
-  uint32_t hmask[8], tmask[8];
-  bool hv[8] = {}, tv[8] = {};
+  LV head[R], tail[R];
+  TO* hptr[R];
+  TO* tptr[R];
+  uint32_t hmask[R], tmask[R];
+  bool hv[R] = {}, tv[R] = {};
   void flush_tails() {
-    for (int j = 0; j < 8; ++j)
+    for (int j = 0; j < R; ++j)
       if (tv[j]) {
         lines<TO>::masked(tptr[j], tmask[j], tail[j]);
         tv[j] = false;
@@ -459,7 +511,7 @@ struct line_pending {
   }
   void flush() {
     flush_tails();
-    for (int j = 0; j < 8; ++j)
+    for (int j = 0; j < R; ++j)
       if (hv[j]) {
         lines<TO>::masked(hptr[j], hmask[j], head[j]);
         hv[j] = false;
@@ -474,17 +526,19 @@ struct line_pending {
 /// every row is written in whole, aligned 64-byte lines: non-temporal when `nt` (large outputs:
 /// no read-for-ownership), else aligned stores. The partial first and last line of a row go
 /// through line_pending (merged with the neighbour row's half when K >= 2 units, else masked).
-template <class TO>
+template <class TO, class TC = double>
 struct line_sink {
   using LO = lines<TO>;
+  using elem = TC;                                     ///< F's element type (the compute type)
+  static constexpr int R = 64 / static_cast<int>(sizeof(TC));  ///< points per block = rows
   static constexpr int64_t unit = LO::unit;  ///< features per line
   TO* row0;
   int64_t rstride, K, first;
   bool nt;
-  line_pending<TO>* pend;  ///< nullptr: masked stores for the shared lines
+  line_pending<TO, R>* pend;  ///< nullptr: masked stores for the shared lines
   int c;                   ///< block of the super-block, 0..U-1
 
-  line_sink(TO* r0, int64_t rs, int64_t k, bool nt_, line_pending<TO>* pd, int c_)
+  line_sink(TO* r0, int64_t rs, int64_t k, bool nt_, line_pending<TO, R>* pd, int c_)
       : row0(r0), rstride(rs), K(k), nt(nt_), pend(k >= 2 * unit ? pd : nullptr), c(c_) {
     first = -static_cast<int64_t>((reinterpret_cast<std::uintptr_t>(r0) / sizeof(TO)) % unit);
   }
@@ -509,7 +563,7 @@ struct line_sink {
         pend->tptr[j] = a;
         pend->tmask[j] = mask;
         pend->tv[j] = true;
-      } else if (j < 7 && pend->hv[j + 1]) {
+      } else if (j < R - 1 && pend->hv[j + 1]) {
         LO::full(a, LO::blend(mask, pend->head[j + 1], v), nt);
         pend->hv[j + 1] = false;
       } else {
@@ -520,6 +574,7 @@ struct line_sink {
   /// Features [k0, k1) (k0 = first + a multiple of unit) from F (feature k at F + (k - fbase) 8;
   /// F readable to a unit past k1).
   /// The 8 rows' lines of features [k, k + unit) (transposed from F at src).
+  static void rows_of(const float* src, __m512* v) { transpose16_load(src, v); }
   static void rows_of(const double* src, typename LO::LV* v) {
     __m512d r[8];
     transpose8_load(src, r);
@@ -536,32 +591,33 @@ struct line_sink {
     return reinterpret_cast<TO*>(reinterpret_cast<std::uintptr_t>(row0) + static_cast<std::uintptr_t>(k * static_cast<int64_t>(sizeof(TO))));
   }
   /// A unit that holds the start or the end of the rows: masked / merged lines.
-  void put_partial(const double* src, int64_t k) {
-    typename LO::LV v[8];
+  void put_partial(const TC* src, int64_t k) {
+    typename LO::LV v[R];
     rows_of(src, v);
     const std::uintptr_t rs = static_cast<std::uintptr_t>(rstride * static_cast<int64_t>(sizeof(TO)));
     const int64_t lo = k < 0 ? -k : 0, hi = K - k < unit ? K - k : unit;
     const uint32_t mask = ((hi >= 32 ? 0u : (1u << hi)) - 1u) & ~((1u << lo) - 1u);
     TO* a = line_at(k);
-    for (int p = 0; p < 8; ++p, a = reinterpret_cast<TO*>(reinterpret_cast<std::uintptr_t>(a) + rs)) partial(p, a, k, mask, v[p]);
+    for (int p = 0; p < R; ++p, a = reinterpret_cast<TO*>(reinterpret_cast<std::uintptr_t>(a) + rs)) partial(p, a, k, mask, v[p]);
   }
   /// Features [k0, k1) (k0 = first + a multiple of unit) from F (feature k at F + (k - fbase) 8;
   /// F readable to a unit past k1). Whole units inside the rows take the branch-free loop.
-  void put(const double* F, int64_t fbase, int64_t k0, int64_t k1) {
+  void put(const TC* F, int64_t fbase, int64_t k0, int64_t k1) {
+    const bool ntl = nt;  // a local: the stores below could alias *this
     const std::uintptr_t rs = static_cast<std::uintptr_t>(rstride * static_cast<int64_t>(sizeof(TO)));
     int64_t k = k0;
     if (k < 0 && k < k1) {
-      put_partial(F + (k - fbase) * 8, k);
+      put_partial(F + (k - fbase) * R, k);
       k += unit;
     }
     const int64_t kfull = k1 < K ? k1 : K;
     for (; k + unit <= kfull; k += unit) {
-      typename LO::LV v[8];
-      rows_of(F + (k - fbase) * 8, v);
+      typename LO::LV v[R];
+      rows_of(F + (k - fbase) * R, v);
       TO* a = line_at(k);
-      for (int p = 0; p < 8; ++p, a = reinterpret_cast<TO*>(reinterpret_cast<std::uintptr_t>(a) + rs)) LO::full(a, v[p], nt);
+      for (int p = 0; p < R; ++p, a = reinterpret_cast<TO*>(reinterpret_cast<std::uintptr_t>(a) + rs)) LO::full(a, v[p], ntl);
     }
-    for (; k < k1; k += unit) put_partial(F + (k - fbase) * 8, k);
+    for (; k < k1; k += unit) put_partial(F + (k - fbase) * R, k);
   }
 };
 #endif
@@ -584,7 +640,7 @@ struct no_hook {
 template <class Sink>
 struct deferred_put {
   Sink sink;
-  const double* F = nullptr;
+  const typename Sink::elem* F = nullptr;
   int64_t fbase = 0, k = 0, kend = 0;
   bool active = false;
   int64_t units_left() const { return active ? (kend - k + Sink::unit - 1) / Sink::unit : 0; }
@@ -638,25 +694,51 @@ struct no_defer {
 /// block's degrees (all of them before this block's first own put); with a deferred_put, this
 /// block's last units are left in bg in turn, read from feature buffer `fsel` (0 / 1), which
 /// the caller alternates.
-template <int LC = 0, class Sink, class Hook = no_hook, class Bg = no_defer>
-inline bool sh_fast_block(const sph_plan& P, const V& x, const V& u, const double* cm, const double* sm, double* scr,
-                          Sink& sink, Hook&& early = Hook{}, Bg* bg = nullptr, int fsel = 0) {
+/// seeds: the sectoral values y_m^m, precomputed by the caller (else computed here from u).
+/// xlo: the rounding error of x (cos theta = x + xlo), for the float32 path. The zonal column
+/// (m = 0) then uses x + xlo: near the poles dP_l/dx ~ l^2 / 2, so the float rounding of x alone
+/// cost 3e-6 of the block at lmax 10 (l^2 growth); the columns m >= 1 carry sin(theta)^m and
+/// are insensitive to it.
+/// The fast path's coefficient table in the compute type.
+template <class T>
+inline const T* tab_of(const double* d, const float* f);
+template <>
+inline const double* tab_of<double>(const double* d, const float*) { return d; }
+template <>
+inline const float* tab_of<float>(const double*, const float* f) { return f; }
+
+template <int LC = 0, class T = double, class Sink, class Hook = no_hook, class Bg = no_defer>
+inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, const T* cm, const T* sm, T* scr,
+                          Sink& sink, Hook&& early = Hook{}, Bg* bg = nullptr, int fsel = 0,
+                          const T* seeds = nullptr, const vec<T>* xlo = nullptr) {
+  using V = vec<T>;  // float: the float32-native path (16 lanes on AVX-512), tables fab32/fdiag32
+  constexpr std::size_t W = width<T>;
+  constexpr bool kF = std::is_same<T, float>::value;
   constexpr bool kDefer = !std::is_same<Bg, no_defer>::value;
   const int32_t L = LC > 0 ? LC : P.lmax;
   const std::size_t N = static_cast<std::size_t>(L) + 1;
   const int64_t cap = fast_cap(L), Wd = static_cast<int64_t>(W);
-  double* Z = scr;
-  double* bufs[2] = {Z + N * W, Z + 2 * N * W};  // bufs[l & 1] holds y_l (and y_{l-2} before)
-  double* F = Z + 3 * N * W + (kDefer && fsel ? (cap + 16) * Wd : 0);
-  V z(P.fy00);
-  stu(Z, z);
-  for (std::size_t m = 1; m < N; ++m) {
-    z = z * (V(P.fdiag[m]) * u);
-    stu(Z + m * W, z);
+  const T* const fab = tab_of<T>(P.fab, P.fab32);
+  const T* const fdiag = tab_of<T>(P.fdiag, P.fdiag32);
+  T* Z = scr;  // the sectoral seeds y_m^m
+  T* bufs[2] = {scr + N * W, scr + 2 * N * W};  // bufs[l & 1] holds y_l (and y_{l-2} before)
+  T* F = scr + 3 * N * W + (kDefer && fsel ? (cap + 16) * Wd : 0);
+  V z(static_cast<T>(P.fy00));
+  if (seeds != nullptr) {  // the caller's sectoral seeds (the float32 path: from float64)
+    Z = const_cast<T*>(seeds);  // read only from here on
+    z = load(seeds + L * W);
+  } else {
+    stu(Z, z);
+    for (std::size_t m = 1; m < N; ++m) {
+      z = z * (V(fdiag[m]) * u);
+      stu(Z + m * W, z);
+    }
   }
-  if (any((u != V(0.0)) & (abs(z) < V(0x1p-900)))) return false;
+  // The smallest seed: below it the recurrence would leave the format's normal range (float:
+  // every value then stays a normal float; see kSphF32NativeLmax).
+  if (any((u != V(T(0))) & (abs(z) < V(kF ? T(0x1p-100) : T(0x1p-900))))) return false;
   early();
-  const V zero(0.0);
+  const V zero(T(0));
   stu(bufs[0], load(Z));
   stu(bufs[1], zero);
   int64_t fbase = sink.first, kdone = sink.first;  // F starts at the sink's first unit (>= -unit)
@@ -678,19 +760,29 @@ inline bool sh_fast_block(const sph_plan& P, const V& x, const V& u, const doubl
       for (int64_t k = kout; k < lw * lw; ++k) stu(F + (k - kout) * Wd, load(F + (k - fbase) * Wd));
       kdone = fbase = kout;
     }
-    double* cur = bufs[l & 1];  // y_{l-2} in, y_l out
-    double* prv = bufs[(l - 1) & 1];
-    const double* ab = P.fab + lw * (lw - 1);  // (a, -b) for m = 0..l-1
-    double* f = F + (lw * (lw + 1) - fbase) * Wd;
+    T* cur = bufs[l & 1];  // y_{l-2} in, y_l out
+    T* prv = bufs[(l - 1) & 1];
+    const T* ab = fab + lw * (lw - 1);  // (a, -b) for m = 0..l-1
+    T* f = F + (lw * (lw + 1) - fbase) * Wd;
     {
-      const V y = madd(V(ab[0]) * x, load(prv), V(ab[1]) * load(cur));
+      const V a0(ab[0]), p = load(prv);
+      V y;
+      if (xlo != nullptr)  // x = x + xlo in two parts: see the parameter
+        y = madd(a0 * x, p, madd(a0 * *xlo, p, V(ab[1]) * load(cur)));
+      else
+        y = madd(a0 * x, p, V(ab[1]) * load(cur));
       stu(cur, y);
       stu(f, y);
     }
 #pragma GCC unroll 16
     for (int32_t m = 1; m < l; ++m) {
       const std::size_t o = static_cast<std::size_t>(m) * W;
-      const V y = madd(V(ab[2 * m]) * x, load(prv + o), V(ab[2 * m + 1]) * load(cur + o));
+      const V am(ab[2 * m]), p = load(prv + o);
+      V y;
+      if (xlo != nullptr)
+        y = madd(am * x, p, madd(am * *xlo, p, V(ab[2 * m + 1]) * load(cur + o)));
+      else
+        y = madd(am * x, p, V(ab[2 * m + 1]) * load(cur + o));
       stu(cur + o, y);
       stu(f + o, y * load(cm + o));
       stu(f - o, y * load(sm + o));
@@ -745,6 +837,131 @@ inline void legendre_impl(const sph_plan* P, const TI* x, int64_t n, TO* out, do
   }
 }
 
+/// Doubles of sh_real's streaming block (W (lmax+1)^2 outputs, 64-byte aligned) where it applies.
+inline int64_t stream_blk_doubles(int32_t lmax) {
+  const int64_t N = static_cast<int64_t>(lmax) + 1;
+  return lmax <= kSphStreamLmax ? static_cast<int64_t>(W) * N * N + 8 : 0;
+}
+
+#if defined(POSENC_ISA_AVX512)
+/// Float32 real SH with the recurrence itself in float32 (lmax <= kSphF32NativeLmax): blocks of
+/// 16 points (one __m512), set up in float64 as two halves of 8 (sh_real_impl's prep) and
+/// narrowed, so that the only float32 error is the recurrence's own (docs/ACCURACY.md).
+/// Super-blocks of 16 x 16 points go through the whole-line writer (line_sink<float, float>),
+/// the rest through 16 x 16 tiles. A block whose smallest seed leaves the float range
+/// (sh_fast_block returns false) is computed by sh_real_impl's float64 `block` in two halves.
+/// scr: fast-path scratch; cms: 6 (lmax+1) W doubles for two float buffers of cos / sin (m phi)
+/// and the seeds;
+/// dtmp: 4 (lmax+1) W doubles for the float64 set-up of the two halves.
+template <class Prep, class Block>
+inline void f32_native(const sph_plan* P, int64_t n, float* out, double* scr, double* cms, double* dtmp, Prep& prep,
+                       Block& block, double*& cm, double*& sm) {
+  using VF = vec<float>;
+  constexpr std::size_t WF = width<float>;
+  static_assert(WF == 16, "AVX-512 only");
+  const int32_t L = P->lmax;
+  const std::size_t N = static_cast<std::size_t>(L) + 1;
+  const int64_t K = (static_cast<int64_t>(L) + 1) * (static_cast<int64_t>(L) + 1);
+  float* const fscr = reinterpret_cast<float*>(scr);
+  float* const fcms = reinterpret_cast<float*>(cms);
+  auto fcs = [&](int64_t b, float*& c, float*& s_) {  // cos, sin (m phi), then the seeds y_m^m
+    c = fcms + static_cast<std::size_t>(b & 1) * 3 * N * WF;
+    s_ = c + N * WF;
+  };
+  double* const hc[2] = {dtmp, dtmp + 2 * N * W};  // cos / sin (m phi) of the two halves
+  struct set_up {
+    V ct[2], st[2];
+    VF ct16, st16, xlo16;  // cos theta = ct16 + xlo16 (the float rounding error kept)
+  };
+  auto narrow = [](const V& a, const V& b) -> VF {
+    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(a)), _mm512_cvtpd_ps(b), 1);
+  };
+  // Points first + j pstride, j < np <= 16, into q and the float buffers cmo / smo.
+  auto prep16 = [&](int64_t first, int64_t pstride, std::size_t np, set_up& q, float* cmo, float* smo) {
+    for (int h = 0; h < 2; ++h) {
+      const std::size_t nh = np > 8 * static_cast<std::size_t>(h) ? std::min<std::size_t>(np - 8 * static_cast<std::size_t>(h), 8) : 0;
+      prep(first + 8 * h * pstride, pstride, nh, q.ct[h], q.st[h], hc[h], hc[h] + N * W);
+    }
+    q.ct16 = narrow(q.ct[0], q.ct[1]);
+    q.st16 = narrow(q.st[0], q.st[1]);
+    q.xlo16 = narrow(q.ct[0] - V(_mm512_cvtps_pd(_mm512_castps512_ps256(q.ct16))),
+                     q.ct[1] - V(_mm512_cvtps_pd(_mm512_extractf32x8_ps(q.ct16, 1))));  // exact differences
+    // The sectoral seeds in float64, rounded once: the float32 product chain would carry ~3 L
+    // roundings into every value of the block (measured 6.9e-6 against 4.4e-6 at lmax 31).
+    V z[2] = {V(P->fy00), V(P->fy00)};
+    float* const zo = smo + N * WF;
+    stu(zo, narrow(z[0], z[1]));
+    for (std::size_t m = 1; m < N; ++m) {
+      for (int h = 0; h < 2; ++h) z[h] = z[h] * (V(P->fdiag[m]) * q.st[h]);
+      stu(zo + m * WF, narrow(z[0], z[1]));
+    }
+    for (std::size_t m = 0; m < N; ++m) {
+      stu(cmo + m * WF, narrow(load(hc[0] + m * W), load(hc[1] + m * W)));
+      stu(smo + m * WF, narrow(load(hc[0] + N * W + m * W), load(hc[1] + N * W + m * W)));
+    }
+  };
+  // A block the float range cannot hold: both halves by the float64 path (hc still holds them).
+  auto fallback = [&](int64_t first, int64_t pstride, std::size_t np, const set_up& q) {
+    for (int h = 0; h < 2 && np > 8 * static_cast<std::size_t>(h); ++h) {
+      cm = hc[h];
+      sm = hc[h] + N * W;
+      block(first + 8 * h * pstride, pstride, std::min<std::size_t>(np - 8 * static_cast<std::size_t>(h), 8), false, q.ct[h], q.st[h], no_hook{});
+    }
+  };
+  float *fcm = nullptr, *fsm = nullptr;
+  int64_t p0 = 0;
+  constexpr int64_t U = 16, SB = U * static_cast<int64_t>(WF);
+  if (reinterpret_cast<std::uintptr_t>(out) % sizeof(float) == 0 && n >= SB) {
+    line_pending<float, 16> pend;
+    deferred_put<line_sink<float, float>> bg{line_sink<float, float>(out, 0, 0, false, nullptr, 0)};
+    const int64_t nb = n / SB * U;
+    auto first_of = [&](int64_t b) { return b / U * SB + b % U; };
+    set_up q, nq;
+    fcs(0, fcm, fsm);
+    prep16(first_of(0), U, WF, q, fcm, fsm);
+    for (int64_t b = 0; b < nb; ++b) {
+      bool prepped = false;
+      fcs(b, fcm, fsm);
+      auto next = [&] {
+        float *cn, *sn;
+        fcs(b + 1, cn, sn);
+        if (b + 1 < nb) prep16(first_of(b + 1), U, WF, nq, cn, sn);
+        prepped = true;
+      };
+      const int c = static_cast<int>(b % U);
+      line_sink<float, float> ls(out + first_of(b) * K, U * K, K, P->stream != 0, &pend, c);
+      const int fsel = static_cast<int>(b & 1);
+      const bool ok = with_const_lmax(L, [&](auto lc) {
+        constexpr int LC = decltype(lc)::value;
+        if (P->stream != 0) return sh_fast_block<LC, float>(*P, q.ct16, q.st16, fcm, fsm, fscr, ls, next, &bg, fsel, fsm + N * WF, &q.xlo16);
+        return sh_fast_block<LC, float>(*P, q.ct16, q.st16, fcm, fsm, fscr, ls, next, static_cast<no_defer*>(nullptr), 0, fsm + N * WF, &q.xlo16);
+      });
+      if (!ok) {
+        bg.flush();          // the previous block's last lines first (F is about to be reused)
+        pend.flush_tails();  // this block's rows go out by the float64 path
+        fallback(first_of(b), U, WF, q);
+      }
+      if (!prepped) next();
+      if (c == U - 1) {  // the super-block's shared lines need all of its blocks' lines
+        bg.flush();
+        pend.flush();
+      }
+      q = nq;
+    }
+    p0 = n / SB * SB;
+  }
+  for (; p0 < n; p0 += static_cast<int64_t>(WF)) {
+    const std::size_t np = static_cast<std::size_t>(std::min<int64_t>(n - p0, static_cast<int64_t>(WF)));
+    set_up q;
+    fcs(0, fcm, fsm);
+    prep16(p0, 1, np, q, fcm, fsm);
+    tile16_sink ts{out + p0 * K, K, np};
+    if (!sh_fast_block<0, float>(*P, q.ct16, q.st16, fcm, fsm, fscr, ts, no_hook{}, static_cast<no_defer*>(nullptr), 0, fsm + N * WF, &q.xlo16))
+      fallback(p0, 1, np, q);
+  }
+}
+#endif
+
 template <class TI, class TO>
 inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, double* scr_in) {
   double* scr = align64(scr_in);
@@ -760,11 +977,13 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
     c = cms + static_cast<std::size_t>(b & 1) * 2 * N * W;
     s_ = c + N * W;
   };
-  double* stage = cms + 4 * N * W;
+  // f32_native: its float buffers take 6 (lmax+1) W doubles here, then the float64 set-up of two half blocks
+  [[maybe_unused]] double* const dtmp = cms + 6 * N * W;
+  double* stage = cms + 10 * N * W;
   // Streaming: each block's outputs are written point-major into blk (L1/L2) and then copied
   // to out with non-temporal stores (contiguous: the W points of a block are adjacent rows).
   const bool stream = kHasStream && P->stream != 0 && L <= kSphStreamLmax;
-  TO* const blk = stream ? reinterpret_cast<TO*>(align64(stage + stage_doubles(L))) : nullptr;
+  TO* const blk = stream ? reinterpret_cast<TO*>(align64(stage + stage_doubles(L))) : nullptr;  // stream_blk_doubles
   const V one(1.0), zero(0.0);
 #if defined(POSENC_ISA_AVX512)
   line_pending<TO> pend;
@@ -887,6 +1106,15 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
     }
     if (via_blk) stream_bytes(row0, blk, np * static_cast<std::size_t>(K) * sizeof(TO));
   };
+#if defined(POSENC_ISA_AVX512)
+  if constexpr (std::is_same<TO, float>::value) {
+    if (P->fab32 != nullptr) {
+      f32_native(P, n, out, scr, cms, dtmp, prep, block, cm, sm);
+      if (P->stream != 0) fence();
+      return;
+    }
+  }
+#endif
   int64_t p0 = 0;
 #if defined(POSENC_ISA_AVX512)
   // Super-blocks of U W points (U = 64 / sizeof(TO)): block c takes points p0 + c + U j, whose
@@ -976,9 +1204,11 @@ inline int sphere_xyz_bad_f32(const float* xyz, int64_t n) { return xyz_any_bad(
 
 inline int64_t sphere_scratch_doubles(int32_t lmax) {
   const int64_t N = static_cast<int64_t>(lmax) + 1, W = static_cast<int64_t>(sph::W);
-  // + the streaming block of sh_real (W (lmax+1)^2 outputs, 64-byte aligned) where it applies.
-  const int64_t blk = lmax <= kSphStreamLmax ? W * N * N + 8 : 0;
-  return std::max(sph::core_scratch(lmax), sph::fast_scratch(lmax)) + 4 * N * W + sph::stage_doubles(lmax) + 16 + blk;
+  // Fast-path / extended-range scratch, two cos / sin (m phi) buffers, the float64 set-up of
+  // the float32-native path's half blocks, the emitter stage, the streaming block of sh_real,
+  // and 16 doubles for the two 64-byte alignments (the scratch pointer and the streaming block).
+  return std::max(sph::core_scratch(lmax), sph::fast_scratch(lmax)) + 10 * N * W + sph::stage_doubles(lmax) + 16 +
+         sph::stream_blk_doubles(lmax);
 }
 
 inline void sphere_legendre_f64(const sph_plan* P, const double* x, int64_t n, double* out, double* scr) {

@@ -46,6 +46,10 @@ struct sph_plan {
   const double* fab;
   const double* fdiag;
   double fy00;
+  /// fab and fdiag rounded to float32, for the float32-native fast path (lmax <=
+  /// kSphF32NativeLmax, else nullptr).
+  const float* fab32;
+  const float* fdiag32;
 };
 
 /// Highest lmax for which the sh_real kernels keep a whole block of points' outputs in scratch
@@ -53,6 +57,15 @@ struct sph_plan {
 /// (dev VM, 64k points, 1 thread): 2x at L = 10 f64, neutral to slower at L = 40 (the block
 /// then spills to L2).
 constexpr int32_t kSphStreamLmax = 24;
+
+/// Highest lmax for which float32 real SH run the recurrence itself in float32 on AVX-512 (16
+/// points per vector instead of 8, 16 x 16 transposes; set-up, seeds and the rounding error of
+/// cos theta kept in float64). Forward recurrences near the poles lose ~l^2 eps (the two roots of
+/// the recurrence meet at x = 1), so the error grows with lmax: measured worst block-relative
+/// error against float64 over 400k random points 2.1e-6 at lmax 10, 3.7e-6 at 16, 5.2e-6 at 20,
+/// 6.9e-6 at 24 (the contract is 1e-5). Above 16 float32 SH are computed in float64 and rounded
+/// once (<= 1e-7). tests/test_sphere.cpp Float32NativeWithinOneEMinus5PerDegreeBlock.
+constexpr int32_t kSphF32NativeLmax = 16;
 
 /// Highest lmax of the real-SH fast path (its coefficient table is lmax (lmax+1) / 2 pairs, <= 1 MiB).
 constexpr int32_t kSphFastLmax = 360;

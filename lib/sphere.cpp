@@ -30,6 +30,7 @@ int64_t sh_count(int32_t lmax) { return (int64_t(lmax) + 1) * (int64_t(lmax) + 1
 /// The recurrence plan (see sph_plan) and its storage.
 struct plan_store {
   std::vector<double> diag, sub, lscale, ab, fab, fdiag;
+  std::vector<float> fab32, fdiag32;
   sph_plan plan{};
 };
 
@@ -97,6 +98,8 @@ void make_plan(plan_store& ps, int norm, int32_t lmax, double cs) {
   p.fab = nullptr;
   p.fdiag = nullptr;
   p.fy00 = 0.0;
+  p.fab32 = nullptr;
+  p.fdiag32 = nullptr;
   if (norm == -1 && lmax <= kSphFastLmax) {
     // The real basis' orthonormal recurrence for the column-wise fast path (sph_plan::fab).
     ps.fdiag.assign(N, 0.0);
@@ -113,6 +116,12 @@ void make_plan(plan_store& ps, int norm, int32_t lmax, double cs) {
     p.fab = ps.fab.data();
     p.fdiag = ps.fdiag.data();
     p.fy00 = 1.0 / std::sqrt(4.0 * kPi);
+    if (lmax <= kSphF32NativeLmax) {  // the float32-native fast path: the same table, rounded
+      ps.fab32.assign(ps.fab.begin(), ps.fab.end());
+      ps.fdiag32.assign(ps.fdiag.begin(), ps.fdiag.end());
+      p.fab32 = ps.fab32.data();
+      p.fdiag32 = ps.fdiag32.data();
+    }
   }
 }
 
@@ -152,9 +161,10 @@ int64_t points_per_tile(int64_t per_point, int64_t multiple = 8) {
   return r < multiple ? multiple : r;
 }
 
-/// Real-SH tiles are whole super-blocks of the AVX-512 line writer (64 f64 or 128 f32 points,
-/// kernels/sphere.hpp), so that every ISA tiles alike and a tile boundary never splits one.
-constexpr int64_t kShTileMultiple = 128;
+/// Real-SH tiles are whole super-blocks of the AVX-512 line writer (64 points for float64, 256
+/// for the float32-native path, 128 for float32 above kSphF32NativeLmax; kernels/sphere.hpp), so
+/// that every ISA tiles alike and a tile boundary never splits one.
+constexpr int64_t kShTileMultiple = 256;
 
 template <class T>
 posenc_status check_unit_interval(const T* x, int64_t n, const char* name) {

@@ -591,6 +591,50 @@ TEST_P(SphHarm, ExtendedRangeBlocksInsideWholeLineSuperBlocks) {
   }
 }
 
+/// float32 real SH for lmax <= kSphF32NativeLmax run the recurrence in float32 on AVX-512 (other
+/// ISAs: float64, rounded once). Either way every degree block must stay within 1e-5 (relative,
+/// rms over the block) of the float64 values of the same float32 directions: random points in
+/// whole-line super-blocks and in the tail, and near-pole points whose blocks leave the float
+/// range (sin(theta)^lmax < 2^-100: the float64 path for that block) or the double range.
+TEST_P(SphHarm, Float32NativeWithinOneEMinus5PerDegreeBlock) {
+  const int64_t n = 1000;  // 3 super-blocks of 256 + a 232-point tail
+  std::vector<double> d = normal_dirs(n, 23);
+  const double near[] = {1e-3, 1e-6, 1e-12, 1e-30, 1e-38};
+  for (int64_t p : {0, 5, 17, 255, 256, 300, 511, 700, 999}) {
+    d[size_t(3 * p)] = near[p % 5];
+    d[size_t(3 * p + 1)] = p % 3 ? 0.5 * near[p % 5] : 0.0;
+    d[size_t(3 * p + 2)] = p % 2 ? 1.0 : -1.0;
+  }
+  std::vector<float> df(d.begin(), d.end());
+  std::vector<double> dd(df.begin(), df.end());
+  double worst_all = 0;
+  for (int L : {0, 1, 2, 3, 5, 8, 10, 13, 16, 17, 20, 24, 28, 31, 32, 33}) {
+    const int64_t K = nsh(L);
+    std::vector<float> of(static_cast<size_t>(n * K));
+    std::vector<double> od(static_cast<size_t>(n * K));
+    poison(of);
+    ASSERT_EQ(posenc_sph_harm_real_f32(L, df.data(), n, of.data()), POSENC_OK);
+    ASSERT_EQ(posenc_sph_harm_real_f64(L, dd.data(), n, od.data()), POSENC_OK);
+    double worst = 0;
+    for (int64_t i = 0; i < n; ++i)
+      for (int l = 0; l <= L; ++l) {
+        double se = 0, sr = 0;
+        for (int m = -l; m <= l; ++m) {
+          const size_t k = static_cast<size_t>(i * K + l * (l + 1) + m);
+          ASSERT_FALSE(is_poison(of[k])) << L << " " << i << " " << k;
+          se += (double(of[k]) - od[k]) * (double(of[k]) - od[k]);
+          sr += od[k] * od[k];
+        }
+        worst = std::max(worst, std::sqrt(se / sr));
+      }
+    EXPECT_LE(worst, 1e-5) << "lmax " << L;
+    worst_all = std::max(worst_all, worst);
+    RecordProperty("worst_block_rel_err_L" + std::to_string(L), std::to_string(worst));
+    if (getenv("SHOWERR")) std::printf("L %d worst %.3g\n", L, worst);
+  }
+  std::printf("[ f32 ] worst block-relative error, lmax <= 33: %.3g (isa %d)\n", worst_all, static_cast<int>(GetParam()));
+}
+
 TEST_P(SphHarm, LargeOutputStreamedPathMatchesSmallCallsBitwise) {
   // >= 16 MB of output takes the non-temporal paths (lib/sphere.cpp; on AVX-512 the whole-line
   // writer with each block's last lines put during the next block, at lmax 60 also drained
