@@ -380,6 +380,7 @@ struct tile_sink {
   int64_t stride;
   std::size_t np;
   void put(const double* F, int64_t fbase, int64_t k0, int64_t k1) { put_tiles(F, fbase, k0, k1, dst, stride, np); }
+  void prefetch(int64_t) {}
 };
 
 #if defined(POSENC_ISA_AVX512)
@@ -451,6 +452,7 @@ struct tile16_sink {
       for (std::size_t p = 0; p < np; ++p) _mm512_mask_storeu_ps(dst + static_cast<int64_t>(p) * stride + k, m, r[p]);
     }
   }
+  void prefetch(int64_t) {}
 };
 
 /// Whole-line stores of TO elements (one 64-byte line: 8 doubles or 16 floats).
@@ -538,9 +540,24 @@ struct line_sink {
   line_pending<TO, R>* pend;  ///< nullptr: masked stores for the shared lines
   int c;                   ///< block of the super-block, 0..U-1
 
+  int64_t pf = 0;  ///< first line (as a feature index, first + j unit) not yet prefetched
   line_sink(TO* r0, int64_t rs, int64_t k, bool nt_, line_pending<TO, R>* pd, int c_)
       : row0(r0), rstride(rs), K(k), nt(nt_), pend(k >= 2 * unit ? pd : nullptr), c(c_) {
     first = -static_cast<int64_t>((reinterpret_cast<std::uintptr_t>(r0) / sizeof(TO)) % unit);
+    pf = first;
+  }
+  /// Cached output (not nt): requests ownership (prefetchw) of the rows' lines holding features
+  /// below k1, ahead of the recurrence that produces them, so that the later whole-line stores
+  /// hit L1 instead of waiting for the read-for-ownership (measured -5 to -10 % at lmax 10 with
+  /// the output in L2). The lines since the last put are at most the feature buffer's (~8 KB).
+  void prefetch(int64_t k1) {
+    if (nt) return;
+    k1 = k1 < K ? k1 : K;
+    const std::uintptr_t rs = static_cast<std::uintptr_t>(rstride * static_cast<int64_t>(sizeof(TO)));
+    for (; pf < k1; pf += unit) {
+      const char* a = reinterpret_cast<const char*>(line_at(pf));
+      for (int p = 0; p < R; ++p, a += rs) __builtin_prefetch(a, 1, 3);
+    }
   }
   void partial(int j, TO* a, int64_t k, uint32_t mask, const typename LO::LV& v) {
     if (!pend) {
@@ -749,6 +766,7 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
 #pragma GCC unroll 16
   for (int32_t l = 1; l <= L; ++l) {
     const int64_t lw = static_cast<int64_t>(l);
+    if constexpr (!kDefer) sink.prefetch((lw + 1) * (lw + 1));  // degree l's output lines
     if constexpr (kDefer) {  // spread the previous block's units over this block's degrees
       const int64_t left = bg->units_left();
       if (left > 0) bg->step((left + (L - l)) / (L - l + 1));
