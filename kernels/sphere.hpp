@@ -13,8 +13,10 @@
 // Real SH for lmax <= kSphFastLmax take sh_fast_block instead (orthonormal recurrence with
 // closed-form coefficients, values written straight into a feature-major L1 buffer), and on
 // AVX-512 the whole-line writer (line_sink): blocks of points whose rows share an alignment,
-// each transposed row one aligned 64-byte line, non-temporal for large outputs. Measurements
-// and the history of these choices: docs/PERFORMANCE.md (Sphere).
+// each transposed row one aligned 64-byte line, non-temporal for large outputs. float32 output
+// with lmax <= kSphF32NativeLmax runs the recurrence in float32 on AVX-512 (f32_native: 16
+// points per vector, 16 x 16 transposes). Measurements and the history of these choices:
+// docs/PERFORMANCE.md (Sphere); the float32 error budget: docs/ACCURACY.md.
 #pragma once
 
 #include "kernels/simd.hpp"

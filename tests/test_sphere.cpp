@@ -630,7 +630,7 @@ TEST_P(SphHarm, Float32NativeWithinOneEMinus5PerDegreeBlock) {
     EXPECT_LE(worst, 1e-5) << "lmax " << L;
     worst_all = std::max(worst_all, worst);
     RecordProperty("worst_block_rel_err_L" + std::to_string(L), std::to_string(worst));
-    if (getenv("SHOWERR")) std::printf("L %d worst %.3g\n", L, worst);
+    if (std::getenv("POSENC_TEST_VERBOSE")) std::printf("lmax %d: worst %.3g\n", L, worst);
   }
   std::printf("[ f32 ] worst block-relative error, lmax <= 33: %.3g (isa %d)\n", worst_all, static_cast<int>(GetParam()));
 }
