@@ -714,43 +714,37 @@ struct no_defer {
 /// block's degrees (all of them before this block's first own put); with a deferred_put, this
 /// block's last units are left in bg in turn, read from feature buffer `fsel` (0 / 1), which
 /// the caller alternates.
-/// seeds: the sectoral values y_m^m, precomputed by the caller (else computed here from u).
+/// seeds: the sectoral values y_m^m, precomputed by the caller; required for float (the float
+/// path takes them from float64), ignored for double (computed here from u).
 /// xlo: the rounding error of x (cos theta = x + xlo), for the float32 path. The zonal column
 /// (m = 0) then uses x + xlo: near the poles dP_l/dx ~ l^2 / 2, so the float rounding of x alone
 /// cost 3e-6 of the block at lmax 10 (l^2 growth); the columns m >= 1 carry sin(theta)^m and
 /// are insensitive to it.
-/// The fast path's coefficient table in the compute type.
-template <class T>
-inline const T* tab_of(const double* d, const float* f);
-template <>
-inline const double* tab_of<double>(const double* d, const float*) { return d; }
-template <>
-inline const float* tab_of<float>(const double*, const float* f) { return f; }
-
 template <int LC = 0, class T = double, class Sink, class Hook = no_hook, class Bg = no_defer>
 inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, const T* cm, const T* sm, T* scr,
                           Sink& sink, Hook&& early = Hook{}, Bg* bg = nullptr, int fsel = 0,
                           const T* seeds = nullptr, const vec<T>* xlo = nullptr) {
-  using V = vec<T>;  // float: the float32-native path (16 lanes on AVX-512), tables fab32/fdiag32
+  using V = vec<T>;  // float: the float32-native path (16 lanes on AVX-512), table fab32, seeds given
   constexpr std::size_t W = width<T>;
   constexpr bool kF = std::is_same<T, float>::value;
   constexpr bool kDefer = !std::is_same<Bg, no_defer>::value;
   const int32_t L = LC > 0 ? LC : P.lmax;
   const std::size_t N = static_cast<std::size_t>(L) + 1;
   const int64_t cap = fast_cap(L), Wd = static_cast<int64_t>(W);
-  const T* const fab = tab_of<T>(P.fab, P.fab32);
-  const T* const fdiag = tab_of<T>(P.fdiag, P.fdiag32);
+  const T* fab = nullptr;  // the coefficient table in the compute type
+  if constexpr (kF) fab = P.fab32;
+  else fab = P.fab;
   T* Z = scr;  // the sectoral seeds y_m^m
   T* bufs[2] = {scr + N * W, scr + 2 * N * W};  // bufs[l & 1] holds y_l (and y_{l-2} before)
   T* F = scr + 3 * N * W + (kDefer && fsel ? (cap + 16) * Wd : 0);
   V z(static_cast<T>(P.fy00));
-  if (seeds != nullptr) {  // the caller's sectoral seeds (the float32 path: from float64)
+  if constexpr (kF) {  // the caller's sectoral seeds, from float64 (f32_native)
     Z = const_cast<T*>(seeds);  // read only from here on
     z = load(seeds + L * W);
   } else {
     stu(Z, z);
     for (std::size_t m = 1; m < N; ++m) {
-      z = z * (V(fdiag[m]) * u);
+      z = z * (V(P.fdiag[m]) * u);
       stu(Z + m * W, z);
     }
   }
@@ -864,6 +858,27 @@ inline int64_t stream_blk_doubles(int32_t lmax) {
   return lmax <= kSphStreamLmax ? static_cast<int64_t>(W) * N * N + 8 : 0;
 }
 
+/// The driver of the whole-line super-blocks: blocks b = 0 .. nb-1, block c = b % U of
+/// super-block b / U. set_up(b) prepares block b into the set-up buffers of parity b & 1;
+/// run(b, next) computes block b and calls next() (the set-up of block b + 1) once its own path
+/// is certain, so that the set-up overlaps the block (sh_fast_block's `early`); when it does
+/// not, next() runs after it. end_super_block() follows every U-th block: the lines a
+/// super-block's rows share are complete only then.
+template <class SetUp, class Run, class End>
+inline void superblock_loop(int64_t nb, int64_t U, SetUp&& set_up, Run&& run, End&& end_super_block) {
+  if (nb > 0) set_up(0);
+  for (int64_t b = 0; b < nb; ++b) {
+    bool prepped = false;
+    auto next = [&] {
+      if (b + 1 < nb) set_up(b + 1);
+      prepped = true;
+    };
+    run(b, next);
+    if (!prepped) next();
+    if (b % U == U - 1) end_super_block();
+  }
+}
+
 #if defined(POSENC_ISA_AVX512)
 /// Float32 real SH with the recurrence itself in float32 (lmax <= kSphF32NativeLmax): blocks of
 /// 16 points (one __m512), set up in float64 as two halves of 8 (sh_real_impl's prep) and
@@ -876,7 +891,7 @@ inline int64_t stream_blk_doubles(int32_t lmax) {
 /// dtmp: 4 (lmax+1) W doubles for the float64 set-up of the two halves.
 template <class Prep, class Block>
 inline void f32_native(const sph_plan* P, int64_t n, float* out, double* scr, double* cms, double* dtmp, Prep& prep,
-                       Block& block, double*& cm, double*& sm) {
+                       Block& block) {
   using VF = vec<float>;
   constexpr std::size_t WF = width<float>;
   static_assert(WF == 16, "AVX-512 only");
@@ -923,11 +938,9 @@ inline void f32_native(const sph_plan* P, int64_t n, float* out, double* scr, do
   };
   // A block the float range cannot hold: both halves by the float64 path (hc still holds them).
   auto fallback = [&](int64_t first, int64_t pstride, std::size_t np, const set_up& q) {
-    for (int h = 0; h < 2 && np > 8 * static_cast<std::size_t>(h); ++h) {
-      cm = hc[h];
-      sm = hc[h] + N * W;
-      block(first + 8 * h * pstride, pstride, std::min<std::size_t>(np - 8 * static_cast<std::size_t>(h), 8), false, q.ct[h], q.st[h], no_hook{});
-    }
+    for (int h = 0; h < 2 && np > 8 * static_cast<std::size_t>(h); ++h)
+      block(first + 8 * h * pstride, pstride, std::min<std::size_t>(np - 8 * static_cast<std::size_t>(h), 8), int64_t(-1),
+            q.ct[h], q.st[h], hc[h], hc[h] + N * W, no_hook{});
   };
   float *fcm = nullptr, *fsm = nullptr;
   int64_t p0 = 0;
@@ -935,40 +948,34 @@ inline void f32_native(const sph_plan* P, int64_t n, float* out, double* scr, do
   if (reinterpret_cast<std::uintptr_t>(out) % sizeof(float) == 0 && n >= SB) {
     line_pending<float, 16> pend;
     deferred_put<line_sink<float, float>> bg{line_sink<float, float>(out, 0, 0, false, nullptr, 0)};
-    const int64_t nb = n / SB * U;
     auto first_of = [&](int64_t b) { return b / U * SB + b % U; };
-    set_up q, nq;
-    fcs(0, fcm, fsm);
-    prep16(first_of(0), U, WF, q, fcm, fsm);
-    for (int64_t b = 0; b < nb; ++b) {
-      bool prepped = false;
-      fcs(b, fcm, fsm);
-      auto next = [&] {
-        float *cn, *sn;
-        fcs(b + 1, cn, sn);
-        if (b + 1 < nb) prep16(first_of(b + 1), U, WF, nq, cn, sn);
-        prepped = true;
-      };
-      const int c = static_cast<int>(b % U);
-      line_sink<float, float> ls(out + first_of(b) * K, U * K, K, P->stream != 0, &pend, c);
-      const int fsel = static_cast<int>(b & 1);
-      const bool ok = with_const_lmax(L, [&](auto lc) {
-        constexpr int LC = decltype(lc)::value;
-        if (P->stream != 0) return sh_fast_block<LC, float>(*P, q.ct16, q.st16, fcm, fsm, fscr, ls, next, &bg, fsel, fsm + N * WF, &q.xlo16);
-        return sh_fast_block<LC, float>(*P, q.ct16, q.st16, fcm, fsm, fscr, ls, next, static_cast<no_defer*>(nullptr), 0, fsm + N * WF, &q.xlo16);
-      });
-      if (!ok) {
-        bg.flush();          // the previous block's last lines first (F is about to be reused)
-        pend.flush_tails();  // this block's rows go out by the float64 path
-        fallback(first_of(b), U, WF, q);
-      }
-      if (!prepped) next();
-      if (c == U - 1) {  // the super-block's shared lines need all of its blocks' lines
-        bg.flush();
-        pend.flush();
-      }
-      q = nq;
-    }
+    set_up q[2];  // by block parity, like the float buffers
+    superblock_loop(
+        n / SB * U, U,
+        [&](int64_t b) {
+          fcs(b, fcm, fsm);
+          prep16(first_of(b), U, WF, q[b & 1], fcm, fsm);
+        },
+        [&](int64_t b, auto& next) {
+          const set_up& qb = q[b & 1];
+          fcs(b, fcm, fsm);
+          line_sink<float, float> ls(out + first_of(b) * K, U * K, K, P->stream != 0, &pend, static_cast<int>(b % U));
+          const int fsel = static_cast<int>(b & 1);
+          const bool ok = with_const_lmax(L, [&](auto lc) {
+            constexpr int LC = decltype(lc)::value;
+            if (P->stream != 0) return sh_fast_block<LC, float>(*P, qb.ct16, qb.st16, fcm, fsm, fscr, ls, next, &bg, fsel, fsm + N * WF, &qb.xlo16);
+            return sh_fast_block<LC, float>(*P, qb.ct16, qb.st16, fcm, fsm, fscr, ls, next, static_cast<no_defer*>(nullptr), 0, fsm + N * WF, &qb.xlo16);
+          });
+          if (!ok) {
+            bg.flush();          // the previous block's last lines first (F is about to be reused)
+            pend.flush_tails();  // this block's rows go out by the float64 path
+            fallback(first_of(b), U, WF, qb);
+          }
+        },
+        [&] {
+          bg.flush();
+          pend.flush();
+        });
     p0 = n / SB * SB;
   }
   for (; p0 < n; p0 += static_cast<int64_t>(WF)) {
@@ -992,12 +999,7 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
   // cos / sin (m phi) of a block, two buffers: block b reads buffer b & 1 while the next block
   // is prepared into the other (sh_fast_block's `early`).
   double* const cms = scr + std::max(core_scratch(L), fast_scratch(L));
-  double* cm = cms;
-  double* sm = cms + N * W;
-  auto cs_buf = [&](int64_t b, double*& c, double*& s_) {
-    c = cms + static_cast<std::size_t>(b & 1) * 2 * N * W;
-    s_ = c + N * W;
-  };
+  auto cm_of = [&](int64_t b) { return cms + static_cast<std::size_t>(b & 1) * 2 * N * W; };  // sin: + N W
   // f32_native: its float buffers take 6 (lmax+1) W doubles here, then the float64 set-up of two half blocks
   [[maybe_unused]] double* const dtmp = cms + 6 * N * W;
   double* stage = cms + 10 * N * W;
@@ -1009,7 +1011,6 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
 #if defined(POSENC_ISA_AVX512)
   line_pending<TO> pend;
   deferred_put<line_sink<TO>> bgput{line_sink<TO>(out, 0, 0, false, nullptr, 0)};
-  int64_t sb_c = 0, sb_b = 0;
 #endif
   // Set-up of one block: points first + j pstride (j < np): cos / sin theta into ct / st,
   // cos / sin (m phi) into cm / sm.
@@ -1030,31 +1031,26 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
     V X = load(xb), Y = load(yb), Z = load(zb);
     V rxy2 = X * X + Y * Y;
     const V mx = max(max(abs(X), abs(Y)), abs(Z));  // > 0 (validated)
-    const auto pos = rxy2 > zero;
-    V c1, s1;
+    auto pos = rxy2 > zero;
+    V ir, irs;  // 1 / r and 1 / r_xy (1 on the pole)
     if (all((mx >= V(0x1p-400)) & (mx <= V(0x1p400)) & (!pos | (rxy2 >= V(0x1p-900))))) {
       // No square can overflow or lose precision: two reciprocal square roots (no division;
       // see rsqrt), each product one more rounding (<= 4 ulp in all, inside the documented bound).
-      const V ir = rsqrt(rxy2 + Z * Z), irs = rsqrt(select(pos, rxy2, one));
-      ct = min(max(Z * ir, V(-1.0)), one);
-      st = (rxy2 * irs) * ir;
-      c1 = select(pos, X * irs, one);
-      s1 = select(pos, Y * irs, zero);
+      ir = rsqrt(rxy2 + Z * Z);
+      irs = rsqrt(select(pos, rxy2, one));
     } else {  // extreme magnitudes: scale by the largest component first, then divide
       const V imx = one / mx;
       X = X * imx;
       Y = Y * imx;
       Z = Z * imx;
       rxy2 = X * X + Y * Y;
-      const V r = sqrt(rxy2 + Z * Z), rxy = sqrt(rxy2);
-      const V ir = one / r;
-      ct = min(max(Z * ir, V(-1.0)), one);
-      st = rxy * ir;
-      const auto p2 = rxy > zero;
-      const V irs = one / select(p2, rxy, one);
-      c1 = select(p2, X * irs, one);
-      s1 = select(p2, Y * irs, zero);
+      pos = rxy2 > zero;
+      ir = one / sqrt(rxy2 + Z * Z);
+      irs = one / sqrt(select(pos, rxy2, one));
     }
+    ct = min(max(Z * ir, V(-1.0)), one);
+    st = (rxy2 * irs) * ir;
+    const V c1 = select(pos, X * irs, one), s1 = select(pos, Y * irs, zero);
     // e^{i m phi} = (cos phi + i sin phi)^m by complex multiplication: no trig. Two chains
     // (even and odd m, each stepping by e^{2 i phi}) halve the latency of the recurrence.
     const V c2 = c1 * c1 - s1 * s1, s2 = (c1 * s1) * V(2.0);
@@ -1080,17 +1076,21 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
       }
     }
   };
-  // One block (prepared): rows out + (first + j pstride) K. hook: see sh_fast_block.
-  auto block = [&](int64_t first, int64_t pstride, std::size_t np, bool lines, const V& ct, const V& st, auto&& hook) {
+  // One block (prepared; cos / sin (m phi) in cm / sm): rows out + (first + j pstride) K.
+  // b >= 0: block b of the whole-line super-blocks (line_sink), else plain tiles. hook: see
+  // sh_fast_block.
+  auto block = [&](int64_t first, int64_t pstride, std::size_t np, int64_t b, const V& ct, const V& st, const double* cm,
+                   const double* sm, auto&& hook) {
     TO* const row0 = out + first * K;
     const int64_t rstride = pstride * K;
 #if defined(POSENC_ISA_AVX512)
-    if (lines) {
-      line_sink<TO> ls(row0, rstride, K, P->stream != 0, &pend, static_cast<int>(sb_c));
+    if (b >= 0) {
+      constexpr int64_t U = 64 / static_cast<int64_t>(sizeof(TO));
+      line_sink<TO> ls(row0, rstride, K, P->stream != 0, &pend, static_cast<int>(b % U));
       // Non-temporal output (>= 16 MB): the last units of each block are put during the next
       // block's recurrence (measured 5.2 -> 4.6 ms at lmax 10, 64k points); an L2-resident
       // output is faster put at once (3.3 vs 4.2 ms).
-      const int fsel = static_cast<int>(sb_b & 1);
+      const int fsel = static_cast<int>(b & 1);
       const bool ok = with_const_lmax(P->lmax, [&](auto lc) {
         constexpr int LC = decltype(lc)::value;
         if (P->stream != 0) return sh_fast_block<LC>(*P, ct, st, cm, sm, scr, ls, hook, &bgput, fsel);
@@ -1101,7 +1101,7 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
       pend.flush_tails();  // this block's heads go out with the extended-range path below
     }
 #else
-    (void)lines;
+    (void)b;
     (void)hook;
 #endif
     const bool via_blk = stream && pstride == 1;
@@ -1130,7 +1130,7 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
 #if defined(POSENC_ISA_AVX512)
   if constexpr (std::is_same<TO, float>::value) {
     if (P->fab32 != nullptr) {
-      f32_native(P, n, out, scr, cms, dtmp, prep, block, cm, sm);
+      f32_native(P, n, out, scr, cms, dtmp, prep, block);
       if (P->stream != 0) fence();
       return;
     }
@@ -1143,42 +1143,23 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
   // outputs aligned to their element size; the tail takes the ordinary blocks below.
   constexpr int64_t U = 64 / static_cast<int64_t>(sizeof(TO)), SB = U * static_cast<int64_t>(W);
   if (P->fab && reinterpret_cast<std::uintptr_t>(out) % sizeof(TO) == 0 && n >= SB) {
-    // Blocks b = 0, 1, ...: super-block b / U, c = b % U. Block b + 1 is prepared inside block
-    // b (sh_fast_block's hook), or after it when block b took another path.
-    const int64_t nb = n / SB * U;
     auto first_of = [&](int64_t b) { return b / U * SB + b % U; };
-    V ct, st, nct, nst;
-    cs_buf(0, cm, sm);
-    prep(first_of(0), U, W, ct, st, cm, sm);
-    for (int64_t b = 0; b < nb; ++b) {
-      bool prepped = false;
-      cs_buf(b, cm, sm);
-      auto next = [&] {
-        double *cn, *sn;
-        cs_buf(b + 1, cn, sn);
-        if (b + 1 < nb) prep(first_of(b + 1), U, W, nct, nst, cn, sn);
-        prepped = true;
-      };
-      sb_c = b % U;
-      sb_b = b;
-      block(first_of(b), U, W, true, ct, st, next);
-      if (!prepped) next();
-      if (sb_c == U - 1) {  // the super-block's shared lines need all of its blocks' lines
-        bgput.flush();
-        pend.flush();
-      }
-      ct = nct;
-      st = nst;
-    }
+    V ct[2], st[2];  // by block parity, like the cos / sin (m phi) buffers
+    superblock_loop(
+        n / SB * U, U, [&](int64_t b) { prep(first_of(b), U, W, ct[b & 1], st[b & 1], cm_of(b), cm_of(b) + N * W); },
+        [&](int64_t b, auto& next) { block(first_of(b), U, W, b, ct[b & 1], st[b & 1], cm_of(b), cm_of(b) + N * W, next); },
+        [&] {
+          bgput.flush();
+          pend.flush();
+        });
     p0 = n / SB * SB;
   }
 #endif
   for (; p0 < n; p0 += static_cast<int64_t>(W)) {
     const std::size_t np = static_cast<std::size_t>(n - p0 < static_cast<int64_t>(W) ? n - p0 : static_cast<int64_t>(W));
     V ct, st;
-    cs_buf(0, cm, sm);
-    prep(p0, 1, np, ct, st, cm, sm);
-    block(p0, 1, np, false, ct, st, no_hook{});
+    prep(p0, 1, np, ct, st, cm_of(0), cm_of(0) + N * W);
+    block(p0, 1, np, int64_t(-1), ct, st, cm_of(0), cm_of(0) + N * W, no_hook{});
   }
   if (stream || (kHasStream && P->stream != 0)) fence();
 }

@@ -46,10 +46,9 @@ struct sph_plan {
   const double* fab;
   const double* fdiag;
   double fy00;
-  /// fab and fdiag rounded to float32, for the float32-native fast path (lmax <=
-  /// kSphF32NativeLmax, else nullptr).
+  /// fab rounded to float32, for the float32-native fast path (lmax <= kSphF32NativeLmax, else
+  /// nullptr; its seeds come from fdiag in float64).
   const float* fab32;
-  const float* fdiag32;
 };
 
 /// Highest lmax for which the sh_real kernels keep a whole block of points' outputs in scratch

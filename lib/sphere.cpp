@@ -30,7 +30,7 @@ int64_t sh_count(int32_t lmax) { return (int64_t(lmax) + 1) * (int64_t(lmax) + 1
 /// The recurrence plan (see sph_plan) and its storage.
 struct plan_store {
   std::vector<double> diag, sub, lscale, ab, fab, fdiag;
-  std::vector<float> fab32, fdiag32;
+  std::vector<float> fab32;
   sph_plan plan{};
 };
 
@@ -99,7 +99,6 @@ void make_plan(plan_store& ps, int norm, int32_t lmax, double cs) {
   p.fdiag = nullptr;
   p.fy00 = 0.0;
   p.fab32 = nullptr;
-  p.fdiag32 = nullptr;
   if (norm == -1 && lmax <= kSphFastLmax) {
     // The real basis' orthonormal recurrence for the column-wise fast path (sph_plan::fab).
     ps.fdiag.assign(N, 0.0);
@@ -118,9 +117,7 @@ void make_plan(plan_store& ps, int norm, int32_t lmax, double cs) {
     p.fy00 = 1.0 / std::sqrt(4.0 * kPi);
     if (lmax <= kSphF32NativeLmax) {  // the float32-native fast path: the same table, rounded
       ps.fab32.assign(ps.fab.begin(), ps.fab.end());
-      ps.fdiag32.assign(ps.fdiag.begin(), ps.fdiag.end());
       p.fab32 = ps.fab32.data();
-      p.fdiag32 = ps.fdiag32.data();
     }
   }
 }
