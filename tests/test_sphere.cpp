@@ -548,7 +548,9 @@ TEST_P(SphHarm, WholeLineWriterMatchesPerPointCallsBitwise) {
   const std::vector<double> d = normal_dirs(n, 21);
   std::vector<float> df(d.begin(), d.end());
   std::vector<double> dd(df.begin(), df.end());  // the same directions for both precisions
-  for (int L : {0, 1, 2, 3, 4, 5, 7, 10, 20}) {
+  // Every lmax with a compiled body (1..16: order-outer recurrence, kSphOrderOuterLmax) and one
+  // past it: the super-blocks take those bodies, the per-point calls the run-time-lmax one.
+  for (int L : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 20}) {
     const int64_t K = nsh(L);
     for (int off : {0, 1, 3, 7, 13}) {
       std::vector<double> a(static_cast<size_t>(n * K + 32)), b(static_cast<size_t>(n * K));
