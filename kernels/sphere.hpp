@@ -11,7 +11,8 @@
 // (unpack/permute on AVX2/AVX-512, zip on NEON): no scalar transpose, no gather/scatter.
 //
 // Real SH for lmax <= kSphFastLmax take sh_fast_block instead (orthonormal recurrence with
-// closed-form coefficients, values written straight into a feature-major L1 buffer), and on
+// closed-form coefficients, values written straight into a feature-major L1 buffer; for the
+// bodies compiled per lmax <= 16 order outer, degree inner, each column in registers), and on
 // AVX-512 the whole-line writer (line_sink): blocks of points whose rows share an alignment,
 // each transposed row one aligned 64-byte line, non-temporal for large outputs. float32 output
 // with lmax <= kSphF32NativeLmax runs the recurrence in float32 on AVX-512 (f32_native: 16
@@ -716,7 +717,7 @@ struct no_defer {
 /// LC > 0: lmax known at compile time (= P.lmax), so that every loop over degrees and orders has
 /// a constant trip count and is unrolled (no loop-exit mispredictions; see kSphUnrolledLmax).
 /// bg (deferred_put or no_defer): the previous block's last units, put interleaved with this
-/// block's degrees (all of them before this block's first own put); with a deferred_put, this
+/// block's degrees, or columns in the order-outer bodies (all of them before this block's first own put); with a deferred_put, this
 /// block's last units are left in bg in turn, read from feature buffer `fsel` (0 / 1), which
 /// the caller alternates.
 /// seeds: the sectoral values y_m^m, precomputed by the caller; required for float (the float
@@ -1189,16 +1190,7 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
     auto first_of = [&](int64_t b) { return b / U * SB + b % U; };
     V ct[2], st[2];  // by block parity, like the cos / sin (m phi) buffers
     superblock_loop(
-        n / SB * U, U,
-        [&](int64_t b) {
-          // The input of the super-block after next: its strided set-up loads would otherwise
-          // miss (measured -5 % at lmax 10 with the output streamed to DRAM).
-          if (b % U == 0 && (b / U + 3) * SB <= n) {
-            const char* a = reinterpret_cast<const char*>(xyz + 3 * (b / U + 2) * SB);
-            for (int64_t i = 0; i < 3 * SB * static_cast<int64_t>(sizeof(TI)); i += 64) __builtin_prefetch(a + i, 0, 3);
-          }
-          prep(first_of(b), U, W, ct[b & 1], st[b & 1], cm_of(b), cm_of(b) + N * W);
-        },
+        n / SB * U, U, [&](int64_t b) { prep(first_of(b), U, W, ct[b & 1], st[b & 1], cm_of(b), cm_of(b) + N * W); },
         [&](int64_t b, auto& next) { block(first_of(b), U, W, b, ct[b & 1], st[b & 1], cm_of(b), cm_of(b) + N * W, next); },
         [&] {
           bgput.flush();
