@@ -597,9 +597,7 @@ struct line_sink {
       }
     }
   }
-  /// Features [k0, k1) (k0 = first + a multiple of unit) from F (feature k at F + (k - fbase) 8;
-  /// F readable to a unit past k1).
-  /// The 8 rows' lines of features [k, k + unit) (transposed from F at src).
+  /// The R rows' lines of features [k, k + unit) (transposed from F at src).
   static void rows_of(const float* src, __m512* v) { transpose16_load(src, v); }
   static void rows_of(const double* src, typename LO::LV* v) {
     __m512d r[8];
@@ -626,7 +624,7 @@ struct line_sink {
     TO* a = line_at(k);
     for (int p = 0; p < R; ++p, a = reinterpret_cast<TO*>(reinterpret_cast<std::uintptr_t>(a) + rs)) partial(p, a, k, mask, v[p]);
   }
-  /// Features [k0, k1) (k0 = first + a multiple of unit) from F (feature k at F + (k - fbase) 8;
+  /// Features [k0, k1) (k0 = first + a multiple of unit) from F (feature k at F + (k - fbase) R;
   /// F readable to a unit past k1). Whole units inside the rows take the branch-free loop.
   void put(const TC* F, int64_t fbase, int64_t k0, int64_t k1) {
     const bool ntl = nt;  // a local: the stores below could alias *this
@@ -759,19 +757,25 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
   if (any((u != V(T(0))) & (abs(z) < V(kF ? T(0x1p-100) : T(0x1p-900))))) return false;
   early();
   const V zero(T(0));
-  stu(bufs[0], load(Z));
-  stu(bufs[1], zero);
   int64_t fbase = sink.first, kdone = sink.first;  // F starts at the sink's first unit (>= -unit)
   static_assert(Sink::unit <= 16, "F's leading zero units");
 #pragma GCC unroll 16
   for (int64_t k = 0; k < Sink::unit; ++k) stu(F + k * Wd, zero);  // features < 0 (no memset call)
-  stu(F - fbase * Wd, load(Z));
   // One recurrence step y_l = a x y_{l-1} + b y_{l-2} (with xlo: x + xlo); the same operations
   // in both loop orders, so both give the same bits.
   auto step = [&](const T* ab2, const V& p, const V& q) -> V {
     const V a(ab2[0]);
     if (xlo != nullptr) return madd(a * x, p, madd(a * *xlo, p, V(ab2[1]) * q));
     return madd(a * x, p, V(ab2[1]) * q);
+  };
+  // The previous block's units, an even share in each of the `slices` (degrees or columns) left.
+  auto spread = [&](int32_t slices) {
+    if constexpr (kDefer) {
+      const int64_t left = bg->units_left();
+      if (left > 0) bg->step((left + slices - 1) / slices);
+    } else {
+      (void)slices;
+    }
   };
   if constexpr (LC > 0 && LC <= kSphOrderOuterLmax) {
     // Order m outer, degree l inner (lmax known at compile time, every loop unrolled): the
@@ -781,16 +785,11 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
     // ready a step early); the L + 1 independent columns of the straight-line body overlap in
     // the out-of-order window. F holds the whole block (fast_cap).
     T* const f0 = F - fbase * Wd;  // feature 0
-    int64_t u0 = 0;
-    if constexpr (kDefer) u0 = bg->units_left();
     const int64_t KK = static_cast<int64_t>(N) * static_cast<int64_t>(N);
 #pragma GCC unroll 17
     for (int32_t m = 0; m <= L; ++m) {
       if constexpr (!kDefer) sink.prefetch(KK * (m + 1) / (L + 1));
-      if constexpr (kDefer) {  // the previous block's units, in proportion to the columns' work
-        const int64_t left = bg->units_left();
-        if (left > 0) bg->step((left + (L - m)) / (L - m + 1));
-      }
+      spread(L + 1 - m);  // even per column (measured better than in proportion to its work)
       const std::size_t o = static_cast<std::size_t>(m) * W;
       const V c = m > 0 ? load(cm + o) : zero, s = m > 0 ? load(sm + o) : zero;
       V y2 = zero, y1 = load(Z + o);
@@ -813,14 +812,14 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
       }
     }
   } else {
+  stu(bufs[0], load(Z));  // the state rows: y_0 and y_{-1} = 0
+  stu(bufs[1], zero);
+  stu(F - fbase * Wd, load(Z));
 #pragma GCC unroll 16
   for (int32_t l = 1; l <= L; ++l) {
     const int64_t lw = static_cast<int64_t>(l);
     if constexpr (!kDefer) sink.prefetch((lw + 1) * (lw + 1));  // degree l's output lines
-    if constexpr (kDefer) {  // spread the previous block's units over this block's degrees
-      const int64_t left = bg->units_left();
-      if (left > 0) bg->step((left + (L - l)) / (L - l + 1));
-    }
+    spread(L + 1 - l);
     if ((lw + 1) * (lw + 1) - fbase > cap) {  // degree l would not fit: drain whole units
       if constexpr (kDefer) bg->flush();
       const int64_t kout = kdone + (lw * lw - kdone) / Sink::unit * Sink::unit;
