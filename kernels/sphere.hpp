@@ -140,44 +140,87 @@ inline double* align64(double* p) {
   return reinterpret_cast<double*>((u + 63u) & ~static_cast<std::uintptr_t>(63u));
 }
 
-/// Copies `bytes` from src to dst with non-temporal stores where the ISA has them (x86: aligned
-/// 64/32-byte streaming stores after a memcpy head; memcpy tail). Callers end with fence().
-inline void stream_bytes(void* dst, const void* src, std::size_t bytes) {
-#if defined(POSENC_ISA_AVX512) || defined(POSENC_ISA_AVX2)
+/// Contiguous output written through a 64-byte aligned staging buffer in whole lines, with
+/// non-temporal stores where the ISA has them (x86). Blocks whose bytes follow one another in the
+/// output share a line at each boundary: the first part of that line (the previous block's last
+/// bytes) is held in buf[0..held) and written whole, non-temporally, with the next block. Written
+/// as two partial ordinary stores instead (a memcpy head and tail, as before), that line cost a
+/// read-for-ownership from DRAM per block, and an ordinary store that misses holds up every later
+/// store: measured 12.0 -> 7.6 ms at lmax 10 float64 on the AVX2 path (docs/PERFORMANCE.md,
+/// session 5). Only a line shared with output written some other way (or the call's first and
+/// last line) gets ordinary stores of its own bytes.
+/// Per block: where = begin(dst), write nbytes at `where`, end(nbytes). finish() writes the held
+/// bytes; callers then fence().
+struct line_stream {
+  char* buf;             ///< 64-byte aligned; 128 bytes more than the largest block
+  char* line = nullptr;  ///< destination line of buf[0..64)
+  std::size_t v0 = 0;    ///< buf[v0..held) are this line's bytes so far
+  std::size_t held = 0;  ///< 0: nothing held
+  std::size_t pos = 0;   ///< offset of the current block in buf
+  explicit line_stream(void* b) : buf(static_cast<char*>(b)) {}
+  char* begin(void* dst) {
+    char* d = static_cast<char*>(dst);
+    const std::size_t o = reinterpret_cast<std::uintptr_t>(d) & 63u;
+    if (held != 0 && !(d - o == line && held == o)) finish();  // not contiguous with the held bytes
+    if (held == 0) {
+      line = d - o;
+      v0 = o;
+    }
+    pos = o;
+    return buf + o;
+  }
+  void end(std::size_t nbytes) {
+    const std::size_t total = pos + nbytes, full = total & ~static_cast<std::size_t>(63);
+    if (full == 0) {  // still inside the first line
+      held = total;
+      return;
+    }
+    std::size_t i = 0;
+    if (v0 != 0) {  // the first line is not all ours: its bytes only
+      std::memcpy(line + v0, buf + v0, 64 - v0);
+      i = 64;
+    }
+    for (; i < full; i += 64) put_line(line + i, buf + i);
+    held = total - full;
+    if (held != 0) {  // the last, partial line moves to the front (buf has 64 readable bytes there)
+      copy_line(buf, buf + full);
+      line += full;
+      v0 = 0;
+    }
+  }
+  void finish() {
+    if (held > v0) std::memcpy(line + v0, buf + v0, held - v0);
+    held = 0;
+  }
+
+ private:
+  static void copy_line(char* d, const char* s) {
 #if defined(POSENC_ISA_AVX512)
-  constexpr std::size_t A = 64;
+    _mm512_store_si512(reinterpret_cast<__m512i*>(d), _mm512_load_si512(reinterpret_cast<const __m512i*>(s)));
 #else
-  constexpr std::size_t A = 32;
-#endif
-  char* d = static_cast<char*>(dst);
-  const char* s = static_cast<const char*>(src);
-  std::size_t head = (A - (reinterpret_cast<std::uintptr_t>(d) & (A - 1))) & (A - 1);
-  if (head > bytes) head = bytes;
-  std::memcpy(d, s, head);
-  d += head;
-  s += head;
-  bytes -= head;
-  for (; bytes >= A; bytes -= A, d += A, s += A) {
-#if defined(POSENC_ISA_AVX512)
-    _mm512_stream_si512(reinterpret_cast<__m512i*>(d), _mm512_loadu_si512(s));
-#else
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(d), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)));
+    std::memcpy(d, s, 64);
 #endif
   }
-  std::memcpy(d, s, bytes);
+  static void put_line(char* d, const char* s) {
+#if defined(POSENC_ISA_AVX512)
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(d), _mm512_load_si512(reinterpret_cast<const __m512i*>(s)));
+#elif defined(POSENC_ISA_AVX2)
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(d), _mm256_load_si256(reinterpret_cast<const __m256i*>(s)));
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(d + 32), _mm256_load_si256(reinterpret_cast<const __m256i*>(s + 32)));
 #else
-  std::memcpy(dst, src, bytes);
+    std::memcpy(d, s, 64);
 #endif
-}
+  }
+};
 
-/// Orders the non-temporal stores of stream_bytes before any later store (x86 sfence).
+/// Orders the non-temporal stores of line_stream before any later store (x86 sfence).
 inline void fence() {
 #if defined(POSENC_ISA_AVX512) || defined(POSENC_ISA_AVX2)
   _mm_sfence();
 #endif
 }
 
-/// True where stream_bytes has non-temporal stores.
+/// True where line_stream has non-temporal stores.
 constexpr bool kHasStream =
 #if defined(POSENC_ISA_AVX512) || defined(POSENC_ISA_AVX2)
     true;
@@ -898,7 +941,7 @@ inline void legendre_impl(const sph_plan* P, const TI* x, int64_t n, TO* out, do
 /// Doubles of sh_real's streaming block (W (lmax+1)^2 outputs, 64-byte aligned) where it applies.
 inline int64_t stream_blk_doubles(int32_t lmax) {
   const int64_t N = static_cast<int64_t>(lmax) + 1;
-  return lmax <= kSphStreamLmax ? static_cast<int64_t>(W) * N * N + 8 : 0;
+  return lmax <= kSphStreamLmax ? static_cast<int64_t>(W) * N * N + 16 : 0;  // + line_stream's 128 bytes
 }
 
 /// The driver of the whole-line super-blocks: blocks b = 0 .. nb-1, block c = b % U of
@@ -1046,10 +1089,11 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
   // f32_native: its float buffers take 6 (lmax+1) W doubles here, then the float64 set-up of two half blocks
   [[maybe_unused]] double* const dtmp = cms + 6 * N * W;
   double* stage = cms + 10 * N * W;
-  // Streaming: each block's outputs are written point-major into blk (L1/L2) and then copied
-  // to out with non-temporal stores (contiguous: the W points of a block are adjacent rows).
+  // Streaming: each block's outputs are written point-major into line_stream's buffer (L1/L2)
+  // and then copied to out in whole lines with non-temporal stores (contiguous: the W points of
+  // a block are adjacent rows, and consecutive blocks adjacent too).
   const bool stream = kHasStream && P->stream != 0 && L <= kSphStreamLmax;
-  TO* const blk = stream ? reinterpret_cast<TO*>(align64(stage + stage_doubles(L))) : nullptr;  // stream_blk_doubles
+  line_stream lstream(stream ? align64(stage + stage_doubles(L)) : nullptr);  // stream_blk_doubles
   const V one(1.0), zero(0.0);
 #if defined(POSENC_ISA_AVX512)
   line_pending<TO> pend;
@@ -1148,7 +1192,7 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
     (void)hook;
 #endif
     const bool via_blk = stream && pstride == 1;
-    TO* const dst = via_blk ? blk : row0;
+    TO* const dst = via_blk ? reinterpret_cast<TO*>(lstream.begin(row0)) : row0;
     bool done = false;
     if (P->fab) {
       tile_sink<TO> ts{dst, rstride, np};
@@ -1168,12 +1212,13 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
       });
       em.finish();
     }
-    if (via_blk) stream_bytes(row0, blk, np * static_cast<std::size_t>(K) * sizeof(TO));
+    if (via_blk) lstream.end(np * static_cast<std::size_t>(K) * sizeof(TO));
   };
 #if defined(POSENC_ISA_AVX512)
   if constexpr (std::is_same<TO, float>::value) {
     if (P->fab32 != nullptr) {
       f32_native(P, n, out, scr, cms, dtmp, prep, block);
+      lstream.finish();
       if (P->stream != 0) fence();
       return;
     }
@@ -1204,6 +1249,7 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
     prep(p0, 1, np, ct, st, cm_of(0), cm_of(0) + N * W);
     block(p0, 1, np, int64_t(-1), ct, st, cm_of(0), cm_of(0) + N * W, no_hook{});
   }
+  lstream.finish();
   if (stream || (kHasStream && P->stream != 0)) fence();
 }
 

@@ -643,13 +643,24 @@ TEST_P(SphHarm, LargeOutputStreamedPathMatchesSmallCallsBitwise) {
 #else
   const int f32_last = 1;
 #endif
-  for (int L : {10, 60})
+  // lmax 0 and 1: blocks of 16 to 256 bytes, so the line a block shares with the next is held
+  // across several blocks (line_stream: a block inside one line, a line completed by the next).
+#if defined(__aarch64__)
+  const std::vector<int> Ls = {10, 60};
+#else
+  const std::vector<int> Ls = {0, 1, 10, 60};
+#endif
+  for (int L : Ls)
   for (int f32 = 0; f32 <= f32_last; ++f32) {
     const int64_t K = nsh(L);
-    const int64_t n = L == 10 ? (f32 ? 34677 : 17339) : (f32 ? 1201 : 601);  // odd: a partial last block
+    int64_t n = L == 10 ? (f32 ? 34677 : 17339) : (f32 ? 1201 : 601);  // odd: a partial last block
+    if (L == 0) n = f32 ? 4194305 : 2097153;  // 16 MB + one point
+    if (L == 1) n = f32 ? 1048577 : 524289;
     auto dirs = test_dirs(static_cast<size_t>(n), 16);
-    if (L == 60)
-      for (size_t p : {40, 77, 300, 590}) {
+    // lmax 10: also in the last, ordinary blocks (two of them apart), so that the float32 path's
+    // float64 fallback streams blocks that do not follow the previous streamed block.
+    if (L == 60 || L == 10)
+      for (size_t p : {size_t(40), size_t(77), size_t(300), size_t(590), size_t(n - 50), size_t(n - 10)}) {
         dirs[3 * p] = 1e-30;  // sin(theta)^60 underflows, in float32 too
         dirs[3 * p + 1] = 0.0;
         dirs[3 * p + 2] = 1.0;
