@@ -941,7 +941,7 @@ inline void legendre_impl(const sph_plan* P, const TI* x, int64_t n, TO* out, do
 /// Doubles of sh_real's streaming block (W (lmax+1)^2 outputs, 64-byte aligned) where it applies.
 inline int64_t stream_blk_doubles(int32_t lmax) {
   const int64_t N = static_cast<int64_t>(lmax) + 1;
-  return lmax <= kSphStreamLmax ? static_cast<int64_t>(W) * N * N + 16 : 0;  // + line_stream's 128 bytes
+  return kHasStream && lmax <= kSphStreamLmax ? static_cast<int64_t>(W) * N * N + 16 : 0;  // + line_stream's 128 bytes
 }
 
 /// The driver of the whole-line super-blocks: blocks b = 0 .. nb-1, block c = b % U of

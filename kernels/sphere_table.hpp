@@ -52,10 +52,13 @@ struct sph_plan {
 };
 
 /// Highest lmax for which the sh_real kernels keep a whole block of points' outputs in scratch
-/// (W (lmax+1)^2 values, <= 40 KB: L1) and may stream it out with non-temporal stores. Measured
-/// (dev VM, 64k points, 1 thread): 2x at L = 10 f64, neutral to slower at L = 40 (the block
-/// then spills to L2).
-constexpr int32_t kSphStreamLmax = 24;
+/// (W (lmax+1)^2 values: <= 40 KB, L1, to lmax 24 on AVX-512; <= 136 KB, L2, at 64 on AVX2) and
+/// stream it out in whole lines (line_stream) for outputs >= 16 MB, outside the AVX-512 whole-line
+/// super-blocks. Measured (64k points, 1 thread, AVX2 path): lmax 40 f64 150 -> 119 ms, f32
+/// 71 -> 67 ms once line_stream held the shared lines (session 5; before, with a partial ordinary
+/// store at each block boundary, it was neutral to slower and the limit was 24); at lmax 100
+/// f64 equal, f32 slower (368 -> 428 ms), hence 64.
+constexpr int32_t kSphStreamLmax = 64;
 
 /// Highest lmax for which float32 real SH run the recurrence itself in float32 on AVX-512 (16
 /// points per vector instead of 8, 16 x 16 transposes; set-up, seeds and the rounding error of
