@@ -183,7 +183,7 @@ struct line_stream {
     for (; i < full; i += 64) put_line(line + i, buf + i);
     held = total - full;
     if (held != 0) {  // the last, partial line moves to the front (buf has 64 readable bytes there)
-      copy_line(buf, buf + full);
+      std::memcpy(buf, buf + full, 64);  // 64-byte aligned, disjoint (full >= 64)
       line += full;
       v0 = 0;
     }
@@ -194,13 +194,6 @@ struct line_stream {
   }
 
  private:
-  static void copy_line(char* d, const char* s) {
-#if defined(POSENC_ISA_AVX512)
-    _mm512_store_si512(reinterpret_cast<__m512i*>(d), _mm512_load_si512(reinterpret_cast<const __m512i*>(s)));
-#else
-    std::memcpy(d, s, 64);
-#endif
-  }
   static void put_line(char* d, const char* s) {
 #if defined(POSENC_ISA_AVX512)
     _mm512_stream_si512(reinterpret_cast<__m512i*>(d), _mm512_load_si512(reinterpret_cast<const __m512i*>(s)));
@@ -689,14 +682,7 @@ struct line_sink {
 };
 #endif
 
-/// Real SH of one block of W points by the fast path (plan.fab set): x = cos theta, u = sin theta,
-/// cm / sm = cos / sin (m phi) per m. Degree l outer, order m inner (every step of the inner loop
-/// independent: no latency chain), two state rows in L1, and each value written straight to
-/// its two output features (Y_l^m cos m phi at l(l+1)+m, Y_l^m sin m phi at l(l+1)-m) in the SoA
-/// buffer F. Whole units of features go to the sink whenever F is about to fill, so the output
-/// stores are spread over the block's arithmetic.
-/// Returns false, having written nothing, when a lane off the pole has a sectoral seed below
-/// 2^-900 (sin theta^lmax tiny): such a block needs the extended-exponent path (core).
+/// sh_fast_block's default `early`: nothing to prepare.
 struct no_hook {
   void operator()() const {}
 };
@@ -750,6 +736,15 @@ struct no_defer {
   void flush() {}
 };
 
+/// Real SH of one block of W points by the fast path (plan.fab set): x = cos theta, u = sin theta,
+/// cm / sm = cos / sin (m phi) per m. Each value is written straight to its two output features
+/// (Y_l^m cos m phi at l(l+1)+m, Y_l^m sin m phi at l(l+1)-m) in the SoA buffer F. Run-time lmax
+/// and lmax > kSphOrderOuterLmax: degree l outer, order m inner (every step of the inner loop
+/// independent: no latency chain), two state rows in L1, and whole units of features go to the
+/// sink whenever F is about to fill, so the output stores are spread over the block's
+/// arithmetic. Compiled lmax <= kSphOrderOuterLmax: order outer, degree inner (see the body).
+/// Returns false, having written nothing, when a lane off the pole has a sectoral seed below
+/// 2^-900 (float: 2^-100; sin theta^lmax tiny): such a block needs the extended-exponent path.
 /// `early` runs once the block is known to take this path, before the recurrence: the caller
 /// prepares the next block there (into the other cm / sm buffer), so that the latency chain of
 /// that set-up (square roots, the e^{i m phi} powers) hides under this block's arithmetic: the
@@ -758,15 +753,15 @@ struct no_defer {
 /// LC > 0: lmax known at compile time (= P.lmax), so that every loop over degrees and orders has
 /// a constant trip count and is unrolled (no loop-exit mispredictions; see kSphUnrolledLmax).
 /// bg (deferred_put or no_defer): the previous block's last units, put interleaved with this
-/// block's degrees, or columns in the order-outer bodies (all of them before this block's first own put); with a deferred_put, this
-/// block's last units are left in bg in turn, read from feature buffer `fsel` (0 / 1), which
-/// the caller alternates.
+/// block's degrees (or columns, in the order-outer bodies), all of them before this block's
+/// first own put; with a deferred_put, this block's last units are left in bg in turn, read
+/// from feature buffer `fsel` (0 / 1), which the caller alternates.
 /// seeds: the sectoral values y_m^m, precomputed by the caller; required for float (the float
 /// path takes them from float64), ignored for double (computed here from u).
-/// xlo: the rounding error of x (cos theta = x + xlo), for the float32 path. The zonal column
-/// (m = 0) then uses x + xlo: near the poles dP_l/dx ~ l^2 / 2, so the float rounding of x alone
-/// cost 3e-6 of the block at lmax 10 (l^2 growth); the columns m >= 1 carry sin(theta)^m and
-/// are insensitive to it.
+/// xlo: the rounding error of x (cos theta = x + xlo), for the float32 path; every step then
+/// uses x + xlo. The zonal column (m = 0) is the one that needs it: near the poles
+/// dP_l/dx ~ l^2 / 2, so the float rounding of x alone cost 3e-6 of the block at lmax 10 (l^2
+/// growth); the columns m >= 1 carry sin(theta)^m and are insensitive to it.
 template <int LC = 0, class T = double, class Sink, class Hook = no_hook, class Bg = no_defer>
 inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, const T* cm, const T* sm, T* scr,
                           Sink& sink, Hook&& early = Hook{}, Bg* bg = nullptr, int fsel = 0,
