@@ -140,8 +140,11 @@ inline double* align64(double* p) {
   return reinterpret_cast<double*>((u + 63u) & ~static_cast<std::uintptr_t>(63u));
 }
 
-/// Contiguous output written through a 64-byte aligned staging buffer in whole lines, with
-/// non-temporal stores where the ISA has them (x86). Blocks whose bytes follow one another in the
+/// Contiguous output written through a 64-byte aligned staging buffer in whole lines: non-temporal
+/// stores where the ISA has them (x86) and the output is large, else ordinary aligned line stores
+/// (an L2-resident output written in whole lines from L1 rather than by the row stores of the
+/// tiles, a third of which split a line: measured 5.8 -> 4.3 ms at lmax 10 float64 on the AVX2
+/// path, docs/PERFORMANCE.md, session 6). Blocks whose bytes follow one another in the
 /// output share a line at each boundary: the first part of that line (the previous block's last
 /// bytes) is held in buf[0..held) and written whole, non-temporally, with the next block. Written
 /// as two partial ordinary stores instead (a memcpy head and tail, as before), that line cost a
@@ -157,7 +160,8 @@ struct line_stream {
   std::size_t v0 = 0;    ///< buf[v0..held) are this line's bytes so far
   std::size_t held = 0;  ///< 0: nothing held
   std::size_t pos = 0;   ///< offset of the current block in buf
-  explicit line_stream(void* b) : buf(static_cast<char*>(b)) {}
+  bool nt;               ///< non-temporal line stores (else ordinary aligned ones)
+  line_stream(void* b, bool non_temporal) : buf(static_cast<char*>(b)), nt(non_temporal) {}
   char* begin(void* dst) {
     char* d = static_cast<char*>(dst);
     const std::size_t o = reinterpret_cast<std::uintptr_t>(d) & 63u;
@@ -180,7 +184,11 @@ struct line_stream {
       std::memcpy(line + v0, buf + v0, 64 - v0);
       i = 64;
     }
-    for (; i < full; i += 64) put_line(line + i, buf + i);
+    if (nt) {
+      for (; i < full; i += 64) put_line(line + i, buf + i);
+    } else {
+      for (; i < full; i += 64) std::memcpy(line + i, buf + i, 64);
+    }
     held = total - full;
     if (held != 0) {  // the last, partial line moves to the front (buf has 64 readable bytes there)
       std::memcpy(buf, buf + full, 64);  // 64-byte aligned, disjoint (full >= 64)
@@ -403,11 +411,43 @@ inline int64_t fast_scratch(int32_t lmax) {
   return (3 * N + 2 * (fast_cap(lmax) + 16) + 1) * Wd;  // two buffers (+ a unit of slack each)
 }
 
+#if defined(POSENC_ISA_AVX2)
+/// 4 x 4 transpose of the feature vectors src[0..4) (4 doubles each, 16-byte aligned) into
+/// r[p] = (src[0][p], ..., src[3][p]). The first stage (128-bit halves) is done by the loads,
+/// the second by 4 unpacks: 4 shuffle-port operations instead of the 8 of transpose().
+inline void transpose4_load(const double* src, __m256d* r) {
+  auto half = [&](int i, int j) {  // (src[i][h], src[i][h+1], src[j][h], src[j][h+1]) with h = 0 / 2 below
+    return _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_load_pd(src + i)), _mm_load_pd(src + j), 1);
+  };
+  const __m256d a = half(0, 8), b = half(4, 12), c = half(2, 10), d = half(6, 14);
+  r[0] = _mm256_unpacklo_pd(a, b);
+  r[1] = _mm256_unpackhi_pd(a, b);
+  r[2] = _mm256_unpacklo_pd(c, d);
+  r[3] = _mm256_unpackhi_pd(c, d);
+}
+#endif
+
 /// Writes features [k0, k1) of the W points of a block, held feature-major in F (feature k at
 /// F + (k - fbase) W), into the point-major rows dst + p * stride (p < np), tile by tile with
 /// the in-register transpose; c < W features only in the last tile.
 template <class TO>
 inline void put_tiles(const double* F, int64_t fbase, int64_t k0, int64_t k1, TO* dst, int64_t stride, std::size_t np) {
+#if defined(POSENC_ISA_AVX2)
+  if (np == W) {  // full blocks: straight-line tiles, rows stored from registers
+    int64_t k = k0;
+    for (; k + 4 <= k1; k += 4) {
+      __m256d r[4];
+      transpose4_load(F + (k - fbase) * 4, r);
+      TO* d = dst + k;
+      store_row(d, V(r[0]));
+      store_row(d + stride, V(r[1]));
+      store_row(d + 2 * stride, V(r[2]));
+      store_row(d + 3 * stride, V(r[3]));
+    }
+    if (k < k1) store_tile(F + (k - fbase) * 4, static_cast<std::size_t>(k1 - k), dst + k, stride, np);
+    return;
+  }
+#endif
   for (int64_t k = k0; k < k1; k += static_cast<int64_t>(W)) {
     const std::size_t c = static_cast<std::size_t>(k1 - k < static_cast<int64_t>(W) ? k1 - k : static_cast<int64_t>(W));
     store_tile(F + (k - fbase) * static_cast<int64_t>(W), c, dst + k, stride, np);
@@ -1071,6 +1111,28 @@ inline void f32_native(const sph_plan* P, int64_t n, float* out, double* scr, do
 }
 #endif
 
+/// The coordinate at q + 3 pstride j of the W points j < W, as doubles. A gather where the ISA
+/// has one: W scalar stores and a vector load of them (the fallback) cannot be forwarded, so the
+/// load waits until every earlier store (the previous block's output) has left the store buffer,
+/// which serialized consecutive blocks (44 % of the AVX2 time at lmax 10, resident output).
+template <class TI>
+inline V gather_coord(const TI* q, int64_t pstride) {
+  const int64_t s = 3 * pstride;
+#if defined(POSENC_ISA_AVX2)
+  const __m256i idx = _mm256_set_epi64x(3 * s, 2 * s, s, 0);
+  if constexpr (std::is_same<TI, double>::value) return V(_mm256_i64gather_pd(q, idx, 8));
+  else return V(_mm256_cvtps_pd(_mm256_i64gather_ps(q, idx, 4)));
+#elif defined(POSENC_ISA_AVX512)
+  const __m512i idx = _mm512_mullo_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0), _mm512_set1_epi64(s));
+  if constexpr (std::is_same<TI, double>::value) return V(_mm512_i64gather_pd(idx, q, 8));
+  else return V(_mm512_cvtps_pd(_mm512_i64gather_ps(idx, q, 4)));
+#else
+  alignas(64) double b[W];
+  for (std::size_t i = 0; i < W; ++i) b[i] = static_cast<double>(q[static_cast<int64_t>(i) * s]);
+  return load(b);
+#endif
+}
+
 template <class TI, class TO>
 inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, double* scr_in) {
   double* scr = align64(scr_in);
@@ -1087,8 +1149,8 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
   // Streaming: each block's outputs are written point-major into line_stream's buffer (L1/L2)
   // and then copied to out in whole lines with non-temporal stores (contiguous: the W points of
   // a block are adjacent rows, and consecutive blocks adjacent too).
-  const bool stream = kHasStream && P->stream != 0 && L <= kSphStreamLmax;
-  line_stream lstream(stream ? align64(stage + stage_doubles(L)) : nullptr);  // stream_blk_doubles
+  const bool stream = kHasStream && L <= kSphStreamLmax;
+  line_stream lstream(stream ? align64(stage + stage_doubles(L)) : nullptr, P->stream != 0);  // stream_blk_doubles
   const V one(1.0), zero(0.0);
 #if defined(POSENC_ISA_AVX512)
   line_pending<TO> pend;
@@ -1097,20 +1159,30 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
   // Set-up of one block: points first + j pstride (j < np): cos / sin theta into ct / st,
   // cos / sin (m phi) into cm / sm.
   auto prep = [&](int64_t first, int64_t pstride, std::size_t np, V& ct, V& st, double* cmo, double* smo) {
-    alignas(64) double xb[W], yb[W], zb[W];
-    for (std::size_t i = 0; i < W; ++i) {
-      if (i < np) {
-        const TI* q = xyz + 3 * (first + static_cast<int64_t>(i) * pstride);
-        xb[i] = static_cast<double>(q[0]);
-        yb[i] = static_cast<double>(q[1]);
-        zb[i] = static_cast<double>(q[2]);
-      } else {
-        xb[i] = 0.0;
-        yb[i] = 0.0;
-        zb[i] = 1.0;
+    V X, Y, Z;
+    if (np == W) {
+      const TI* q = xyz + 3 * first;
+      X = gather_coord(q, pstride);
+      Y = gather_coord(q + 1, pstride);
+      Z = gather_coord(q + 2, pstride);
+    } else {
+      alignas(64) double xb[W], yb[W], zb[W];
+      for (std::size_t i = 0; i < W; ++i) {
+        if (i < np) {
+          const TI* q = xyz + 3 * (first + static_cast<int64_t>(i) * pstride);
+          xb[i] = static_cast<double>(q[0]);
+          yb[i] = static_cast<double>(q[1]);
+          zb[i] = static_cast<double>(q[2]);
+        } else {
+          xb[i] = 0.0;
+          yb[i] = 0.0;
+          zb[i] = 1.0;
+        }
       }
+      X = load(xb);
+      Y = load(yb);
+      Z = load(zb);
     }
-    V X = load(xb), Y = load(yb), Z = load(zb);
     V rxy2 = X * X + Y * Y;
     const V mx = max(max(abs(X), abs(Y)), abs(Z));  // > 0 (validated)
     auto pos = rxy2 > zero;
@@ -1186,12 +1258,26 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
     (void)b;
     (void)hook;
 #endif
-    const bool via_blk = stream && pstride == 1;
+    // Staged (line_stream): large outputs (non-temporal lines), and L2-resident float64 blocks
+    // of 1 to 16 KB (ordinary whole lines; measured at lmax 10 float64, AVX2: 5.8 -> 4.3 ms,
+    // lmax 20: 22.7 -> 17.5; below 1 KB the staging costs more than the split stores (lmax 3:
+    // 1.0 -> 1.3 ms), above 16 KB the buffer crowds L1 (lmax 40: 98 -> 112 ms); float32 rows
+    // split fewer lines: neutral).
+    const std::size_t blk_bytes = W * static_cast<std::size_t>(K) * sizeof(TO);
+    const bool via_blk = stream && pstride == 1 &&
+                         (P->stream != 0 || (sizeof(TO) == 8 && blk_bytes >= 1024 && blk_bytes <= 16384));
     TO* const dst = via_blk ? reinterpret_cast<TO*>(lstream.begin(row0)) : row0;
     bool done = false;
     if (P->fab) {
       tile_sink<TO> ts{dst, rstride, np};
-      done = sh_fast_block(*P, ct, st, cm, sm, scr, ts);
+      if (np == W) {  // lmax known at compile time (unrolled; order outer to kSphOrderOuterLmax)
+        done = with_const_lmax(P->lmax, [&](auto lc) {
+          constexpr int LC = decltype(lc)::value;
+          return sh_fast_block<LC>(*P, ct, st, cm, sm, scr, ts);
+        });
+      } else {
+        done = sh_fast_block(*P, ct, st, cm, sm, scr, ts);
+      }
     }
     if (!done) {
       emitter<TO> em(stage, dst, rstride, np);
