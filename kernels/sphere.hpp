@@ -1000,22 +1000,71 @@ inline void superblock_loop(int64_t nb, int64_t U, SetUp&& set_up, Run&& run, En
   }
 }
 
-#if defined(POSENC_ISA_AVX512)
+#if defined(POSENC_ISA_AVX2)
+/// 8 x 8 transpose of the float feature vectors src[0..8) (16-byte aligned, 8 floats each) into
+/// r[p] = (src[0][p], ..., src[7][p]). The loads put features i and i + 4 of 4 points in the two
+/// 128-bit halves (inserted from memory); then a 4 x 4 transpose runs in both halves at once
+/// (4 unpacks and 4 shuffles per 4 points): 16 shuffle-port operations per 64 values.
+inline void transpose8f_load(const float* src, __m256* r) {
+  for (int h = 0; h < 2; ++h) {
+    __m256 a[4];
+    for (int i = 0; i < 4; ++i)
+      a[i] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(src + 8 * i + 4 * h)), _mm_load_ps(src + 8 * (i + 4) + 4 * h), 1);
+    const __m256 t0 = _mm256_unpacklo_ps(a[0], a[1]), t1 = _mm256_unpackhi_ps(a[0], a[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(a[2], a[3]), t3 = _mm256_unpackhi_ps(a[2], a[3]);
+    r[4 * h] = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    r[4 * h + 1] = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    r[4 * h + 2] = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    r[4 * h + 3] = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+  }
+}
+
+/// Output of the float32-native fast block on AVX2: 8 x 8 tiles (transpose8f_load) stored into
+/// the rows dst + p * stride, p < np (the last c < 8 features by partial stores). F is readable
+/// a unit past k1 (fast_cap).
+struct tile8f_sink {
+  using elem = float;
+  static constexpr int64_t unit = 8;
+  static constexpr int64_t first = 0;
+  float* dst;
+  int64_t stride;
+  std::size_t np;
+  void put(const float* F, int64_t fbase, int64_t k0, int64_t k1) {
+    for (int64_t k = k0; k < k1; k += unit) {
+      __m256 r[8];
+      transpose8f_load(F + (k - fbase) * unit, r);
+      float* d = dst + k;
+      if (k1 - k >= unit && np == 8) {
+        for (int p = 0; p < 8; ++p) _mm256_storeu_ps(d + p * stride, r[p]);
+      } else {
+        const std::size_t c = static_cast<std::size_t>(k1 - k < unit ? k1 - k : unit);
+        for (std::size_t p = 0; p < np; ++p) store_partial(d + static_cast<int64_t>(p) * stride, vec<float>(r[p]), c);
+      }
+    }
+  }
+  void prefetch(int64_t) {}
+};
+#endif
+
+#if defined(POSENC_ISA_AVX512) || defined(POSENC_ISA_AVX2)
 /// Float32 real SH with the recurrence itself in float32 (lmax <= kSphF32NativeLmax): blocks of
-/// 16 points (one __m512), set up in float64 as two halves of 8 (sh_real_impl's prep) and
-/// narrowed, so that the only float32 error is the recurrence's own (docs/ACCURACY.md).
-/// Super-blocks of 16 x 16 points go through the whole-line writer (line_sink<float, float>),
-/// the rest through 16 x 16 tiles. A block whose smallest seed leaves the float range
-/// (sh_fast_block returns false) is computed by sh_real_impl's float64 `block` in two halves.
+/// 2W points (one float vector: 16 on AVX-512, 8 on AVX2), set up in float64 as two halves of W
+/// (sh_real_impl's prep) and narrowed, so that the only float32 error is the recurrence's own
+/// (docs/ACCURACY.md); per lane the same operations on both ISAs. AVX-512: super-blocks of
+/// 16 x 16 points go through the whole-line writer (line_sink<float, float>), the rest through
+/// 16 x 16 tiles. AVX2: 8 x 8 tiles (tile8f_sink), through line_stream (ls) when `staged`, the
+/// full blocks with the bodies compiled per lmax. A block whose smallest seed leaves the float
+/// range (sh_fast_block returns false) is computed by sh_real_impl's float64 `block` in two
+/// halves.
 /// scr: fast-path scratch; cms: 6 (lmax+1) W doubles for two float buffers of cos / sin (m phi)
 /// and the seeds;
 /// dtmp: 4 (lmax+1) W doubles for the float64 set-up of the two halves.
 template <class Prep, class Block>
 inline void f32_native(const sph_plan* P, int64_t n, float* out, double* scr, double* cms, double* dtmp, Prep& prep,
-                       Block& block) {
+                       Block& block, [[maybe_unused]] line_stream& ls, [[maybe_unused]] bool staged) {
   using VF = vec<float>;
   constexpr std::size_t WF = width<float>;
-  static_assert(WF == 16, "AVX-512 only");
+  static_assert(WF == 2 * W, "two float64 halves per float block");
   const int32_t L = P->lmax;
   const std::size_t N = static_cast<std::size_t>(L) + 1;
   const int64_t K = (static_cast<int64_t>(L) + 1) * (static_cast<int64_t>(L) + 1);
@@ -1031,18 +1080,29 @@ inline void f32_native(const sph_plan* P, int64_t n, float* out, double* scr, do
     VF ct16, st16, xlo16;  // cos theta = ct16 + xlo16 (the float rounding error kept)
   };
   auto narrow = [](const V& a, const V& b) -> VF {
+#if defined(POSENC_ISA_AVX512)
     return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(a)), _mm512_cvtpd_ps(b), 1);
+#else
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(a)), _mm256_cvtpd_ps(b), 1);
+#endif
   };
-  // Points first + j pstride, j < np <= 16, into q and the float buffers cmo / smo.
+  auto widen = [](const VF& v, int h) -> V {  // lanes [W h, W h + W) as float64
+#if defined(POSENC_ISA_AVX512)
+    return _mm512_cvtps_pd(h == 0 ? _mm512_castps512_ps256(v) : _mm512_extractf32x8_ps(v, 1));
+#else
+    return _mm256_cvtps_pd(h == 0 ? _mm256_castps256_ps128(v) : _mm256_extractf128_ps(v, 1));
+#endif
+  };
+  constexpr int64_t Wi = static_cast<int64_t>(W);
+  // Points first + j pstride, j < np <= 2 W, into q and the float buffers cmo / smo.
   auto prep16 = [&](int64_t first, int64_t pstride, std::size_t np, set_up& q, float* cmo, float* smo) {
     for (int h = 0; h < 2; ++h) {
-      const std::size_t nh = np > 8 * static_cast<std::size_t>(h) ? std::min<std::size_t>(np - 8 * static_cast<std::size_t>(h), 8) : 0;
-      prep(first + 8 * h * pstride, pstride, nh, q.ct[h], q.st[h], hc[h], hc[h] + N * W);
+      const std::size_t nh = np > W * static_cast<std::size_t>(h) ? std::min<std::size_t>(np - W * static_cast<std::size_t>(h), W) : 0;
+      prep(first + Wi * h * pstride, pstride, nh, q.ct[h], q.st[h], hc[h], hc[h] + N * W);
     }
     q.ct16 = narrow(q.ct[0], q.ct[1]);
     q.st16 = narrow(q.st[0], q.st[1]);
-    q.xlo16 = narrow(q.ct[0] - V(_mm512_cvtps_pd(_mm512_castps512_ps256(q.ct16))),
-                     q.ct[1] - V(_mm512_cvtps_pd(_mm512_extractf32x8_ps(q.ct16, 1))));  // exact differences
+    q.xlo16 = narrow(q.ct[0] - widen(q.ct16, 0), q.ct[1] - widen(q.ct16, 1));  // exact differences
     // The sectoral seeds in float64, rounded once: the float32 product chain would carry ~3 L
     // roundings into every value of the block (measured 6.9e-6 against 4.4e-6 at lmax 31).
     V z[2] = {V(P->fy00), V(P->fy00)};
@@ -1059,12 +1119,13 @@ inline void f32_native(const sph_plan* P, int64_t n, float* out, double* scr, do
   };
   // A block the float range cannot hold: both halves by the float64 path (hc still holds them).
   auto fallback = [&](int64_t first, int64_t pstride, std::size_t np, const set_up& q) {
-    for (int h = 0; h < 2 && np > 8 * static_cast<std::size_t>(h); ++h)
-      block(first + 8 * h * pstride, pstride, std::min<std::size_t>(np - 8 * static_cast<std::size_t>(h), 8), int64_t(-1),
+    for (int h = 0; h < 2 && np > W * static_cast<std::size_t>(h); ++h)
+      block(first + Wi * h * pstride, pstride, std::min<std::size_t>(np - W * static_cast<std::size_t>(h), W), int64_t(-1),
             q.ct[h], q.st[h], hc[h], hc[h] + N * W, no_hook{});
   };
   float *fcm = nullptr, *fsm = nullptr;
   int64_t p0 = 0;
+#if defined(POSENC_ISA_AVX512)
   constexpr int64_t U = 16, SB = U * static_cast<int64_t>(WF);
   if (reinterpret_cast<std::uintptr_t>(out) % sizeof(float) == 0 && n >= SB) {
     line_pending<float, 16> pend;
@@ -1099,14 +1160,33 @@ inline void f32_native(const sph_plan* P, int64_t n, float* out, double* scr, do
         });
     p0 = n / SB * SB;
   }
+#endif
   for (; p0 < n; p0 += static_cast<int64_t>(WF)) {
     const std::size_t np = static_cast<std::size_t>(std::min<int64_t>(n - p0, static_cast<int64_t>(WF)));
     set_up q;
     fcs(0, fcm, fsm);
     prep16(p0, 1, np, q, fcm, fsm);
+#if defined(POSENC_ISA_AVX512)
     tile16_sink ts{out + p0 * K, K, np};
     if (!sh_fast_block<0, float>(*P, q.ct16, q.st16, fcm, fsm, fscr, ts, no_hook{}, static_cast<no_defer*>(nullptr), 0, fsm + N * WF, &q.xlo16))
       fallback(p0, 1, np, q);
+#else
+    // begin() twice for the same rows is harmless: a failed block stages nothing and its
+    // fallback writes the rows itself.
+    float* const dst = staged ? reinterpret_cast<float*>(ls.begin(out + p0 * K)) : out + p0 * K;
+    tile8f_sink ts{dst, K, np};
+    bool ok;
+    if (np == WF) {
+      ok = with_const_lmax(L, [&](auto lc) {
+        constexpr int LC = decltype(lc)::value;
+        return sh_fast_block<LC, float>(*P, q.ct16, q.st16, fcm, fsm, fscr, ts, no_hook{}, static_cast<no_defer*>(nullptr), 0, fsm + N * WF, &q.xlo16);
+      });
+    } else {
+      ok = sh_fast_block<0, float>(*P, q.ct16, q.st16, fcm, fsm, fscr, ts, no_hook{}, static_cast<no_defer*>(nullptr), 0, fsm + N * WF, &q.xlo16);
+    }
+    if (!ok) fallback(p0, 1, np, q);
+    else if (staged) ls.end(np * static_cast<std::size_t>(K) * sizeof(float));
+#endif
   }
 }
 #endif
@@ -1151,6 +1231,12 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
   // a block are adjacent rows, and consecutive blocks adjacent too).
   const bool stream = kHasStream && L <= kSphStreamLmax;
   line_stream lstream(stream ? align64(stage + stage_doubles(L)) : nullptr, P->stream != 0);  // stream_blk_doubles
+  // Blocks staged through line_stream: large outputs (non-temporal lines), and L2-resident
+  // blocks of 1 to 16 KB (ordinary whole lines; AVX2, lmax 10: float64 5.8 -> 4.3 ms, float32
+  // native 4.0 -> 3.6; lmax 20 float64 22.7 -> 17.5). Below 1 KB the staging costs more than the
+  // split row stores (lmax 3: 1.0 -> 1.3 ms), above 16 KB the buffer crowds L1 (lmax 40:
+  // 98 -> 112 ms).
+  auto staged_for = [&](std::size_t blk_bytes) { return stream && (P->stream != 0 || (blk_bytes >= 1024 && blk_bytes <= 16384)); };
   const V one(1.0), zero(0.0);
 #if defined(POSENC_ISA_AVX512)
   line_pending<TO> pend;
@@ -1258,14 +1344,8 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
     (void)b;
     (void)hook;
 #endif
-    // Staged (line_stream): large outputs (non-temporal lines), and L2-resident float64 blocks
-    // of 1 to 16 KB (ordinary whole lines; measured at lmax 10 float64, AVX2: 5.8 -> 4.3 ms,
-    // lmax 20: 22.7 -> 17.5; below 1 KB the staging costs more than the split stores (lmax 3:
-    // 1.0 -> 1.3 ms), above 16 KB the buffer crowds L1 (lmax 40: 98 -> 112 ms); float32 rows
-    // split fewer lines: neutral).
-    const std::size_t blk_bytes = W * static_cast<std::size_t>(K) * sizeof(TO);
-    const bool via_blk = stream && pstride == 1 &&
-                         (P->stream != 0 || (sizeof(TO) == 8 && blk_bytes >= 1024 && blk_bytes <= 16384));
+    // float32 rows of 4 points written from float64 split fewer lines: staging them was neutral.
+    const bool via_blk = pstride == 1 && (P->stream != 0 || sizeof(TO) == 8) && staged_for(W * static_cast<std::size_t>(K) * sizeof(TO));
     TO* const dst = via_blk ? reinterpret_cast<TO*>(lstream.begin(row0)) : row0;
     bool done = false;
     if (P->fab) {
@@ -1295,10 +1375,10 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
     }
     if (via_blk) lstream.end(np * static_cast<std::size_t>(K) * sizeof(TO));
   };
-#if defined(POSENC_ISA_AVX512)
+#if defined(POSENC_ISA_AVX512) || defined(POSENC_ISA_AVX2)
   if constexpr (std::is_same<TO, float>::value) {
     if (P->fab32 != nullptr) {
-      f32_native(P, n, out, scr, cms, dtmp, prep, block);
+      f32_native(P, n, out, scr, cms, dtmp, prep, block, lstream, staged_for(2 * W * static_cast<std::size_t>(K) * sizeof(float)));
       lstream.finish();
       if (P->stream != 0) fence();
       return;

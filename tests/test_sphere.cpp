@@ -574,6 +574,43 @@ TEST_P(SphHarm, WholeLineWriterMatchesPerPointCallsBitwise) {
   }
 }
 
+/// Every tail size: n = 1 .. 40 points (full blocks of 4, 8 or 16 points and a last block of
+/// every size np < W, partial float32 tiles), at lmax 3 (blocks of < 1 KB, not staged), 10 (the
+/// compiled order-outer body, staged through line_stream) and 17 (run-time lmax), output
+/// misaligned by one element. Same bits as one-point calls, and no element outside the output
+/// written (a tail block storing rows past its last point shows as an overwritten poison).
+TEST_P(SphHarm, EveryTailSizeMatchesPerPointCallsBitwise) {
+  const std::vector<double> d = normal_dirs(40, 29);
+  std::vector<float> df(d.begin(), d.end());
+  std::vector<double> dd(df.begin(), df.end());
+  for (int L : {3, 10, 17}) {
+    const int64_t K = nsh(L);
+    std::vector<double> b(static_cast<size_t>(40 * K));
+    std::vector<float> bf(static_cast<size_t>(40 * K));
+    for (int64_t i = 0; i < 40; ++i) {
+      ASSERT_EQ(posenc_sph_harm_real_f64(L, dd.data() + 3 * i, 1, b.data() + i * K), POSENC_OK);
+      ASSERT_EQ(posenc_sph_harm_real_f32(L, df.data() + 3 * i, 1, bf.data() + i * K), POSENC_OK);
+    }
+    for (int64_t n = 1; n <= 40; ++n) {
+      std::vector<double> a(static_cast<size_t>(n * K + 2 * K));
+      std::vector<float> af(static_cast<size_t>(n * K + 2 * K));
+      poison(a);
+      poison(af);
+      ASSERT_EQ(posenc_sph_harm_real_f64(L, dd.data(), n, a.data() + 1), POSENC_OK);
+      ASSERT_EQ(posenc_sph_harm_real_f32(L, df.data(), n, af.data() + 1), POSENC_OK);
+      for (size_t i = 0; i < a.size(); ++i) {
+        const bool inside = i >= 1 && i < size_t(1 + n * K);
+        ASSERT_EQ(is_poison(a[i]), !inside) << "L " << L << " n " << n << " i " << i;
+        ASSERT_EQ(is_poison(af[i]), !inside) << "L " << L << " n " << n << " i " << i;
+        if (inside) {
+          ASSERT_TRUE(same_bits(std::vector<double>{a[i]}, std::vector<double>{b[i - 1]})) << "L " << L << " n " << n << " i " << i;
+          ASSERT_TRUE(same_bits(std::vector<float>{af[i]}, std::vector<float>{bf[i - 1]})) << "L " << L << " n " << n << " i " << i;
+        }
+      }
+    }
+  }
+}
+
 /// A block with a point off the pole whose sin(theta)^lmax underflows takes the extended-range
 /// recurrence instead of the fast path; inside a super-block of the line writer its neighbours'
 /// shared lines must still be written. Checked against Boost, nothing outside the output touched.
