@@ -15,8 +15,8 @@
 // bodies compiled per lmax <= 16 order outer, degree inner, each column in registers), and on
 // AVX-512 the whole-line writer (line_sink): blocks of points whose rows share an alignment,
 // each transposed row one aligned 64-byte line, non-temporal for large outputs. float32 output
-// with lmax <= kSphF32NativeLmax runs the recurrence in float32 on AVX-512 (f32_native: 16
-// points per vector, 16 x 16 transposes). Measurements and the history of these choices:
+// with lmax <= kSphF32NativeLmax runs the recurrence in float32 on AVX-512 and AVX2 (f32_native:
+// 16 / 8 points per vector, 16 x 16 / 8 x 8 transposes). Measurements and the history of these choices:
 // docs/PERFORMANCE.md (Sphere); the float32 error budget: docs/ACCURACY.md.
 #pragma once
 
@@ -220,6 +220,14 @@ inline void fence() {
   _mm_sfence();
 #endif
 }
+
+/// True on the AVX-512 path.
+constexpr bool kIsAvx512 =
+#if defined(POSENC_ISA_AVX512)
+    true;
+#else
+    false;
+#endif
 
 /// True where line_stream has non-temporal stores.
 constexpr bool kHasStream =
@@ -806,7 +814,7 @@ template <int LC = 0, class T = double, class Sink, class Hook = no_hook, class 
 inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, const T* cm, const T* sm, T* scr,
                           Sink& sink, Hook&& early = Hook{}, Bg* bg = nullptr, int fsel = 0,
                           const T* seeds = nullptr, const vec<T>* xlo = nullptr) {
-  using V = vec<T>;  // float: the float32-native path (16 lanes on AVX-512), table fab32, seeds given
+  using V = vec<T>;  // float: the float32-native path (16 lanes on AVX-512, 8 on AVX2), table fab32, seeds given
   constexpr std::size_t W = width<T>;
   constexpr bool kF = std::is_same<T, float>::value;
   constexpr bool kDefer = !std::is_same<Bg, no_defer>::value;
@@ -1350,7 +1358,11 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
     bool done = false;
     if (P->fab) {
       tile_sink<TO> ts{dst, rstride, np};
-      if (np == W) {  // lmax known at compile time (unrolled; order outer to kSphOrderOuterLmax)
+      // Full blocks: lmax known at compile time (unrolled; order outer to kSphOrderOuterLmax).
+      // Not on AVX-512, where these blocks are only the tail and the fallback of the whole-line
+      // super-blocks: the 16 more bodies there made the super-block loop slower (lmax 10 float64,
+      // resident: 2.9 -> 3.4 ms).
+      if (np == W && !kIsAvx512) {
         done = with_const_lmax(P->lmax, [&](auto lc) {
           constexpr int LC = decltype(lc)::value;
           return sh_fast_block<LC>(*P, ct, st, cm, sm, scr, ts);

@@ -641,8 +641,8 @@ TEST_P(SphHarm, ExtendedRangeBlocksInsideWholeLineSuperBlocks) {
   }
 }
 
-/// float32 real SH for lmax <= kSphF32NativeLmax run the recurrence in float32 on AVX-512 (other
-/// ISAs: float64, rounded once). Either way every degree block must stay within 1e-5 (relative,
+/// float32 real SH for lmax <= kSphF32NativeLmax run the recurrence in float32 on AVX-512 and
+/// AVX2 (scalar, NEON: float64, rounded once). Either way every degree block must stay within 1e-5 (relative,
 /// rms over the block) of the float64 values of the same float32 directions: random points in
 /// whole-line super-blocks and in the tail, and near-pole points whose blocks leave the float
 /// range (sin(theta)^lmax < 2^-100: the float64 path for that block) or the double range.

@@ -434,11 +434,11 @@ POSENC_API posenc_status posenc_sph_kernel_f64(int32_t lmax, const double* weigh
  *  (including poles, near-poles and 1e-300 / 1e300 lengths); sum_m Y_lm^2 = (2l+1)/(4 pi) to
  *  8e-14 relative at lmax 150 and 5.2e-13 at lmax 1000; orthonormal under Gauss-Legendre x
  *  uniform quadrature to 1e-12 (lmax 20); equivariant under posenc_wigner_d_real_f64 to 1e-12.
- *  posenc_sph_harm_real_f32 takes float32 input. For lmax > 16, and on every ISA but AVX-512,
- *  it computes in float64 and rounds the output once: observed <= 5.5e-8 relative to the float64
+ *  posenc_sph_harm_real_f32 takes float32 input. For lmax > 16, and on the scalar and NEON
+ *  paths, it computes in float64 and rounds the output once: observed <= 5.5e-8 relative to the float64
  *  result per degree block (rms) at lmax 150 (bound tested 1e-7; sphericart's float path fails
- *  from l ~ 19). On AVX-512 with lmax <= 16 the recurrence itself runs in float32 (16 points per
- *  vector; set-up, sectoral seeds and the rounding error of cos theta kept from float64; blocks
+ *  from l ~ 19). On AVX-512 and AVX2 with lmax <= 16 the recurrence itself runs in float32 (16 / 8
+ *  points per vector, the same operations per lane on both; set-up, sectoral seeds and the rounding error of cos theta kept from float64; blocks
  *  whose seeds leave the float range take the float64 path): measured worst 2.1e-6 (lmax 10),
  *  3.7e-6 (lmax 16) per degree block over 400k random directions, tested <= 1e-5 (the contract)
  *  up to lmax 33 on every ISA. Its bits therefore differ between ISAs (within those bounds).
