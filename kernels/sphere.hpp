@@ -526,27 +526,6 @@ inline void transpose16_load(const float* src, __m512* r) {
   }
 }
 
-/// Output of the float32-native fast block outside the whole-line super-blocks: 16 x 16 tiles
-/// (transpose16_load) stored into the rows dst + p * stride, p < np (masked for the last c < 16).
-struct tile16_sink {
-  using elem = float;
-  static constexpr int64_t unit = 16;
-  static constexpr int64_t first = 0;
-  float* dst;
-  int64_t stride;
-  std::size_t np;
-  void put(const float* F, int64_t fbase, int64_t k0, int64_t k1) {
-    for (int64_t k = k0; k < k1; k += unit) {
-      __m512 r[16];
-      transpose16_load(F + (k - fbase) * 16, r);
-      const int64_t c = k1 - k < unit ? k1 - k : unit;
-      const __mmask16 m = static_cast<__mmask16>(c >= 16 ? 0xFFFFu : (1u << c) - 1u);
-      for (std::size_t p = 0; p < np; ++p) _mm512_mask_storeu_ps(dst + static_cast<int64_t>(p) * stride + k, m, r[p]);
-    }
-  }
-  void prefetch(int64_t) {}
-};
-
 /// Whole-line stores of TO elements (one 64-byte line: 8 doubles or 16 floats).
 template <class TO>
 struct line_vec;
@@ -1027,27 +1006,38 @@ inline void transpose8f_load(const float* src, __m256* r) {
   }
 }
 
-/// Output of the float32-native fast block on AVX2: 8 x 8 tiles (transpose8f_load) stored into
-/// the rows dst + p * stride, p < np (the last c < 8 features by partial stores). F is readable
-/// a unit past k1 (fast_cap).
-struct tile8f_sink {
+#endif
+
+#if defined(POSENC_ISA_AVX512) || defined(POSENC_ISA_AVX2)
+/// Output of the float32-native fast block outside the AVX-512 whole-line super-blocks: tiles of
+/// width<float> features x points (16 x 16 by transpose16_load, 8 x 8 by transpose8f_load)
+/// stored into the rows dst + p * stride, p < np; the last c < unit features of each row by a
+/// masked (AVX-512) or partial (AVX2) store. F is readable a unit past k1 (fast_cap).
+struct ftile_sink {
   using elem = float;
-  static constexpr int64_t unit = 8;
+  static constexpr int64_t unit = static_cast<int64_t>(width<float>);
   static constexpr int64_t first = 0;
   float* dst;
   int64_t stride;
   std::size_t np;
   void put(const float* F, int64_t fbase, int64_t k0, int64_t k1) {
     for (int64_t k = k0; k < k1; k += unit) {
+      const std::size_t c = static_cast<std::size_t>(k1 - k < unit ? k1 - k : unit);
+      float* const d = dst + k;
+#if defined(POSENC_ISA_AVX512)
+      __m512 r[16];
+      transpose16_load(F + (k - fbase) * unit, r);
+      const __mmask16 m = static_cast<__mmask16>(c >= 16 ? 0xFFFFu : (1u << c) - 1u);
+      for (std::size_t p = 0; p < np; ++p) _mm512_mask_storeu_ps(d + static_cast<int64_t>(p) * stride, m, r[p]);
+#else
       __m256 r[8];
       transpose8f_load(F + (k - fbase) * unit, r);
-      float* d = dst + k;
-      if (k1 - k >= unit && np == 8) {
-        for (int p = 0; p < 8; ++p) _mm256_storeu_ps(d + p * stride, r[p]);
-      } else {
-        const std::size_t c = static_cast<std::size_t>(k1 - k < unit ? k1 - k : unit);
-        for (std::size_t p = 0; p < np; ++p) store_partial(d + static_cast<int64_t>(p) * stride, vec<float>(r[p]), c);
+      for (std::size_t p = 0; p < np; ++p) {
+        float* const row = d + static_cast<int64_t>(p) * stride;
+        if (c == 8) _mm256_storeu_ps(row, r[p]);
+        else store_partial(row, vec<float>(r[p]), c);
       }
+#endif
     }
   }
   void prefetch(int64_t) {}
@@ -1059,17 +1049,17 @@ struct tile8f_sink {
 /// 2W points (one float vector: 16 on AVX-512, 8 on AVX2), set up in float64 as two halves of W
 /// (sh_real_impl's prep) and narrowed, so that the only float32 error is the recurrence's own
 /// (docs/ACCURACY.md); per lane the same operations on both ISAs. AVX-512: super-blocks of
-/// 16 x 16 points go through the whole-line writer (line_sink<float, float>), the rest through
-/// 16 x 16 tiles. AVX2: 8 x 8 tiles (tile8f_sink), through line_stream (ls) when `staged`, the
-/// full blocks with the bodies compiled per lmax. A block whose smallest seed leaves the float
-/// range (sh_fast_block returns false) is computed by sh_real_impl's float64 `block` in two
-/// halves.
+/// 16 x 16 points go through the whole-line writer (line_sink<float, float>). The other blocks
+/// (all of them on AVX2, whose full blocks run the bodies compiled per lmax) go through
+/// ftile_sink, staged through line_stream ls when `staged`. A block whose smallest seed leaves
+/// the float range (sh_fast_block returns false) is computed by sh_real_impl's float64 `block`
+/// in two halves.
 /// scr: fast-path scratch; cms: 6 (lmax+1) W doubles for two float buffers of cos / sin (m phi)
 /// and the seeds;
 /// dtmp: 4 (lmax+1) W doubles for the float64 set-up of the two halves.
 template <class Prep, class Block>
 inline void f32_native(const sph_plan* P, int64_t n, float* out, double* scr, double* cms, double* dtmp, Prep& prep,
-                       Block& block, [[maybe_unused]] line_stream& ls, [[maybe_unused]] bool staged) {
+                       Block& block, line_stream& ls, bool staged) {
   using VF = vec<float>;
   constexpr std::size_t WF = width<float>;
   static_assert(WF == 2 * W, "two float64 halves per float block");
@@ -1174,27 +1164,20 @@ inline void f32_native(const sph_plan* P, int64_t n, float* out, double* scr, do
     set_up q;
     fcs(0, fcm, fsm);
     prep16(p0, 1, np, q, fcm, fsm);
-#if defined(POSENC_ISA_AVX512)
-    tile16_sink ts{out + p0 * K, K, np};
-    if (!sh_fast_block<0, float>(*P, q.ct16, q.st16, fcm, fsm, fscr, ts, no_hook{}, static_cast<no_defer*>(nullptr), 0, fsm + N * WF, &q.xlo16))
-      fallback(p0, 1, np, q);
-#else
-    // begin() twice for the same rows is harmless: a failed block stages nothing and its
-    // fallback writes the rows itself.
+    // Staged through ls when `staged` (begin() twice for the same rows is harmless: a failed
+    // block stages nothing and its fallback writes the rows itself); on AVX2 full blocks run
+    // the bodies compiled per lmax.
     float* const dst = staged ? reinterpret_cast<float*>(ls.begin(out + p0 * K)) : out + p0 * K;
-    tile8f_sink ts{dst, K, np};
+    ftile_sink ts{dst, K, np};
+    auto run = [&](auto lc) {
+      constexpr int LC = decltype(lc)::value;
+      return sh_fast_block<LC, float>(*P, q.ct16, q.st16, fcm, fsm, fscr, ts, no_hook{}, static_cast<no_defer*>(nullptr), 0, fsm + N * WF, &q.xlo16);
+    };
     bool ok;
-    if (np == WF) {
-      ok = with_const_lmax(L, [&](auto lc) {
-        constexpr int LC = decltype(lc)::value;
-        return sh_fast_block<LC, float>(*P, q.ct16, q.st16, fcm, fsm, fscr, ts, no_hook{}, static_cast<no_defer*>(nullptr), 0, fsm + N * WF, &q.xlo16);
-      });
-    } else {
-      ok = sh_fast_block<0, float>(*P, q.ct16, q.st16, fcm, fsm, fscr, ts, no_hook{}, static_cast<no_defer*>(nullptr), 0, fsm + N * WF, &q.xlo16);
-    }
+    if constexpr (kIsAvx512) ok = run(std::integral_constant<int, 0>{});
+    else ok = np == WF ? with_const_lmax(L, run) : run(std::integral_constant<int, 0>{});
     if (!ok) fallback(p0, 1, np, q);
     else if (staged) ls.end(np * static_cast<std::size_t>(K) * sizeof(float));
-#endif
   }
 }
 #endif
@@ -1234,17 +1217,17 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
   // f32_native: its float buffers take 6 (lmax+1) W doubles here, then the float64 set-up of two half blocks
   [[maybe_unused]] double* const dtmp = cms + 6 * N * W;
   double* stage = cms + 10 * N * W;
-  // Streaming: each block's outputs are written point-major into line_stream's buffer (L1/L2)
-  // and then copied to out in whole lines with non-temporal stores (contiguous: the W points of
-  // a block are adjacent rows, and consecutive blocks adjacent too).
-  const bool stream = kHasStream && L <= kSphStreamLmax;
-  line_stream lstream(stream ? align64(stage + stage_doubles(L)) : nullptr, P->stream != 0);  // stream_blk_doubles
+  // Staging: a block's outputs are written point-major into line_stream's buffer (L1/L2) and
+  // then copied to out in whole lines, non-temporal for large outputs (contiguous: the W points
+  // of a block are adjacent rows, and consecutive blocks adjacent too).
+  const bool staging = kHasStream && L <= kSphStreamLmax;
+  line_stream lstream(staging ? align64(stage + stage_doubles(L)) : nullptr, P->stream != 0);  // stream_blk_doubles
   // Blocks staged through line_stream: large outputs (non-temporal lines), and L2-resident
   // blocks of 1 to 16 KB (ordinary whole lines; AVX2, lmax 10: float64 5.8 -> 4.3 ms, float32
   // native 4.0 -> 3.6; lmax 20 float64 22.7 -> 17.5). Below 1 KB the staging costs more than the
   // split row stores (lmax 3: 1.0 -> 1.3 ms), above 16 KB the buffer crowds L1 (lmax 40:
   // 98 -> 112 ms).
-  auto staged_for = [&](std::size_t blk_bytes) { return stream && (P->stream != 0 || (blk_bytes >= 1024 && blk_bytes <= 16384)); };
+  auto staged_for = [&](std::size_t blk_bytes) { return staging && (P->stream != 0 || (blk_bytes >= 1024 && blk_bytes <= 16384)); };
   const V one(1.0), zero(0.0);
 #if defined(POSENC_ISA_AVX512)
   line_pending<TO> pend;
@@ -1358,18 +1341,13 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
     bool done = false;
     if (P->fab) {
       tile_sink<TO> ts{dst, rstride, np};
+      auto run = [&](auto lc) { return sh_fast_block<decltype(lc)::value>(*P, ct, st, cm, sm, scr, ts); };
       // Full blocks: lmax known at compile time (unrolled; order outer to kSphOrderOuterLmax).
       // Not on AVX-512, where these blocks are only the tail and the fallback of the whole-line
       // super-blocks: the 16 more bodies there made the super-block loop slower (lmax 10 float64,
       // resident: 2.9 -> 3.4 ms).
-      if (np == W && !kIsAvx512) {
-        done = with_const_lmax(P->lmax, [&](auto lc) {
-          constexpr int LC = decltype(lc)::value;
-          return sh_fast_block<LC>(*P, ct, st, cm, sm, scr, ts);
-        });
-      } else {
-        done = sh_fast_block(*P, ct, st, cm, sm, scr, ts);
-      }
+      if constexpr (kIsAvx512) done = run(std::integral_constant<int, 0>{});
+      else done = np == W ? with_const_lmax(P->lmax, run) : run(std::integral_constant<int, 0>{});
     }
     if (!done) {
       emitter<TO> em(stage, dst, rstride, np);
@@ -1423,7 +1401,7 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
     block(p0, 1, np, int64_t(-1), ct, st, cm_of(0), cm_of(0) + N * W, no_hook{});
   }
   lstream.finish();
-  if (stream || (kHasStream && P->stream != 0)) fence();
+  if (kHasStream && P->stream != 0) fence();
 }
 
 }  // namespace sph
