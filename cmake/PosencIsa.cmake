@@ -15,7 +15,7 @@ function(posenc_add_isa_objects isa sources)
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/include)
   target_link_libraries(${target} PRIVATE xsimd)
   if(isa STREQUAL "avx2")
-    target_compile_options(${target} PRIVATE -mavx2 -mfma)
+    target_compile_options(${target} PRIVATE -mavx2 -mfma -mprfchw)
   elseif(isa STREQUAL "avx512")
     target_compile_options(${target} PRIVATE -mavx2 -mfma -mavx512f -mavx512dq -mavx512bw -mavx512vl -mprfchw
       -Wno-maybe-uninitialized -Wno-uninitialized)  # GCC 12 false positives inside avx512fintrin.h
