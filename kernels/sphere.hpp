@@ -16,7 +16,9 @@
 // AVX-512 the whole-line writer (line_sink): blocks of points whose rows share an alignment,
 // each transposed row one aligned 64-byte line, non-temporal for large outputs. float32 output
 // with lmax <= kSphF32NativeLmax runs the recurrence in float32 on AVX-512 and AVX2 (f32_native:
-// 16 / 8 points per vector, 16 x 16 / 8 x 8 transposes). Measurements and the history of these choices:
+// 16 / 8 points per vector, 16 x 16 / 8 x 8 transposes). Blocks too large for L1 (over 16 KB)
+// prefetch their rows' lines for writing degree by degree (tile_sink) and, on AVX2 with a large
+// output, stream each row through its own line_stream (row_stream_sink). Measurements and the history of these choices:
 // docs/PERFORMANCE.md (Sphere); the float32 error budget: docs/ACCURACY.md.
 #pragma once
 
