@@ -223,6 +223,12 @@ inline void fence() {
 #endif
 }
 
+/// A block of points whose output exceeds this many bytes does not stay in L1 (with the
+/// recurrence's own buffers): staged through line_stream only up to it when L2-resident, its rows'
+/// lines prefetched for writing beyond it (tile_sink, line_sink), streamed row by row beyond it
+/// on AVX2 (row_stream_sink). Measurements at each use.
+constexpr int64_t kSphL1BlockBytes = 16384;
+
 /// True on the AVX-512 path.
 constexpr bool kIsAvx512 =
 #if defined(POSENC_ISA_AVX512)
@@ -440,21 +446,39 @@ inline void transpose4_load(const double* src, __m256d* r) {
 /// Writes features [k0, k1) of the W points of a block, held feature-major in F (feature k at
 /// F + (k - fbase) W), into the point-major rows dst + p * stride (p < np), tile by tile with
 /// the in-register transpose; c < W features only in the last tile.
+#if defined(POSENC_ISA_AVX2)
+/// Features [k0, k1) of the 4 points of a full block, held feature-major in F (feature k at
+/// F + (k - fbase) 4), into the point-major rows: feature k of point p to d[p] + k. Tiles by
+/// transpose4_load, rows stored straight from registers; the last k1 - k < 4 features by
+/// partial stores (F is readable a unit past k1: fast_cap).
+template <class TO>
+inline void put_tiles4(const double* F, int64_t fbase, int64_t k0, int64_t k1, TO* const* d) {
+  int64_t k = k0;
+  for (; k + 4 <= k1; k += 4) {
+    __m256d r[4];
+    transpose4_load(F + (k - fbase) * 4, r);
+    store_row(d[0] + k, V(r[0]));
+    store_row(d[1] + k, V(r[1]));
+    store_row(d[2] + k, V(r[2]));
+    store_row(d[3] + k, V(r[3]));
+  }
+  if (k < k1) {
+    __m256d r[4];
+    transpose4_load(F + (k - fbase) * 4, r);
+    for (std::size_t p = 0; p < 4; ++p) store_row_partial(d[p] + k, V(r[p]), static_cast<std::size_t>(k1 - k));
+  }
+}
+#endif
+
+/// Writes features [k0, k1) of the W points of a block, held feature-major in F (feature k at
+/// F + (k - fbase) W), into the point-major rows dst + p * stride (p < np), tile by tile with
+/// the in-register transpose; c < W features only in the last tile.
 template <class TO>
 inline void put_tiles(const double* F, int64_t fbase, int64_t k0, int64_t k1, TO* dst, int64_t stride, std::size_t np) {
 #if defined(POSENC_ISA_AVX2)
   if (np == W) {  // full blocks: straight-line tiles, rows stored from registers
-    int64_t k = k0;
-    for (; k + 4 <= k1; k += 4) {
-      __m256d r[4];
-      transpose4_load(F + (k - fbase) * 4, r);
-      TO* d = dst + k;
-      store_row(d, V(r[0]));
-      store_row(d + stride, V(r[1]));
-      store_row(d + 2 * stride, V(r[2]));
-      store_row(d + 3 * stride, V(r[3]));
-    }
-    if (k < k1) store_tile(F + (k - fbase) * 4, static_cast<std::size_t>(k1 - k), dst + k, stride, np);
+    TO* const d[4] = {dst, dst + stride, dst + 2 * stride, dst + 3 * stride};
+    put_tiles4(F, fbase, k0, k1, d);
     return;
   }
 #endif
@@ -509,10 +533,19 @@ struct row_stream_sink {
   using elem = double;
   static constexpr int64_t unit = static_cast<int64_t>(W);
   static constexpr int64_t first = 0;
+  /// Bytes of one row's buffer: a drain (at most fast_cap features) + line_stream's 128 bytes.
+  static std::size_t buf_bytes(int32_t lmax) {
+    return (static_cast<std::size_t>(fast_cap(lmax) + 2 * unit) * sizeof(TO) + 191) / 64 * 64;
+  }
   TO* row0;        ///< the block's first row
   int64_t stride;  ///< K, elements between rows
-  line_stream* ls;  ///< W streams, one per row
-  row_stream_sink(TO* r0, int64_t K, line_stream* streams) : row0(r0), stride(K), ls(streams) {
+  line_stream ls[W];  ///< one per row (nothing held between blocks: finish() ends each)
+  /// bufs: 64-byte aligned, W buf_bytes(lmax) bytes.
+  row_stream_sink(TO* r0, int64_t K, char* bufs, int32_t lmax)
+      : row0(r0), stride(K),
+        ls{line_stream(bufs, true), line_stream(bufs + buf_bytes(lmax), true), line_stream(bufs + 2 * buf_bytes(lmax), true),
+           line_stream(bufs + 3 * buf_bytes(lmax), true)} {
+    static_assert(W == 4, "AVX2 blocks of 4 points");
     __builtin_prefetch(row0, 1, 3);  // row 0's first line, then the last line of each row
     for (std::size_t p = 1; p <= W; ++p)
       __builtin_prefetch(reinterpret_cast<const char*>(row0 + static_cast<int64_t>(p) * stride) - 1, 1, 3);
@@ -522,21 +555,7 @@ struct row_stream_sink {
     TO* d[W];
     for (std::size_t p = 0; p < W; ++p)
       d[p] = reinterpret_cast<TO*>(ls[p].begin(row0 + static_cast<int64_t>(p) * stride + k0)) - k0;
-    int64_t k = k0;
-    for (; k + 4 <= k1; k += 4) {
-      __m256d r[4];
-      transpose4_load(F + (k - fbase) * 4, r);
-      store_row(d[0] + k, V(r[0]));
-      store_row(d[1] + k, V(r[1]));
-      store_row(d[2] + k, V(r[2]));
-      store_row(d[3] + k, V(r[3]));
-    }
-    if (k < k1) {  // F is readable a unit past k1 (fast_cap)
-      const std::size_t c = static_cast<std::size_t>(k1 - k);
-      __m256d r[4];
-      transpose4_load(F + (k - fbase) * 4, r);
-      for (std::size_t p = 0; p < W; ++p) store_row_partial(d[p] + k, V(r[p]), c);
-    }
+    put_tiles4(F, fbase, k0, k1, d);
     for (std::size_t p = 0; p < W; ++p) ls[p].end(static_cast<std::size_t>(k1 - k0) * sizeof(TO));
   }
   void prefetch(int64_t) {}
@@ -695,7 +714,7 @@ struct line_sink {
   /// read-for-ownership. Measured (64k points, output in L2): -5 % at lmax 10 float64, -7 %
   /// float32; neutral at 20 and 40; +20 % at lmax 100, hence the size limit.
   void prefetch(int64_t k1) {
-    if (nt || K * R * static_cast<int64_t>(sizeof(TO)) > 16384) return;
+    if (nt || K * R * static_cast<int64_t>(sizeof(TO)) > kSphL1BlockBytes) return;
     k1 = k1 < K ? k1 : K;
     const std::uintptr_t rs = static_cast<std::uintptr_t>(rstride * static_cast<int64_t>(sizeof(TO)));
     for (; pf < k1; pf += unit) {
@@ -824,6 +843,25 @@ inline bool with_const_lmax_impl(int32_t lmax, Fn&& f, std::integer_sequence<int
   const bool hit = ((lmax == Ls + 1 ? (r = f(std::integral_constant<int, Ls + 1>{}), true) : false) || ... || false);
   return hit ? r : f(std::integral_constant<int, 0>{});
 }
+template <class Fn>
+inline bool with_const_lmax(int32_t lmax, Fn&& f);
+
+/// run(std::integral_constant<int, LC>) for one block outside the AVX-512 whole-line
+/// super-blocks: full blocks with lmax compiled (with_const_lmax), tails with run-time lmax
+/// (LC = 0). Not on AVX-512, where these blocks are only the tail and the fallback of the
+/// super-blocks: the 16 more bodies there made the super-block loop slower (lmax 10 float64,
+/// resident: 2.9 -> 3.4 ms).
+template <class Fn>
+inline bool run_block_body(int32_t lmax, bool full, Fn&& run) {
+  if constexpr (kIsAvx512) {
+    (void)lmax;
+    (void)full;
+    return run(std::integral_constant<int, 0>{});
+  } else {
+    return full ? with_const_lmax(lmax, run) : run(std::integral_constant<int, 0>{});
+  }
+}
+
 template <class Fn>
 inline bool with_const_lmax(int32_t lmax, Fn&& f) {
   return with_const_lmax_impl(lmax, f, std::make_integer_sequence<int, kSphUnrolledLmax>{});
@@ -1245,9 +1283,7 @@ inline void f32_native(const sph_plan* P, int64_t n, float* out, double* scr, do
       constexpr int LC = decltype(lc)::value;
       return sh_fast_block<LC, float>(*P, q.ct16, q.st16, fcm, fsm, fscr, ts, no_hook{}, static_cast<no_defer*>(nullptr), 0, fsm + N * WF, &q.xlo16);
     };
-    bool ok;
-    if constexpr (kIsAvx512) ok = run(std::integral_constant<int, 0>{});
-    else ok = np == WF ? with_const_lmax(L, run) : run(std::integral_constant<int, 0>{});
+    const bool ok = run_block_body(L, np == WF, run);
     if (!ok) fallback(p0, 1, np, q);
     else if (staged) ls.end(np * static_cast<std::size_t>(K) * sizeof(float));
   }
@@ -1299,20 +1335,15 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
   // native 4.0 -> 3.6; lmax 20 float64 22.7 -> 17.5). Below 1 KB the staging costs more than the
   // split row stores (lmax 3: 1.0 -> 1.3 ms), above 16 KB the buffer crowds L1 (lmax 40:
   // 98 -> 112 ms).
-  auto staged_for = [&](std::size_t blk_bytes) { return staging && (P->stream != 0 || (blk_bytes >= 1024 && blk_bytes <= 16384)); };
+  auto staged_for = [&](std::size_t blk_bytes) { return staging && (P->stream != 0 || (blk_bytes >= 1024 && blk_bytes <= static_cast<std::size_t>(kSphL1BlockBytes))); };
   const V one(1.0), zero(0.0);
 #if defined(POSENC_ISA_AVX2)
-  // Large outputs whose blocks exceed L1: one line_stream per row (row_stream_sink), their
-  // buffers (W rbuf bytes: at most 6 KB for lmax <= kSphStreamLmax) in the staging space
-  // (stream_blk_doubles: 34 KB and more where they apply, lmax >= 32). lmax 40, 64k points,
-  // 1 thread: float64 104 -> 79 ms, float32 73 -> 61 ms.
-  // (Also tried for L2-resident outputs, with ordinary line stores: lmax 40 float64 50 -> 73 ms.)
-  const bool rows_nt = staging && P->fab && P->stream != 0 && W * static_cast<std::size_t>(K) * sizeof(TO) > 16384;
-  const std::size_t rbuf = (static_cast<std::size_t>(fast_cap(L) + 2 * static_cast<int64_t>(W)) * sizeof(TO) + 191) / 64 * 64;
-  alignas(64) line_stream rls[W] = {
-      line_stream(nullptr, true), line_stream(nullptr, true), line_stream(nullptr, true), line_stream(nullptr, true)};
-  if (rows_nt)
-    for (std::size_t p = 0; p < W; ++p) rls[p].buf = reinterpret_cast<char*>(align64(stage + stage_doubles(L))) + p * rbuf;
+  // Large outputs whose blocks exceed L1 (so lmax >= 32: run-time lmax): one line_stream per
+  // row (row_stream_sink), its buffers (W buf_bytes: at most 6 KB for lmax <= kSphStreamLmax)
+  // in the staging space (stream_blk_doubles: 34 KB and more where they apply). lmax 40, 64k
+  // points, 1 thread: float64 104 -> 79 ms, float32 73 -> 61 ms. (Also tried for L2-resident
+  // outputs, with ordinary line stores: lmax 40 float64 50 -> 73 ms.)
+  const bool rows_nt = staging && P->fab && P->stream != 0 && static_cast<int64_t>(W) * K * static_cast<int64_t>(sizeof(TO)) > kSphL1BlockBytes;
 #endif
 #if defined(POSENC_ISA_AVX512)
   line_pending<TO> pend;
@@ -1423,8 +1454,8 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
 #if defined(POSENC_ISA_AVX2)
     if (rows_nt && np == W && pstride == 1) {
       lstream.finish();  // a fallback block's held line: the row buffers share its space
-      row_stream_sink<TO> rs(row0, K, rls);
-      if (with_const_lmax(P->lmax, [&](auto lc) { return sh_fast_block<decltype(lc)::value>(*P, ct, st, cm, sm, scr, rs); })) {
+      row_stream_sink<TO> rs(row0, K, reinterpret_cast<char*>(align64(stage + stage_doubles(L))), L);
+      if (sh_fast_block(*P, ct, st, cm, sm, scr, rs)) {
         rs.finish();
         return;
       }
@@ -1435,14 +1466,10 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
     TO* const dst = via_blk ? reinterpret_cast<TO*>(lstream.begin(row0)) : row0;
     bool done = false;
     if (P->fab) {
-      tile_sink<TO> ts{dst, rstride, np, static_cast<int64_t>(np) * K * static_cast<int64_t>(sizeof(TO)) > 16384};
+      tile_sink<TO> ts{dst, rstride, np, static_cast<int64_t>(np) * K * static_cast<int64_t>(sizeof(TO)) > kSphL1BlockBytes};
       auto run = [&](auto lc) { return sh_fast_block<decltype(lc)::value>(*P, ct, st, cm, sm, scr, ts); };
       // Full blocks: lmax known at compile time (unrolled; order outer to kSphOrderOuterLmax).
-      // Not on AVX-512, where these blocks are only the tail and the fallback of the whole-line
-      // super-blocks: the 16 more bodies there made the super-block loop slower (lmax 10 float64,
-      // resident: 2.9 -> 3.4 ms).
-      if constexpr (kIsAvx512) done = run(std::integral_constant<int, 0>{});
-      else done = np == W ? with_const_lmax(P->lmax, run) : run(std::integral_constant<int, 0>{});
+      done = run_block_body(P->lmax, np == W, run);
     }
     if (!done) {
       emitter<TO> em(stage, dst, rstride, np);
