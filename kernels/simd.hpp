@@ -34,6 +34,10 @@
 #if defined(POSENC_ISA_AVX2) || defined(POSENC_ISA_AVX512)
 #include <immintrin.h>
 #endif
+
+/// Forces a small lambda of a hot loop inline (written after its parameter list): GCC's
+/// inlining limits otherwise drop it out of line once the enclosing unrolled body grows.
+#define POSENC_HOT_LAMBDA __attribute__((always_inline))
 #if defined(POSENC_ISA_NEON)
 #include <arm_neon.h>
 #endif

@@ -186,10 +186,12 @@ struct line_stream {
       std::memcpy(line + v0, buf + v0, 64 - v0);
       i = 64;
     }
+    char* const d = line;  // locals: the stores below could alias *this
+    const char* const s = buf;
     if (nt) {
-      for (; i < full; i += 64) put_line(line + i, buf + i);
+      for (; i < full; i += 64) put_line(d + i, s + i);
     } else {
-      for (; i < full; i += 64) std::memcpy(line + i, buf + i, 64);
+      for (; i < full; i += 64) copy_line(d + i, s + i);
     }
     held = total - full;
     if (held != 0) {  // the last, partial line moves to the front (buf has 64 readable bytes there)
@@ -204,6 +206,18 @@ struct line_stream {
   }
 
  private:
+  /// One aligned 64-byte line by whole-vector aligned stores (memcpy(d, s, 64) became four
+  /// 16-byte moves).
+  static void copy_line(char* d, const char* s) {
+#if defined(POSENC_ISA_AVX512)
+    _mm512_store_si512(reinterpret_cast<__m512i*>(d), _mm512_load_si512(reinterpret_cast<const __m512i*>(s)));
+#elif defined(POSENC_ISA_AVX2)
+    _mm256_store_si256(reinterpret_cast<__m256i*>(d), _mm256_load_si256(reinterpret_cast<const __m256i*>(s)));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(d + 32), _mm256_load_si256(reinterpret_cast<const __m256i*>(s + 32)));
+#else
+    std::memcpy(d, s, 64);
+#endif
+  }
   static void put_line(char* d, const char* s) {
 #if defined(POSENC_ISA_AVX512)
     _mm512_stream_si512(reinterpret_cast<__m512i*>(d), _mm512_load_si512(reinterpret_cast<const __m512i*>(s)));
@@ -488,6 +502,31 @@ inline void put_tiles(const double* F, int64_t fbase, int64_t k0, int64_t k1, TO
   }
 }
 
+/// prefetchw of the lines holding features [k0, k1) of the np rows dst + p * stride. (Inlined
+/// at every column of the compiled bodies it grew them past GCC's inlining limits, so that
+/// their store lambda went out of line, lmax 3 1.7 -> 2.6 ms: hence POSENC_HOT_LAMBDA there.)
+template <class TO>
+inline void prefetch_rows(const TO* dst, int64_t stride, std::size_t np, int64_t k0, int64_t k1) {
+  for (std::size_t p = 0; p < np; ++p) {
+    const char* a = reinterpret_cast<const char*>(dst + static_cast<int64_t>(p) * stride + k0);
+    const char* e = reinterpret_cast<const char*>(dst + static_cast<int64_t>(p) * stride + k1);
+    a = reinterpret_cast<const char*>(reinterpret_cast<std::uintptr_t>(a) & ~static_cast<std::uintptr_t>(63));
+    for (; a < e; a += 64) __builtin_prefetch(a, 1, 3);
+  }
+}
+
+/// L2-resident blocks of float64 real SH staged through line_stream up to this many bytes
+/// (lmax 12: 5.4 KB); larger ones, and L2-resident float32 blocks from float64, are stored
+/// straight into the output rows with their lines prefetched for writing from
+/// kSphPrefetchMinBytes on (tile_sink pfw). Measured (AVX2, 64k points, 1 thread, the two builds
+/// interleaved in one process, docs/PERFORMANCE.md session 8), direct + prefetch against
+/// staged: float64 lmax 5 +15 %, 8 +12 %, 10 +2..8 %, 12 -4..+4 %, 14 -10..16 %, 16 -14..19 %,
+/// 20 -23 %; the float32-native blocks (8 points) stay staged (lmax 14 +8..12 %).
+constexpr int64_t kSphStageMaxBytes = 6144;
+/// Below this many bytes an L2-resident block's prefetches cost more than they save (lmax 3
+/// float64, 512-byte blocks: 1.6 -> 2.6 ms).
+constexpr int64_t kSphPrefetchMinBytes = 1024;
+
 /// Output of sh_fast_block on every ISA: transposed W x W tiles stored unaligned into the rows.
 template <class TO>
 struct tile_sink {
@@ -500,21 +539,17 @@ struct tile_sink {
   bool pfw = false;  ///< prefetch the rows' lines for writing (prefetch())
   int64_t pf = 0;    ///< features below pf already prefetched
   void put(const double* F, int64_t fbase, int64_t k0, int64_t k1) { put_tiles(F, fbase, k0, k1, dst, stride, np); }
-  /// With pfw (blocks of more than 16 KB, which do not stay in L1: lmax >= 32 for float64):
-  /// requests ownership (prefetchw) of the rows' lines holding features [pf, k1), called as
-  /// sh_fast_block starts a degree, so that the read-for-ownership of the lines its drain will
-  /// store into runs in parallel instead of one missed store at a time. Measured (AVX2, 64k
-  /// points, 1 thread): lmax 40 float64 96 -> 50 ms with the output in L2, 125 -> 100 ms with
-  /// the staged block (54 KB, in L2) beyond L2; lmax 100 507 -> 380 / 732 -> 460 ms. Smaller
-  /// blocks are in L1 (or staged there) and lost 5-10 % to the prefetches (lmax 10, 20).
+  /// With pfw: requests ownership (prefetchw) of the rows' lines holding features [pf, k1),
+  /// called as sh_fast_block starts a degree (or a column), so that the read-for-ownership of
+  /// the lines its drain will store into runs in parallel instead of one missed store at a time.
+  /// Set for blocks over 16 KB (lmax >= 32 for float64, which do not stay in L1) and for
+  /// L2-resident blocks of 1 KB and more (kSphPrefetchMinBytes). Measured (AVX2, 64k points,
+  /// 1 thread): lmax 40 float64 96 -> 50 ms with the output in L2, 125 -> 100 ms with the staged
+  /// block (54 KB, in L2) beyond L2; lmax 100 507 -> 380 / 732 -> 460 ms (session 7); for
+  /// resident 1-16 KB blocks, instead of staging them through line_stream: see sh_real_impl.
   void prefetch(int64_t k1) {
     if (!pfw || k1 <= pf) return;
-    for (std::size_t p = 0; p < np; ++p) {
-      const char* a = reinterpret_cast<const char*>(dst + static_cast<int64_t>(p) * stride + pf);
-      const char* e = reinterpret_cast<const char*>(dst + static_cast<int64_t>(p) * stride + k1);
-      a = reinterpret_cast<const char*>(reinterpret_cast<std::uintptr_t>(a) & ~static_cast<std::uintptr_t>(63));
-      for (; a < e; a += 64) __builtin_prefetch(a, 1, 3);
-    }
+    prefetch_rows(dst, stride, np, pf, k1);
     pf = k1;
   }
 };
@@ -938,13 +973,13 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
   for (int64_t k = 0; k < Sink::unit; ++k) stu(F + k * Wd, zero);  // features < 0 (no memset call)
   // One recurrence step y_l = a x y_{l-1} + b y_{l-2} (with xlo: x + xlo); the same operations
   // in both loop orders, so both give the same bits.
-  auto step = [&](const T* ab2, const V& p, const V& q) -> V {
+  auto step = [&](const T* ab2, const V& p, const V& q) POSENC_HOT_LAMBDA -> V {
     const V a(ab2[0]);
     if (xlo != nullptr) return madd(a * x, p, madd(a * *xlo, p, V(ab2[1]) * q));
     return madd(a * x, p, V(ab2[1]) * q);
   };
   // The previous block's units, an even share in each of the `slices` (degrees or columns) left.
-  auto spread = [&](int32_t slices) {
+  auto spread = [&](int32_t slices) POSENC_HOT_LAMBDA {
     if constexpr (kDefer) {
       const int64_t left = bg->units_left();
       if (left > 0) bg->step((left + slices - 1) / slices);
@@ -968,7 +1003,7 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
       const std::size_t o = static_cast<std::size_t>(m) * W;
       const V c = m > 0 ? load(cm + o) : zero, s = m > 0 ? load(sm + o) : zero;
       V y2 = zero, y1 = load(Z + o);
-      auto out = [&](int64_t l, const V& y) {
+      auto out = [&](int64_t l, const V& y) POSENC_HOT_LAMBDA {
         const int64_t k = l * (l + 1);
         if (m == 0) {
           stu(f0 + k * Wd, y);
@@ -1331,11 +1366,12 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
   const bool staging = kHasStream && L <= kSphStreamLmax;
   line_stream lstream(staging ? align64(stage + stage_doubles(L)) : nullptr, P->stream != 0);  // stream_blk_doubles
   // Blocks staged through line_stream: large outputs (non-temporal lines), and L2-resident
-  // blocks of 1 to 16 KB (ordinary whole lines; AVX2, lmax 10: float64 5.8 -> 4.3 ms, float32
-  // native 4.0 -> 3.6; lmax 20 float64 22.7 -> 17.5). Below 1 KB the staging costs more than the
-  // split row stores (lmax 3: 1.0 -> 1.3 ms), above 16 KB the buffer crowds L1 (lmax 40:
-  // 98 -> 112 ms).
-  auto staged_for = [&](std::size_t blk_bytes) { return staging && (P->stream != 0 || (blk_bytes >= 1024 && blk_bytes <= static_cast<std::size_t>(kSphL1BlockBytes))); };
+  // blocks of 1 KB to kSphStageMaxBytes (ordinary whole lines; AVX2, lmax 10: float64
+  // 5.8 -> 4.3 ms, float32 native 4.0 -> 3.6, session 6). Below 1 KB the staging costs more than
+  // the split row stores (lmax 3: 1.0 -> 1.3 ms). Larger L2-resident float64 blocks are stored
+  // straight into the rows with their lines prefetched for writing (tile_sink pfw).
+  auto staged_for = [&](int64_t blk_bytes, int64_t max_bytes) { return staging && (P->stream != 0 || (blk_bytes >= 1024 && blk_bytes <= max_bytes)); };
+  auto pf_for = [&](int64_t blk_bytes, bool staged) { return blk_bytes > kSphL1BlockBytes || (P->stream == 0 && !staged && blk_bytes >= kSphPrefetchMinBytes); };
   const V one(1.0), zero(0.0);
 #if defined(POSENC_ISA_AVX2)
   // Large outputs whose blocks exceed L1 (so lmax >= 32: run-time lmax): one line_stream per
@@ -1462,11 +1498,12 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
     }
 #endif
     // float32 rows of 4 points written from float64 split fewer lines: staging them was neutral.
-    const bool via_blk = pstride == 1 && (P->stream != 0 || sizeof(TO) == 8) && staged_for(W * static_cast<std::size_t>(K) * sizeof(TO));
+    const int64_t blk_bytes = static_cast<int64_t>(np) * K * static_cast<int64_t>(sizeof(TO));
+    const bool via_blk = pstride == 1 && staged_for(blk_bytes, sizeof(TO) == 8 ? kSphStageMaxBytes : 0);
     TO* const dst = via_blk ? reinterpret_cast<TO*>(lstream.begin(row0)) : row0;
     bool done = false;
     if (P->fab) {
-      tile_sink<TO> ts{dst, rstride, np, static_cast<int64_t>(np) * K * static_cast<int64_t>(sizeof(TO)) > kSphL1BlockBytes};
+      tile_sink<TO> ts{dst, rstride, np, pf_for(blk_bytes, via_blk)};
       auto run = [&](auto lc) { return sh_fast_block<decltype(lc)::value>(*P, ct, st, cm, sm, scr, ts); };
       // Full blocks: lmax known at compile time (unrolled; order outer to kSphOrderOuterLmax).
       done = run_block_body(P->lmax, np == W, run);
@@ -1490,7 +1527,7 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
 #if defined(POSENC_ISA_AVX512) || defined(POSENC_ISA_AVX2)
   if constexpr (std::is_same<TO, float>::value) {
     if (P->fab32 != nullptr) {
-      f32_native(P, n, out, scr, cms, dtmp, prep, block, lstream, staged_for(2 * W * static_cast<std::size_t>(K) * sizeof(float)));
+      f32_native(P, n, out, scr, cms, dtmp, prep, block, lstream, staged_for(2 * static_cast<int64_t>(W) * K * static_cast<int64_t>(sizeof(float)), kSphL1BlockBytes));
       lstream.finish();
       if (P->stream != 0) fence();
       return;
