@@ -158,12 +158,17 @@ inline double* align64(double* p) {
 /// bytes; callers then fence().
 struct line_stream {
   char* buf;             ///< 64-byte aligned; 128 bytes more than the largest block
+  char* buf2 = nullptr;  ///< end_deferred's second buffer (same size), else nullptr
   char* line = nullptr;  ///< destination line of buf[0..64)
   std::size_t v0 = 0;    ///< buf[v0..held) are this line's bytes so far
   std::size_t held = 0;  ///< 0: nothing held
   std::size_t pos = 0;   ///< offset of the current block in buf
   bool nt;               ///< non-temporal line stores (else ordinary aligned ones)
-  line_stream(void* b, bool non_temporal) : buf(static_cast<char*>(b)), nt(non_temporal) {}
+  const char* psrc = nullptr;  ///< end_deferred: the previous block's lines not yet copied
+  char* pdst = nullptr;
+  std::size_t plines = 0;
+  line_stream(void* b, bool non_temporal, void* b2 = nullptr)
+      : buf(static_cast<char*>(b)), buf2(static_cast<char*>(b2)), nt(non_temporal) {}
   char* begin(void* dst) {
     char* d = static_cast<char*>(dst);
     const std::size_t o = reinterpret_cast<std::uintptr_t>(d) & 63u;
@@ -200,7 +205,50 @@ struct line_stream {
       v0 = 0;
     }
   }
+  /// As end(), but the block's whole lines are left pending (copy_pending) and the next block
+  /// is staged in the other buffer, so that the caller can copy the lines a few at a time while
+  /// the next block computes (an NT line is then stored as DRAM drains them, instead of 60 at
+  /// once filling the store buffer and stalling the next block's stores behind them). The lines
+  /// still pending from the block before are copied first.
+  void end_deferred(std::size_t nbytes) {
+    copy_pending(plines);
+    const std::size_t total = pos + nbytes, full = total & ~static_cast<std::size_t>(63);
+    if (full == 0) {
+      held = total;
+      return;
+    }
+    std::size_t i = 0;
+    if (v0 != 0) {
+      std::memcpy(line + v0, buf + v0, 64 - v0);
+      i = 64;
+    }
+    psrc = buf + i;
+    pdst = line + i;
+    plines = (full - i) / 64;
+    held = total - full;
+    if (held != 0) {  // the partial last line continues at the front of the other buffer
+      std::memcpy(buf2, buf + full, 64);
+      line += full;
+      v0 = 0;
+    }
+    std::swap(buf, buf2);
+  }
+  /// Copies up to k pending lines (end_deferred).
+  void copy_pending(std::size_t k) {
+    k = k < plines ? k : plines;
+    char* const d = pdst;  // locals: the stores below could alias *this
+    const char* const s = psrc;
+    if (nt) {
+      for (std::size_t j = 0; j < k; ++j) put_line(d + 64 * j, s + 64 * j);
+    } else {
+      for (std::size_t j = 0; j < k; ++j) copy_line(d + 64 * j, s + 64 * j);
+    }
+    pdst = d + 64 * k;
+    psrc = s + 64 * k;
+    plines -= k;
+  }
   void finish() {
+    copy_pending(plines);
     if (held > v0) std::memcpy(line + v0, buf + v0, held - v0);
     held = 0;
   }
@@ -845,6 +893,7 @@ struct no_hook {
 /// FMA) instead of following it.
 template <class Sink>
 struct deferred_put {
+  static constexpr bool hand_off = true;  ///< each block leaves its last units here
   Sink sink;
   const typename Sink::elem* F = nullptr;
   int64_t fbase = 0, k = 0, kend = 0;
@@ -858,6 +907,16 @@ struct deferred_put {
     active = k < kend;
   }
   void flush() { step(kend); }
+};
+
+/// The previous block's staged lines (line_stream::end_deferred), copied a share at a time
+/// while the next block runs its recurrence (sh_fast_block's bg; nothing handed off).
+struct deferred_lines {
+  static constexpr bool hand_off = false;
+  line_stream* ls;
+  int64_t units_left() const { return static_cast<int64_t>(ls->plines); }
+  void step(int64_t units) { ls->copy_pending(static_cast<std::size_t>(units)); }
+  void flush() { ls->copy_pending(ls->plines); }
 };
 
 /// Highest lmax for which the whole-line path runs sh_fast_block compiled for that lmax (every
@@ -903,6 +962,7 @@ inline bool with_const_lmax(int32_t lmax, Fn&& f) {
 }
 
 struct no_defer {
+  static constexpr bool hand_off = false;
   int64_t units_left() const { return 0; }
   void step(int64_t) {}
   void flush() {}
@@ -942,6 +1002,7 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
   constexpr std::size_t W = width<T>;
   constexpr bool kF = std::is_same<T, float>::value;
   constexpr bool kDefer = !std::is_same<Bg, no_defer>::value;
+  constexpr bool kHandOff = Bg::hand_off;  // deferred_put: the block's last units are left in bg
   const int32_t L = LC > 0 ? LC : P.lmax;
   const std::size_t N = static_cast<std::size_t>(L) + 1;
   const int64_t cap = fast_cap(L), Wd = static_cast<int64_t>(W);
@@ -950,7 +1011,7 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
   else fab = P.fab;
   T* Z = scr;  // the sectoral seeds y_m^m
   T* bufs[2] = {scr + N * W, scr + 2 * N * W};  // bufs[l & 1] holds y_l (and y_{l-2} before)
-  T* F = scr + 3 * N * W + (kDefer && fsel ? (cap + 16) * Wd : 0);
+  T* F = scr + 3 * N * W + (kHandOff && fsel ? (cap + 16) * Wd : 0);
   V z(static_cast<T>(P.fy00));
   if constexpr (kF) {  // the caller's sectoral seeds, from float64 (f32_native)
     Z = const_cast<T*>(seeds);  // read only from here on
@@ -1031,7 +1092,7 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
     if constexpr (!kDefer) sink.prefetch((lw + 1) * (lw + 1));  // degree l's output lines
     spread(L + 1 - l);
     if ((lw + 1) * (lw + 1) - fbase > cap) {  // degree l would not fit: drain whole units
-      if constexpr (kDefer) bg->flush();
+      if constexpr (kHandOff) bg->flush();
       const int64_t kout = kdone + (lw * lw - kdone) / Sink::unit * Sink::unit;
       sink.put(F, fbase, kdone, kout);
       for (int64_t k = kout; k < lw * lw; ++k) stu(F + (k - kout) * Wd, load(F + (k - fbase) * Wd));
@@ -1064,7 +1125,7 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
     }
   }
   }
-  if constexpr (kDefer) {
+  if constexpr (kHandOff) {
     bg->flush();
     bg->sink = sink;
     bg->F = F;
@@ -1105,10 +1166,32 @@ inline void legendre_impl(const sph_plan* P, const TI* x, int64_t n, TO* out, do
   }
 }
 
+/// True where sh_real's large outputs copy a staged block's lines while the next block computes
+/// (line_stream::end_deferred, deferred_lines): AVX2 blocks of at most 16 KB (AVX-512 defers the
+/// whole-line puts of its super-blocks instead, deferred_put; NEON has no non-temporal stores).
+/// Measured (64k points, 1 thread, interleaved A/B against copying each block at its end):
+/// float64 lmax 3 -2..-11 %, 10 -4..-11 %, 16 -11 %, 20 -1..-9 %; float32 (from float64) lmax 20
+/// -8 %. Not for the float32-native blocks (lmax 5 to 16: +4..7 %), whose fallback halves
+/// still take it (mixing end and end_deferred on one line_stream is safe).
+inline bool deferred_copy(int32_t lmax) {
+#if defined(POSENC_ISA_AVX2)
+  // From lmax 3 (512-byte blocks; lmax 1: 9-15 % slower, two lines a block).
+  const int64_t N = static_cast<int64_t>(lmax) + 1;
+  return lmax >= 3 && lmax <= kSphStreamLmax && static_cast<int64_t>(W) * N * N * 8 <= kSphL1BlockBytes;
+#else
+  (void)lmax;
+  return false;
+#endif
+}
+
 /// Doubles of sh_real's streaming block (W (lmax+1)^2 outputs, 64-byte aligned) where it applies.
+/// On AVX2, blocks of at most 16 KB get two (line_stream::end_deferred); the second follows the
+/// first at stream_blk_doubles(lmax) / 2.
 inline int64_t stream_blk_doubles(int32_t lmax) {
   const int64_t N = static_cast<int64_t>(lmax) + 1;
-  return kHasStream && lmax <= kSphStreamLmax ? static_cast<int64_t>(W) * N * N + 16 : 0;  // + line_stream's 128 bytes
+  // + line_stream's 128 bytes, rounded to whole lines (the second buffer stays 64-byte aligned)
+  const int64_t one = kHasStream && lmax <= kSphStreamLmax ? (static_cast<int64_t>(W) * N * N + 16 + 7) / 8 * 8 : 0;
+  return one * (deferred_copy(lmax) ? 2 : 1);
 }
 
 /// The driver of the whole-line super-blocks: blocks b = 0 .. nb-1, block c = b % U of
@@ -1364,7 +1447,9 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
   // then copied to out in whole lines, non-temporal for large outputs (contiguous: the W points
   // of a block are adjacent rows, and consecutive blocks adjacent too).
   const bool staging = kHasStream && L <= kSphStreamLmax;
-  line_stream lstream(staging ? align64(stage + stage_doubles(L)) : nullptr, P->stream != 0);  // stream_blk_doubles
+  double* const sblk = staging ? align64(stage + stage_doubles(L)) : nullptr;  // stream_blk_doubles
+  const bool defer_copy = staging && P->stream != 0 && deferred_copy(L);
+  line_stream lstream(sblk, P->stream != 0, defer_copy ? sblk + stream_blk_doubles(L) / 2 : nullptr);
   // Blocks staged through line_stream: large outputs (non-temporal lines), and L2-resident
   // blocks of 1 KB to kSphStageMaxBytes (ordinary whole lines; AVX2, lmax 10: float64
   // 5.8 -> 4.3 ms, float32 native 4.0 -> 3.6, session 6). Below 1 KB the staging costs more than
@@ -1504,7 +1589,12 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
     bool done = false;
     if (P->fab) {
       tile_sink<TO> ts{dst, rstride, np, pf_for(blk_bytes, via_blk)};
-      auto run = [&](auto lc) { return sh_fast_block<decltype(lc)::value>(*P, ct, st, cm, sm, scr, ts); };
+      deferred_lines dl{&lstream};
+      auto run = [&](auto lc) {
+        constexpr int LC = decltype(lc)::value;
+        if (via_blk && defer_copy) return sh_fast_block<LC>(*P, ct, st, cm, sm, scr, ts, no_hook{}, &dl);
+        return sh_fast_block<LC>(*P, ct, st, cm, sm, scr, ts);
+      };
       // Full blocks: lmax known at compile time (unrolled; order outer to kSphOrderOuterLmax).
       done = run_block_body(P->lmax, np == W, run);
     }
@@ -1522,7 +1612,10 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
       });
       em.finish();
     }
-    if (via_blk) lstream.end(np * static_cast<std::size_t>(K) * sizeof(TO));
+    if (via_blk) {
+      if (defer_copy) lstream.end_deferred(np * static_cast<std::size_t>(K) * sizeof(TO));
+      else lstream.end(np * static_cast<std::size_t>(K) * sizeof(TO));
+    }
   };
 #if defined(POSENC_ISA_AVX512) || defined(POSENC_ISA_AVX2)
   if constexpr (std::is_same<TO, float>::value) {
