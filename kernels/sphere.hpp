@@ -191,13 +191,7 @@ struct line_stream {
       std::memcpy(line + v0, buf + v0, 64 - v0);
       i = 64;
     }
-    char* const d = line;  // locals: the stores below could alias *this
-    const char* const s = buf;
-    if (nt) {
-      for (; i < full; i += 64) put_line(d + i, s + i);
-    } else {
-      for (; i < full; i += 64) copy_line(d + i, s + i);
-    }
+    copy_lines(line + i, buf + i, (full - i) / 64);
     held = total - full;
     if (held != 0) {  // the last, partial line moves to the front (buf has 64 readable bytes there)
       std::memcpy(buf, buf + full, 64);  // 64-byte aligned, disjoint (full >= 64)
@@ -236,15 +230,9 @@ struct line_stream {
   /// Copies up to k pending lines (end_deferred).
   void copy_pending(std::size_t k) {
     k = k < plines ? k : plines;
-    char* const d = pdst;  // locals: the stores below could alias *this
-    const char* const s = psrc;
-    if (nt) {
-      for (std::size_t j = 0; j < k; ++j) put_line(d + 64 * j, s + 64 * j);
-    } else {
-      for (std::size_t j = 0; j < k; ++j) copy_line(d + 64 * j, s + 64 * j);
-    }
-    pdst = d + 64 * k;
-    psrc = s + 64 * k;
+    copy_lines(pdst, psrc, k);
+    pdst += 64 * k;
+    psrc += 64 * k;
     plines -= k;
   }
   void finish() {
@@ -254,24 +242,27 @@ struct line_stream {
   }
 
  private:
-  /// One aligned 64-byte line by whole-vector aligned stores (memcpy(d, s, 64) became four
-  /// 16-byte moves).
+  /// count aligned 64-byte lines from s to d by whole-vector aligned loads and stores,
+  /// non-temporal when nt (memcpy(d, s, 64) became four 16-byte moves).
+  void copy_lines(char* d, const char* s, std::size_t count) const {
+    if (nt) {
+      for (std::size_t j = 0; j < count; ++j) copy_line<true>(d + 64 * j, s + 64 * j);
+    } else {
+      for (std::size_t j = 0; j < count; ++j) copy_line<false>(d + 64 * j, s + 64 * j);
+    }
+  }
+  template <bool NT>
   static void copy_line(char* d, const char* s) {
 #if defined(POSENC_ISA_AVX512)
-    _mm512_store_si512(reinterpret_cast<__m512i*>(d), _mm512_load_si512(reinterpret_cast<const __m512i*>(s)));
+    const __m512i v = _mm512_load_si512(reinterpret_cast<const __m512i*>(s));
+    if constexpr (NT) _mm512_stream_si512(reinterpret_cast<__m512i*>(d), v);
+    else _mm512_store_si512(reinterpret_cast<__m512i*>(d), v);
 #elif defined(POSENC_ISA_AVX2)
-    _mm256_store_si256(reinterpret_cast<__m256i*>(d), _mm256_load_si256(reinterpret_cast<const __m256i*>(s)));
-    _mm256_store_si256(reinterpret_cast<__m256i*>(d + 32), _mm256_load_si256(reinterpret_cast<const __m256i*>(s + 32)));
-#else
-    std::memcpy(d, s, 64);
-#endif
-  }
-  static void put_line(char* d, const char* s) {
-#if defined(POSENC_ISA_AVX512)
-    _mm512_stream_si512(reinterpret_cast<__m512i*>(d), _mm512_load_si512(reinterpret_cast<const __m512i*>(s)));
-#elif defined(POSENC_ISA_AVX2)
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(d), _mm256_load_si256(reinterpret_cast<const __m256i*>(s)));
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(d + 32), _mm256_load_si256(reinterpret_cast<const __m256i*>(s + 32)));
+    for (int h = 0; h < 64; h += 32) {
+      const __m256i v = _mm256_load_si256(reinterpret_cast<const __m256i*>(s + h));
+      if constexpr (NT) _mm256_stream_si256(reinterpret_cast<__m256i*>(d + h), v);
+      else _mm256_store_si256(reinterpret_cast<__m256i*>(d + h), v);
+    }
 #else
     std::memcpy(d, s, 64);
 #endif
