@@ -18,7 +18,11 @@
 // with lmax <= kSphF32NativeLmax runs the recurrence in float32 on AVX-512 and AVX2 (f32_native:
 // 16 / 8 points per vector, 16 x 16 / 8 x 8 transposes). Blocks too large for L1 (over 16 KB)
 // prefetch their rows' lines for writing degree by degree (tile_sink) and, on AVX2 with a large
-// output, stream each row through its own line_stream (row_stream_sink). Measurements and the history of these choices:
+// output, stream each row through its own line_stream (row_stream_sink). L2-resident float64
+// blocks over 6 KB (kSphStageMaxBytes) also go straight into the rows with that prefetch;
+// smaller ones are staged through line_stream. On AVX2 the staged
+// blocks of a large output leave their lines pending, copied while the next block computes
+// (line_stream::end_deferred). Measurements and the history of these choices:
 // docs/PERFORMANCE.md (Sphere); the float32 error budget: docs/ACCURACY.md.
 #pragma once
 
