@@ -158,8 +158,8 @@ inline double* align64(double* p) {
 /// store: measured 12.0 -> 7.6 ms at lmax 10 float64 on the AVX2 path (docs/PERFORMANCE.md,
 /// session 5). Only a line shared with output written some other way (or the call's first and
 /// last line) gets ordinary stores of its own bytes.
-/// Per block: where = begin(dst), write nbytes at `where`, end(nbytes). finish() writes the held
-/// bytes; callers then fence().
+/// Per block: where = begin(dst), write nbytes at `where`, end(nbytes) (or end_deferred with a
+/// second buffer). finish() writes the pending and held bytes; callers then fence().
 struct line_stream {
   char* buf;             ///< 64-byte aligned; 128 bytes more than the largest block
   char* buf2 = nullptr;  ///< end_deferred's second buffer (same size), else nullptr
@@ -185,23 +185,10 @@ struct line_stream {
     return buf + o;
   }
   void end(std::size_t nbytes) {
-    const std::size_t total = pos + nbytes, full = total & ~static_cast<std::size_t>(63);
-    if (full == 0) {  // still inside the first line
-      held = total;
-      return;
-    }
-    std::size_t i = 0;
-    if (v0 != 0) {  // the first line is not all ours: its bytes only
-      std::memcpy(line + v0, buf + v0, 64 - v0);
-      i = 64;
-    }
+    std::size_t i, full;
+    if (!close_block(nbytes, i, full)) return;
     copy_lines(line + i, buf + i, (full - i) / 64);
-    held = total - full;
-    if (held != 0) {  // the last, partial line moves to the front (buf has 64 readable bytes there)
-      std::memcpy(buf, buf + full, 64);  // 64-byte aligned, disjoint (full >= 64)
-      line += full;
-      v0 = 0;
-    }
+    carry_held(buf, full);
   }
   /// As end(), but the block's whole lines are left pending (copy_pending) and the next block
   /// is staged in the other buffer, so that the caller can copy the lines a few at a time while
@@ -210,25 +197,12 @@ struct line_stream {
   /// still pending from the block before are copied first.
   void end_deferred(std::size_t nbytes) {
     copy_pending(plines);
-    const std::size_t total = pos + nbytes, full = total & ~static_cast<std::size_t>(63);
-    if (full == 0) {
-      held = total;
-      return;
-    }
-    std::size_t i = 0;
-    if (v0 != 0) {
-      std::memcpy(line + v0, buf + v0, 64 - v0);
-      i = 64;
-    }
+    std::size_t i, full;
+    if (!close_block(nbytes, i, full)) return;
     psrc = buf + i;
     pdst = line + i;
     plines = (full - i) / 64;
-    held = total - full;
-    if (held != 0) {  // the partial last line continues at the front of the other buffer
-      std::memcpy(buf2, buf + full, 64);
-      line += full;
-      v0 = 0;
-    }
+    carry_held(buf2, full);
     std::swap(buf, buf2);
   }
   /// Copies up to k pending lines (end_deferred).
@@ -246,6 +220,32 @@ struct line_stream {
   }
 
  private:
+  /// The block ends nbytes after pos: false (held updated) while still inside the first line;
+  /// else writes the first line's own bytes if it is not all ours, and sets full (the end of the
+  /// block's whole lines in buf), i (the first of them not yet written) and held.
+  bool close_block(std::size_t nbytes, std::size_t& i, std::size_t& full) {
+    const std::size_t total = pos + nbytes;
+    full = total & ~static_cast<std::size_t>(63);
+    if (full == 0) {
+      held = total;
+      return false;
+    }
+    i = 0;
+    if (v0 != 0) {  // the first line is not all ours: its bytes only
+      std::memcpy(line + v0, buf + v0, 64 - v0);
+      i = 64;
+    }
+    held = total - full;
+    return true;
+  }
+  /// The partial last line (held bytes) moves to the front of `to` (buf has 64 readable bytes
+  /// there; 64-byte aligned, disjoint from it as full >= 64) and becomes the current line.
+  void carry_held(char* to, std::size_t full) {
+    if (held == 0) return;
+    std::memcpy(to, buf + full, 64);
+    line += full;
+    v0 = 0;
+  }
   /// count aligned 64-byte lines from s to d by whole-vector aligned loads and stores,
   /// non-temporal when nt (memcpy(d, s, 64) became four 16-byte moves).
   void copy_lines(char* d, const char* s, std::size_t count) const {
@@ -500,9 +500,6 @@ inline void transpose4_load(const double* src, __m256d* r) {
 }
 #endif
 
-/// Writes features [k0, k1) of the W points of a block, held feature-major in F (feature k at
-/// F + (k - fbase) W), into the point-major rows dst + p * stride (p < np), tile by tile with
-/// the in-register transpose; c < W features only in the last tile.
 #if defined(POSENC_ISA_AVX2)
 /// Features [k0, k1) of the 4 points of a full block, held feature-major in F (feature k at
 /// F + (k - fbase) 4), into the point-major rows: feature k of point p to d[p] + k. Tiles by
@@ -585,8 +582,8 @@ struct tile_sink {
   /// With pfw: requests ownership (prefetchw) of the rows' lines holding features [pf, k1),
   /// called as sh_fast_block starts a degree (or a column), so that the read-for-ownership of
   /// the lines its drain will store into runs in parallel instead of one missed store at a time.
-  /// Set for blocks over 16 KB (lmax >= 32 for float64, which do not stay in L1) and for
-  /// L2-resident blocks of 1 KB and more (kSphPrefetchMinBytes). Measured (AVX2, 64k points,
+  /// Set for blocks over 16 KB (lmax >= 32 for float64, which do not stay in L1) and for the
+  /// L2-resident blocks of kSphPrefetchMinBytes and more that are not staged (kSphStageMaxBytes). Measured (AVX2, 64k points,
   /// 1 thread): lmax 40 float64 96 -> 50 ms with the output in L2, 125 -> 100 ms with the staged
   /// block (54 KB, in L2) beyond L2; lmax 100 507 -> 380 / 732 -> 460 ms (session 7); for
   /// resident 1-16 KB blocks, instead of staging them through line_stream: see sh_real_impl.
