@@ -12,6 +12,7 @@
 #include <gsl/gsl_sf_legendre.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -146,6 +147,43 @@ void scalar_sh_point(int L, const T* v, const std::vector<T>& A, const std::vect
   }
 }
 
+/// The scalar anchor's tables (normalized recurrence coefficients, sectoral values with the real
+/// form's sqrt 2) and per-point work rows, for lmax L.
+template <class T>
+struct scalar_sh {
+  int L;
+  std::vector<T> A, B, D, c, s, q1, q2;
+  explicit scalar_sh(int lmax) : L(lmax) {
+    const size_t NK = size_t(L + 1) * size_t(L + 2) / 2;
+    A.assign(NK, T(0));
+    B.assign(NK, T(0));
+    D.assign(size_t(L + 1), T(0));
+    for (int l = 2; l <= L; ++l)
+      for (int m = 0; m <= l - 2; ++m) {
+        const double lm = l - m, lp = l + m;
+        A[size_t(l) * size_t(l + 1) / 2 + size_t(m)] = T(std::sqrt((4.0 * l * l - 1) / (lm * lp)));
+        B[size_t(l) * size_t(l + 1) / 2 + size_t(m)] =
+            T(std::sqrt((2.0 * l + 1) * (lm - 1) * (lp - 1) / ((2.0 * l - 3) * lm * lp)));
+      }
+    double dm = 1 / std::sqrt(4 * kPi);
+    D[0] = T(dm);
+    for (int m = 1; m <= L; ++m) {
+      dm *= std::sqrt((2.0 * m + 1) / (2.0 * m)) * (2.0 * m - 1) / std::sqrt((2.0 * m - 1) * (2.0 * m - 1));
+      D[size_t(m)] = T(dm * std::sqrt(2.0));
+    }
+    for (auto* v : {&c, &s, &q1, &q2}) v->assign(size_t(L + 1), T(0));
+  }
+  /// Points [0, n) of dirs, in chunks of ch points, each chunk into out (point-major, K per point).
+  void run(const T* dirs, int64_t n, int64_t ch, T* out) {
+    const int64_t K = int64_t(L + 1) * (L + 1);
+    for (int64_t p0 = 0; p0 < n; p0 += ch) {
+      const int64_t p1 = std::min(n, p0 + ch);
+      for (int64_t p = p0; p < p1; ++p)
+        scalar_sh_point<T>(L, dirs + 3 * p, A, B, D, out + (p - p0) * K, c.data(), s.data(), q1.data(), q2.data());
+    }
+  }
+};
+
 template <class T>
 void BM_sh_real_scalar(benchmark::State& st) {
   const int L = int(st.range(0));
@@ -153,32 +191,73 @@ void BM_sh_real_scalar(benchmark::State& st) {
   const auto d = random_dirs(n);
   std::vector<T> dirs(d.begin(), d.end());
   std::vector<T> out(static_cast<size_t>(ch * K));
-  const size_t NK = size_t(L + 1) * size_t(L + 2) / 2;
-  std::vector<T> A(NK), B(NK), D(size_t(L + 1));
-  for (int l = 2; l <= L; ++l)
-    for (int m = 0; m <= l - 2; ++m) {
-      const double lm = l - m, lp = l + m;
-      A[size_t(l) * size_t(l + 1) / 2 + size_t(m)] = T(std::sqrt((4.0 * l * l - 1) / (lm * lp)));
-      B[size_t(l) * size_t(l + 1) / 2 + size_t(m)] =
-          T(std::sqrt((2.0 * l + 1) * (lm - 1) * (lp - 1) / ((2.0 * l - 3) * lm * lp)));
-    }
-  double dm = 1 / std::sqrt(4 * kPi);
-  D[0] = T(dm);
-  for (int m = 1; m <= L; ++m) {
-    dm *= std::sqrt((2.0 * m + 1) / (2.0 * m)) * (2.0 * m - 1) / std::sqrt((2.0 * m - 1) * (2.0 * m - 1));
-    D[size_t(m)] = T(dm * std::sqrt(2.0));
-  }
-  std::vector<T> c(size_t(L + 1)), s(size_t(L + 1)), q1(size_t(L + 1)), q2(size_t(L + 1));
+  scalar_sh<T> anchor(L);
   for (auto _ : st) {
-    for (int64_t p0 = 0; p0 < n; p0 += ch) {
-      const int64_t p1 = std::min(n, p0 + ch);
-      for (int64_t p = p0; p < p1; ++p)
-        scalar_sh_point<T>(L, dirs.data() + 3 * p, A, B, D, out.data() + (p - p0) * K, c.data(), s.data(), q1.data(),
-                           q2.data());
-    }
+    anchor.run(dirs.data(), n, ch, out.data());
     benchmark::DoNotOptimize(out.data());
   }
   st.SetItemsProcessed(st.iterations() * n);
+}
+
+posenc_status sh_real(int L, const double* xyz, int64_t n, double* out) { return posenc_sph_harm_real_f64(L, xyz, n, out); }
+posenc_status sh_real(int L, const float* xyz, int64_t n, float* out) { return posenc_sph_harm_real_f32(L, xyz, n, out); }
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t h = v.size() / 2;
+  return v.empty() ? 0.0 : (v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]));
+}
+
+// The ratio to the scalar anchor from interleaved passes: each pair times one pass of posenc
+// and one of the scalar recurrence over the same 64k points (same chunking, same output
+// buffer), in alternating order, 10 pairs per iteration; the counters are the medians over all
+// pairs of the two times (ms per pass) and of the per-pair ratio scalar / posenc. The real time
+// of an iteration is the sum of its 20 passes. The shared dev VM's load changes over tens of
+// seconds by up to 1.8x (docs/PERFORMANCE.md, session 9), which separate benchmarks run
+// minutes apart cannot cancel; passes milliseconds apart see the same load.
+template <class T>
+void BM_sh_real_vs_scalar(benchmark::State& st) {
+  const int L = int(st.range(0));
+  const int64_t n = npoints(), K = int64_t(L + 1) * (L + 1), ch = chunk_points(K * int64_t(sizeof(T)), n, st.range(1));
+  const auto d = random_dirs(n);
+  std::vector<T> dirs(d.begin(), d.end());
+  std::vector<T> out(static_cast<size_t>(ch * K));
+  scalar_sh<T> anchor(L);
+  auto ms = [](auto&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  };
+  auto posenc = [&] {
+    for (int64_t p = 0; p < n; p += ch)
+      if (!ok(st, sh_real(L, dirs.data() + 3 * p, std::min(ch, n - p), out.data()))) return false;
+    return true;
+  };
+  std::vector<double> tp, ts, r;
+  bool good = true;
+  const int pairs = smoke() ? 1 : 10;  // per iteration, so that even L = 40 has 10 and more
+  for (auto _ : st) {
+    for (int i = 0; i < pairs; ++i) {
+      double a = 0, b = 0;
+      if (tp.size() % 2 == 0) {
+        a = ms([&] { good = posenc(); });
+        b = ms([&] { anchor.run(dirs.data(), n, ch, out.data()); });
+      } else {
+        b = ms([&] { anchor.run(dirs.data(), n, ch, out.data()); });
+        a = ms([&] { good = posenc(); });
+      }
+      if (!good) return;
+      benchmark::DoNotOptimize(out.data());
+      tp.push_back(a);
+      ts.push_back(b);
+      r.push_back(b / a);
+    }
+  }
+  st.counters["posenc_ms"] = median_of(tp);
+  st.counters["scalar_ms"] = median_of(ts);
+  st.counters["ratio"] = median_of(r);
+  st.SetItemsProcessed(st.iterations() * pairs * n);
+  label(st);
 }
 
 // Anchor 3: the output bytes alone. memset of the 64k points' output (same chunking), the floor
@@ -293,6 +372,8 @@ BENCHMARK(BM_sh_real_posenc_f32) SH_ARGS;
 BENCHMARK(BM_sh_real_gsl)->ArgsProduct({{3, 10, 20, 40, 100}, {0}})->ArgNames({"L", "resident"})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_TEMPLATE(BM_sh_real_scalar, double) SH_ARGS;
 BENCHMARK_TEMPLATE(BM_sh_real_scalar, float) SH_ARGS;
+BENCHMARK_TEMPLATE(BM_sh_real_vs_scalar, double)->ArgsProduct({{10, 40}, {0, 1}})->ArgNames({"L", "resident"})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_TEMPLATE(BM_sh_real_vs_scalar, float)->ArgsProduct({{10, 40}, {0, 1}})->ArgNames({"L", "resident"})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_TEMPLATE(BM_sh_real_memset, double)->ArgsProduct({{10, 40}, {0, 1}})->ArgNames({"L", "resident"})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_TEMPLATE(BM_sh_real_memset, float)->ArgsProduct({{10, 40}, {0, 1}})->ArgNames({"L", "resident"})->Unit(benchmark::kMillisecond)->UseRealTime();
 #if defined(__SSE2__)
