@@ -184,19 +184,31 @@ struct scalar_sh {
   }
 };
 
+/// A real-SH benchmark case in type T: st's L and resident, 64k random points (as T), the
+/// chunked output buffer and the scalar anchor for L.
+template <class T>
+struct sh_case {
+  int L;
+  int64_t n, K, ch;
+  std::vector<T> dirs, out;
+  scalar_sh<T> anchor;
+  explicit sh_case(const benchmark::State& st)
+      : L(int(st.range(0))), n(npoints()), K(int64_t(L + 1) * (L + 1)),
+        ch(chunk_points(K * int64_t(sizeof(T)), n, st.range(1))), out(static_cast<size_t>(ch * K)), anchor(L) {
+    const auto d = random_dirs(n);
+    dirs.assign(d.begin(), d.end());
+  }
+  void run_anchor() { anchor.run(dirs.data(), n, ch, out.data()); }
+};
+
 template <class T>
 void BM_sh_real_scalar(benchmark::State& st) {
-  const int L = int(st.range(0));
-  const int64_t n = npoints(), K = int64_t(L + 1) * (L + 1), ch = chunk_points(K * int64_t(sizeof(T)), n, st.range(1));
-  const auto d = random_dirs(n);
-  std::vector<T> dirs(d.begin(), d.end());
-  std::vector<T> out(static_cast<size_t>(ch * K));
-  scalar_sh<T> anchor(L);
+  sh_case<T> c(st);
   for (auto _ : st) {
-    anchor.run(dirs.data(), n, ch, out.data());
-    benchmark::DoNotOptimize(out.data());
+    c.run_anchor();
+    benchmark::DoNotOptimize(c.out.data());
   }
-  st.SetItemsProcessed(st.iterations() * n);
+  st.SetItemsProcessed(st.iterations() * c.n);
 }
 
 posenc_status sh_real(int L, const double* xyz, int64_t n, double* out) { return posenc_sph_harm_real_f64(L, xyz, n, out); }
@@ -217,20 +229,15 @@ double median_of(std::vector<double> v) {
 // minutes apart cannot cancel; passes milliseconds apart see the same load.
 template <class T>
 void BM_sh_real_vs_scalar(benchmark::State& st) {
-  const int L = int(st.range(0));
-  const int64_t n = npoints(), K = int64_t(L + 1) * (L + 1), ch = chunk_points(K * int64_t(sizeof(T)), n, st.range(1));
-  const auto d = random_dirs(n);
-  std::vector<T> dirs(d.begin(), d.end());
-  std::vector<T> out(static_cast<size_t>(ch * K));
-  scalar_sh<T> anchor(L);
+  sh_case<T> c(st);
   auto ms = [](auto&& f) {
     const auto t0 = std::chrono::steady_clock::now();
     f();
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   };
   auto posenc = [&] {
-    for (int64_t p = 0; p < n; p += ch)
-      if (!ok(st, sh_real(L, dirs.data() + 3 * p, std::min(ch, n - p), out.data()))) return false;
+    for (int64_t p = 0; p < c.n; p += c.ch)
+      if (!ok(st, sh_real(c.L, c.dirs.data() + 3 * p, std::min(c.ch, c.n - p), c.out.data()))) return false;
     return true;
   };
   std::vector<double> tp, ts, r;
@@ -241,13 +248,13 @@ void BM_sh_real_vs_scalar(benchmark::State& st) {
       double a = 0, b = 0;
       if (tp.size() % 2 == 0) {
         a = ms([&] { good = posenc(); });
-        b = ms([&] { anchor.run(dirs.data(), n, ch, out.data()); });
+        b = ms([&] { c.run_anchor(); });
       } else {
-        b = ms([&] { anchor.run(dirs.data(), n, ch, out.data()); });
+        b = ms([&] { c.run_anchor(); });
         a = ms([&] { good = posenc(); });
       }
       if (!good) return;
-      benchmark::DoNotOptimize(out.data());
+      benchmark::DoNotOptimize(c.out.data());
       tp.push_back(a);
       ts.push_back(b);
       r.push_back(b / a);
@@ -256,7 +263,7 @@ void BM_sh_real_vs_scalar(benchmark::State& st) {
   st.counters["posenc_ms"] = median_of(tp);
   st.counters["scalar_ms"] = median_of(ts);
   st.counters["ratio"] = median_of(r);
-  st.SetItemsProcessed(st.iterations() * pairs * n);
+  st.SetItemsProcessed(st.iterations() * pairs * c.n);
   label(st);
 }
 
