@@ -583,10 +583,11 @@ struct tile_sink {
   /// called as sh_fast_block starts a degree (or a column), so that the read-for-ownership of
   /// the lines its drain will store into runs in parallel instead of one missed store at a time.
   /// Set for blocks over 16 KB (lmax >= 32 for float64, which do not stay in L1) and for the
-  /// L2-resident blocks of kSphPrefetchMinBytes and more that are not staged (kSphStageMaxBytes). Measured (AVX2, 64k points,
-  /// 1 thread): lmax 40 float64 96 -> 50 ms with the output in L2, 125 -> 100 ms with the staged
-  /// block (54 KB, in L2) beyond L2; lmax 100 507 -> 380 / 732 -> 460 ms (session 7); for
-  /// resident 1-16 KB blocks, instead of staging them through line_stream: see sh_real_impl.
+  /// L2-resident blocks of kSphPrefetchMinBytes and more that are not staged (kSphStageMaxBytes).
+  /// Measured (AVX2, 64k points, 1 thread): lmax 40 float64 96 -> 50 ms with the output in L2,
+  /// 125 -> 100 ms with the staged block (54 KB, in L2) beyond L2; lmax 100 507 -> 380 /
+  /// 732 -> 460 ms (session 7); for resident 1-16 KB blocks, instead of staging them through
+  /// line_stream: see sh_real_impl.
   void prefetch(int64_t k1) {
     if (!pfw || k1 <= pf) return;
     prefetch_rows(dst, stride, np, pf, k1);
@@ -1605,8 +1606,8 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
       em.finish();
     }
     if (via_blk) {
-      if (defer_copy) lstream.end_deferred(np * static_cast<std::size_t>(K) * sizeof(TO));
-      else lstream.end(np * static_cast<std::size_t>(K) * sizeof(TO));
+      if (defer_copy) lstream.end_deferred(static_cast<std::size_t>(blk_bytes));
+      else lstream.end(static_cast<std::size_t>(blk_bytes));
     }
   };
 #if defined(POSENC_ISA_AVX512) || defined(POSENC_ISA_AVX2)
