@@ -44,35 +44,6 @@ int64_t chunk_points(int64_t per_point_bytes, int64_t n, int64_t resident = 0) {
   return std::max<int64_t>(1, std::min<int64_t>(n, (int64_t(256) << 20) / per_point_bytes));
 }
 
-void BM_sh_real_posenc_f64(benchmark::State& st) {
-  const int L = int(st.range(0));
-  const int64_t n = npoints(), K = int64_t(L + 1) * (L + 1), ch = chunk_points(K * 8, n, st.range(1));
-  const auto dirs = random_dirs(n);
-  std::vector<double> out(static_cast<size_t>(ch * K));
-  for (auto _ : st) {
-    for (int64_t p = 0; p < n; p += ch)
-      if (!ok(st, posenc_sph_harm_real_f64(L, dirs.data() + 3 * p, std::min(ch, n - p), out.data()))) return;
-    benchmark::DoNotOptimize(out.data());
-  }
-  st.SetItemsProcessed(st.iterations() * n);
-  label(st);
-}
-
-void BM_sh_real_posenc_f32(benchmark::State& st) {
-  const int L = int(st.range(0));
-  const int64_t n = npoints(), K = int64_t(L + 1) * (L + 1), ch = chunk_points(K * 4, n, st.range(1));
-  const auto d = random_dirs(n);
-  std::vector<float> dirs(d.begin(), d.end());
-  std::vector<float> out(static_cast<size_t>(ch * K));
-  for (auto _ : st) {
-    for (int64_t p = 0; p < n; p += ch)
-      if (!ok(st, posenc_sph_harm_real_f32(L, dirs.data() + 3 * p, std::min(ch, n - p), out.data()))) return;
-    benchmark::DoNotOptimize(out.data());
-  }
-  st.SetItemsProcessed(st.iterations() * n);
-  label(st);
-}
-
 // Anchor 1: GSL per point, SPHARM Legendre array + cos/sin(m phi).
 void BM_sh_real_gsl(benchmark::State& st) {
   const int L = int(st.range(0));
@@ -184,6 +155,9 @@ struct scalar_sh {
   }
 };
 
+posenc_status sh_real(int L, const double* xyz, int64_t n, double* out) { return posenc_sph_harm_real_f64(L, xyz, n, out); }
+posenc_status sh_real(int L, const float* xyz, int64_t n, float* out) { return posenc_sph_harm_real_f32(L, xyz, n, out); }
+
 /// A real-SH benchmark case in type T: st's L and resident, 64k random points (as T), the
 /// chunked output buffer and the scalar anchor for L.
 template <class T>
@@ -199,7 +173,26 @@ struct sh_case {
     dirs.assign(d.begin(), d.end());
   }
   void run_anchor() { anchor.run(dirs.data(), n, ch, out.data()); }
+  /// posenc over the same points and chunks; false (st's error set) if a call fails.
+  bool run_posenc(benchmark::State& st) {
+    for (int64_t p = 0; p < n; p += ch)
+      if (!ok(st, sh_real(L, dirs.data() + 3 * p, std::min(ch, n - p), out.data()))) return false;
+    return true;
+  }
 };
+
+template <class T>
+void bm_sh_real_posenc(benchmark::State& st) {
+  sh_case<T> c(st);
+  for (auto _ : st) {
+    if (!c.run_posenc(st)) return;
+    benchmark::DoNotOptimize(c.out.data());
+  }
+  st.SetItemsProcessed(st.iterations() * c.n);
+  label(st);
+}
+void BM_sh_real_posenc_f64(benchmark::State& st) { bm_sh_real_posenc<double>(st); }
+void BM_sh_real_posenc_f32(benchmark::State& st) { bm_sh_real_posenc<float>(st); }
 
 template <class T>
 void BM_sh_real_scalar(benchmark::State& st) {
@@ -210,9 +203,6 @@ void BM_sh_real_scalar(benchmark::State& st) {
   }
   st.SetItemsProcessed(st.iterations() * c.n);
 }
-
-posenc_status sh_real(int L, const double* xyz, int64_t n, double* out) { return posenc_sph_harm_real_f64(L, xyz, n, out); }
-posenc_status sh_real(int L, const float* xyz, int64_t n, float* out) { return posenc_sph_harm_real_f32(L, xyz, n, out); }
 
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -235,11 +225,6 @@ void BM_sh_real_vs_scalar(benchmark::State& st) {
     f();
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   };
-  auto posenc = [&] {
-    for (int64_t p = 0; p < c.n; p += c.ch)
-      if (!ok(st, sh_real(c.L, c.dirs.data() + 3 * p, std::min(c.ch, c.n - p), c.out.data()))) return false;
-    return true;
-  };
   std::vector<double> tp, ts, r;
   bool good = true;
   const int pairs = smoke() ? 1 : 10;  // per iteration, so that even L = 40 has 10 and more
@@ -247,11 +232,11 @@ void BM_sh_real_vs_scalar(benchmark::State& st) {
     for (int i = 0; i < pairs; ++i) {
       double a = 0, b = 0;
       if (tp.size() % 2 == 0) {
-        a = ms([&] { good = posenc(); });
+        a = ms([&] { good = c.run_posenc(st); });
         b = ms([&] { c.run_anchor(); });
       } else {
         b = ms([&] { c.run_anchor(); });
-        a = ms([&] { good = posenc(); });
+        a = ms([&] { good = c.run_posenc(st); });
       }
       if (!good) return;
       benchmark::DoNotOptimize(c.out.data());
