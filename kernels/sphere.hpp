@@ -13,8 +13,9 @@
 // Real SH for lmax <= kSphFastLmax take sh_fast_block instead (orthonormal recurrence with
 // closed-form coefficients, values written straight into a feature-major L1 buffer; for the
 // bodies compiled per lmax <= 16 order outer, degree inner, each column in registers), and on
-// AVX-512 the whole-line writer (line_sink): blocks of points whose rows share an alignment,
-// each transposed row one aligned 64-byte line, non-temporal for large outputs. float32 output
+// AVX-512 (AVX2: from lmax kSphAvx2LineMinLmax = 10) the whole-line writer (line_sink): blocks
+// of points whose rows share an alignment, each transposed row one aligned 64-byte line (AVX2:
+// two 32-byte halves), non-temporal for large outputs. float32 output
 // with lmax <= kSphF32NativeLmax runs the recurrence in float32 on AVX-512 and AVX2 (f32_native:
 // 16 / 8 points per vector, 16 x 16 / 8 x 8 transposes). Blocks too large for L1 (over 16 KB)
 // prefetch their rows' lines for writing degree by degree (tile_sink) and, on AVX2 with a large
@@ -693,22 +694,54 @@ inline void transpose16_load(const float* src, __m512* r) {
   }
 }
 
-/// Whole-line stores of TO elements (one 64-byte line: 8 doubles or 16 floats).
+#endif
+
+#if defined(POSENC_ISA_AVX2)
+/// One 64-byte line in two 256-bit halves (AVX2's whole-line unit).
+struct line4d {
+  __m256d lo, hi;
+};
+struct line8f {
+  __m256 lo, hi;
+};
+/// AVX2 store masks of the lanes of bit mask m: 4 doubles from bit b, 8 floats from bit b.
+inline __m256i lane_mask64(uint32_t m, int b) {
+  const __m256i bits = _mm256_setr_epi64x(1, 2, 4, 8);
+  return _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x(static_cast<int64_t>(m >> b)), bits), bits);
+}
+inline __m256i lane_mask32(uint32_t m, int b) {
+  const __m256i bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(m >> b)), bits), bits);
+}
+#endif
+
+#if defined(POSENC_ISA_AVX512) || defined(POSENC_ISA_AVX2)
+/// Whole-line stores of TO elements (one 64-byte line: 8 doubles or 16 floats): one 512-bit
+/// vector on AVX-512, two 256-bit halves on AVX2.
 template <class TO>
 struct line_vec;
 template <>
 struct line_vec<double> {
+#if defined(POSENC_ISA_AVX512)
   using type = __m512d;
+#else
+  using type = line4d;
+#endif
 };
 template <>
 struct line_vec<float> {
+#if defined(POSENC_ISA_AVX512)
   using type = __m512;
+#else
+  using type = line8f;
+#endif
 };
 
 template <class TO>
 struct lines {
   using LV = typename line_vec<TO>::type;
   static constexpr int64_t unit = 64 / static_cast<int64_t>(sizeof(TO));
+#if defined(POSENC_ISA_AVX512)
   static void full(TO* a, const LV& v, bool nt) {
     if constexpr (unit == 8) {
       if (nt) _mm512_stream_pd(a, v);
@@ -727,6 +760,46 @@ struct lines {
     if constexpr (unit == 8) return _mm512_mask_mov_pd(a, static_cast<__mmask8>(m), b);
     else return _mm512_mask_mov_ps(a, static_cast<__mmask16>(m), b);
   }
+#else
+  static constexpr int64_t half = unit / 2;
+  static void full(TO* a, const LV& v, bool nt) {
+    if constexpr (unit == 8) {
+      if (nt) {
+        _mm256_stream_pd(a, v.lo);
+        _mm256_stream_pd(a + half, v.hi);
+      } else {
+        _mm256_store_pd(a, v.lo);
+        _mm256_store_pd(a + half, v.hi);
+      }
+    } else {
+      if (nt) {
+        _mm256_stream_ps(a, v.lo);
+        _mm256_stream_ps(a + half, v.hi);
+      } else {
+        _mm256_store_ps(a, v.lo);
+        _mm256_store_ps(a + half, v.hi);
+      }
+    }
+  }
+  static void masked(TO* a, uint32_t m, const LV& v) {
+    if constexpr (unit == 8) {
+      _mm256_maskstore_pd(a, lane_mask64(m, 0), v.lo);
+      _mm256_maskstore_pd(a + half, lane_mask64(m, 4), v.hi);
+    } else {
+      _mm256_maskstore_ps(a, lane_mask32(m, 0), v.lo);
+      _mm256_maskstore_ps(a + half, lane_mask32(m, 8), v.hi);
+    }
+  }
+  static LV blend(uint32_t m, const LV& a, const LV& b) {
+    if constexpr (unit == 8) {
+      return {_mm256_blendv_pd(a.lo, b.lo, _mm256_castsi256_pd(lane_mask64(m, 0))),
+              _mm256_blendv_pd(a.hi, b.hi, _mm256_castsi256_pd(lane_mask64(m, 4)))};
+    } else {
+      return {_mm256_blendv_ps(a.lo, b.lo, _mm256_castsi256_ps(lane_mask32(m, 0))),
+              _mm256_blendv_ps(a.hi, b.hi, _mm256_castsi256_ps(lane_mask32(m, 8)))};
+    }
+  }
+#endif
 };
 
 /// The lines that two rows of a super-block share (the last line of row p and the first of row
@@ -759,10 +832,12 @@ struct line_pending {
   }
 };
 
-/// Output of sh_fast_block on AVX-512 for block c of a super-block (kernel: points p, p + U,
-/// ..., p + 7U, U = 64 / sizeof(TO), so the row stride U K elements is a whole number of lines
-/// and the 8 rows start at the same offset within a line). Features are taken in line-aligned
-/// units (8 doubles = one transposed tile, or 16 floats = two) starting at feature -shift, so
+/// Output of sh_fast_block for block c of a super-block (AVX-512, and AVX2 from lmax
+/// kSphAvx2LineMinLmax; points p, p + U, ..., p + (R-1) U, R = W rows (8 on AVX-512, 4 on
+/// AVX2), U = 64 / sizeof(TO), so the row stride U K elements is a whole number of lines and the
+/// R rows start at the same offset within a line). Features are taken in line-aligned units
+/// (8 doubles = one transposed 8 x 8 tile or two 4 x 4 ones, 16 floats = two or four, narrowed)
+/// starting at feature -shift, so
 /// every row is written in whole, aligned 64-byte lines: non-temporal when `nt` (large outputs:
 /// no read-for-ownership), else aligned stores. The partial first and last line of a row go
 /// through line_pending (merged with the neighbour row's half when K >= 2 units, else masked).
@@ -770,7 +845,7 @@ template <class TO, class TC = double>
 struct line_sink {
   using LO = lines<TO>;
   using elem = TC;                                     ///< F's element type (the compute type)
-  static constexpr int R = 64 / static_cast<int>(sizeof(TC));  ///< points per block = rows
+  static constexpr int R = static_cast<int>(width<TC>);  ///< points per block = rows (a vector)
   static constexpr int64_t unit = LO::unit;  ///< features per line
   TO* row0;
   int64_t rstride, K, first;
@@ -828,6 +903,7 @@ struct line_sink {
     }
   }
   /// The R rows' lines of features [k, k + unit) (transposed from F at src).
+#if defined(POSENC_ISA_AVX512)
   static void rows_of(const float* src, __m512* v) { transpose16_load(src, v); }
   static void rows_of(const double* src, typename LO::LV* v) {
     __m512d r[8];
@@ -841,6 +917,21 @@ struct line_sink {
         v[p] = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(r[p])), _mm512_cvtpd_ps(r2[p]), 1);
     }
   }
+#else
+  /// AVX2 (float64 compute, 4 rows): a line is two 4 x 4 tiles (doubles) or four, narrowed.
+  static void rows_of(const double* src, typename LO::LV* v) {
+    __m256d r[unit / 4][4];
+    for (int t = 0; t < static_cast<int>(unit / 4); ++t) transpose4_load(src + 16 * t, r[t]);
+    for (int p = 0; p < 4; ++p) {
+      if constexpr (unit == 8) {
+        v[p] = {r[0][p], r[1][p]};
+      } else {
+        v[p] = {_mm256_set_m128(_mm256_cvtpd_ps(r[1][p]), _mm256_cvtpd_ps(r[0][p])),
+                _mm256_set_m128(_mm256_cvtpd_ps(r[3][p]), _mm256_cvtpd_ps(r[2][p]))};
+      }
+    }
+  }
+#endif
   TO* line_at(int64_t k) const {
     return reinterpret_cast<TO*>(reinterpret_cast<std::uintptr_t>(row0) + static_cast<std::uintptr_t>(k * static_cast<int64_t>(sizeof(TO))));
   }
@@ -911,6 +1002,15 @@ struct deferred_lines {
   void step(int64_t units) { ls->copy_pending(static_cast<std::size_t>(units)); }
   void flush() { ls->copy_pending(ls->plines); }
 };
+
+/// Lowest lmax at which the AVX2 path writes full blocks through the whole-line super-blocks
+/// (line_sink, 4 rows of 4-point blocks, two 4 x 4 tiles per line) instead of staging them
+/// (line_stream) or storing tiles straight into the rows (tile_sink, row_stream_sink). Measured
+/// (64k points, 1 thread, the two paths alternated call by call in one process, median ratio
+/// line / old): output beyond L2 lmax 2 1.49, 3 1.41, 5 1.32, 8 1.03, 10 0.97-1.0, 14 0.92,
+/// 20 0.86, 40 0.78; L2-resident chunks lmax 5 1.20, 8 1.00, 9 0.96, 10 0.87-0.92, 12 0.84,
+/// 20 0.91, 40 0.97, 100 0.88 (docs/PERFORMANCE.md, session 10).
+constexpr int32_t kSphAvx2LineMinLmax = 10;
 
 /// Highest lmax for which the whole-line path runs sh_fast_block compiled for that lmax (every
 /// loop unrolled: measured 4-7 % faster at lmax 10 than the same code with a run-time lmax).
@@ -1459,8 +1559,8 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
   // outputs, with ordinary line stores: lmax 40 float64 50 -> 73 ms.)
   const bool rows_nt = staging && P->fab && P->stream != 0 && static_cast<int64_t>(W) * K * static_cast<int64_t>(sizeof(TO)) > kSphL1BlockBytes;
 #endif
-#if defined(POSENC_ISA_AVX512)
-  line_pending<TO> pend;
+#if defined(POSENC_ISA_AVX512) || defined(POSENC_ISA_AVX2)
+  line_pending<TO, static_cast<int>(W)> pend;
   deferred_put<line_sink<TO>> bgput{line_sink<TO>(out, 0, 0, false, nullptr, 0)};
 #endif
   // Set-up of one block: points first + j pstride (j < np): cos / sin theta into ct / st,
@@ -1544,7 +1644,7 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
                    const double* sm, auto&& hook) {
     TO* const row0 = out + first * K;
     const int64_t rstride = pstride * K;
-#if defined(POSENC_ISA_AVX512)
+#if defined(POSENC_ISA_AVX512) || defined(POSENC_ISA_AVX2)
     if (b >= 0) {
       constexpr int64_t U = 64 / static_cast<int64_t>(sizeof(TO));
       line_sink<TO> ls(row0, rstride, K, P->stream != 0, &pend, static_cast<int>(b % U));
@@ -1621,12 +1721,14 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
   }
 #endif
   int64_t p0 = 0;
-#if defined(POSENC_ISA_AVX512)
+#if defined(POSENC_ISA_AVX512) || defined(POSENC_ISA_AVX2)
   // Super-blocks of U W points (U = 64 / sizeof(TO)): block c takes points p0 + c + U j, whose
   // rows all start at the same offset within a 64-byte line (line_sink). Needs the fast path and
-  // outputs aligned to their element size; the tail takes the ordinary blocks below.
+  // outputs aligned to their element size; the tail takes the ordinary blocks below. On AVX2
+  // from lmax kSphAvx2LineMinLmax only (below it the staged / direct blocks are faster).
+  const bool sb_on = kIsAvx512 || L >= kSphAvx2LineMinLmax;
   constexpr int64_t U = 64 / static_cast<int64_t>(sizeof(TO)), SB = U * static_cast<int64_t>(W);
-  if (P->fab && reinterpret_cast<std::uintptr_t>(out) % sizeof(TO) == 0 && n >= SB) {
+  if (sb_on && P->fab && reinterpret_cast<std::uintptr_t>(out) % sizeof(TO) == 0 && n >= SB) {
     auto first_of = [&](int64_t b) { return b / U * SB + b % U; };
     V ct[2], st[2];  // by block parity, like the cos / sin (m phi) buffers
     superblock_loop(
