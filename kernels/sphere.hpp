@@ -1007,7 +1007,7 @@ struct deferred_lines {
 /// (line_sink, 4 rows of 4-point blocks, two 4 x 4 tiles per line) instead of staging them
 /// (line_stream) or storing tiles straight into the rows (tile_sink, row_stream_sink). Measured
 /// (64k points, 1 thread, the two paths alternated call by call in one process, median ratio
-/// line / old): output beyond L2 lmax 2 1.49, 3 1.41, 5 1.32, 8 1.03, 10 0.97-1.0, 14 0.92,
+/// line / old): output beyond L2 lmax 2 1.56, 3 1.47, 5 1.24, 8 1.03, 10 0.97-1.0, 14 0.92,
 /// 20 0.86, 40 0.78; L2-resident chunks lmax 5 1.20, 8 1.00, 9 0.96, 10 0.87-0.92, 12 0.84,
 /// 20 0.91, 40 0.97, 100 0.88 (docs/PERFORMANCE.md, session 10).
 constexpr int32_t kSphAvx2LineMinLmax = 10;
