@@ -762,24 +762,18 @@ struct lines {
   }
 #else
   static constexpr int64_t half = unit / 2;
+  /// One aligned 32-byte half, non-temporal or not.
+  static void store_half(double* a, const __m256d& v, bool nt) {
+    if (nt) _mm256_stream_pd(a, v);
+    else _mm256_store_pd(a, v);
+  }
+  static void store_half(float* a, const __m256& v, bool nt) {
+    if (nt) _mm256_stream_ps(a, v);
+    else _mm256_store_ps(a, v);
+  }
   static void full(TO* a, const LV& v, bool nt) {
-    if constexpr (unit == 8) {
-      if (nt) {
-        _mm256_stream_pd(a, v.lo);
-        _mm256_stream_pd(a + half, v.hi);
-      } else {
-        _mm256_store_pd(a, v.lo);
-        _mm256_store_pd(a + half, v.hi);
-      }
-    } else {
-      if (nt) {
-        _mm256_stream_ps(a, v.lo);
-        _mm256_stream_ps(a + half, v.hi);
-      } else {
-        _mm256_store_ps(a, v.lo);
-        _mm256_store_ps(a + half, v.hi);
-      }
-    }
+    store_half(a, v.lo, nt);
+    store_half(a + half, v.hi, nt);
   }
   static void masked(TO* a, uint32_t m, const LV& v) {
     if constexpr (unit == 8) {
@@ -859,11 +853,13 @@ struct line_sink {
     first = -static_cast<int64_t>((reinterpret_cast<std::uintptr_t>(r0) / sizeof(TO)) % unit);
     pf = first;
   }
-  /// Cached output (not nt) of a small block (<= 16 KB, lmax <= 15 for float64): requests
-  /// ownership (prefetchw) of the rows' lines holding features below k1, ahead of the recurrence
-  /// that produces them, so that the later whole-line stores hit L1 instead of waiting for the
-  /// read-for-ownership. Measured (64k points, output in L2): -5 % at lmax 10 float64, -7 %
-  /// float32; neutral at 20 and 40; +20 % at lmax 100, hence the size limit.
+  /// Cached output (not nt) of a small block (<= 16 KB: float64 lmax <= 15 on AVX-512, <= 31
+  /// on AVX2): requests ownership (prefetchw) of the rows' lines holding features below k1,
+  /// ahead of the recurrence that produces them, so that the later whole-line stores hit L1
+  /// instead of waiting for the read-for-ownership. Measured on AVX-512 (64k points, output in
+  /// L2): -5 % at lmax 10 float64, -7 % float32; neutral at 20 and 40; +20 % at lmax 100, hence
+  /// the size limit. AVX2: without it lmax 10 to 14 went 12-18 % faster or 4-14 % slower
+  /// depending on the machine's load (docs/PERFORMANCE.md, session 10), so it stays.
   void prefetch(int64_t k1) {
     if (nt || K * R * static_cast<int64_t>(sizeof(TO)) > kSphL1BlockBytes) return;
     k1 = k1 < K ? k1 : K;
@@ -1556,7 +1552,9 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
   // row (row_stream_sink), its buffers (W buf_bytes: at most 6 KB for lmax <= kSphStreamLmax)
   // in the staging space (stream_blk_doubles: 34 KB and more where they apply). lmax 40, 64k
   // points, 1 thread: float64 104 -> 79 ms, float32 73 -> 61 ms. (Also tried for L2-resident
-  // outputs, with ordinary line stores: lmax 40 float64 50 -> 73 ms.)
+  // outputs, with ordinary line stores: lmax 40 float64 50 -> 73 ms.) Since session 10 the
+  // full super-blocks take line_sink instead (lmax 40: 70 -> 55 ms); this remains for the
+  // blocks outside them (the last n mod 32 / 64 points, outputs not aligned to their element).
   const bool rows_nt = staging && P->fab && P->stream != 0 && static_cast<int64_t>(W) * K * static_cast<int64_t>(sizeof(TO)) > kSphL1BlockBytes;
 #endif
 #if defined(POSENC_ISA_AVX512) || defined(POSENC_ISA_AVX2)
