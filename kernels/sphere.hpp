@@ -801,7 +801,8 @@ struct lines {
 /// super-block owns rows c + U j: the tail of (c, j) meets the head of (c + 1, j), and the tail
 /// of (U - 1, j) the head of (0, j + 1). A half whose partner never comes (a block that took the
 /// extended-range path, the super-block's first and last row) is written masked by flush().
-template <class TO, int R = 8>
+/// R: rows per block (line_sink::R, the compute vector width: 8 / 16 on AVX-512, 4 on AVX2).
+template <class TO, int R>
 struct line_pending {
   using LV = typename lines<TO>::LV;
   LV head[R], tail[R];
