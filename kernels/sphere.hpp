@@ -839,7 +839,14 @@ struct line_pending {
 template <class TO, class TC = double>
 struct line_sink {
   using LO = lines<TO>;
-  using elem = TC;                                     ///< F's element type (the compute type)
+#if defined(POSENC_ISA_AVX2)
+  /// F's element type: the compute type, but float for float32 lines on AVX2 (the recurrence's
+  /// float64 values are rounded as they are produced, so that a line is one in-lane 4 x 4
+  /// transpose of floats instead of four 4 x 4 transposes of doubles and four conversions).
+  using elem = typename std::conditional<std::is_same<TO, float>::value, float, TC>::type;
+#else
+  using elem = TC;  ///< F's element type (the compute type)
+#endif
   static constexpr int R = static_cast<int>(width<TC>);  ///< points per block = rows (a vector)
   static constexpr int64_t unit = LO::unit;  ///< features per line
   TO* row0;
@@ -928,12 +935,27 @@ struct line_sink {
       }
     }
   }
+  /// AVX2 float32 lines from float64 compute (elem = float: feature k's 4 rounded values at
+  /// src + 4 k). Each half line (8 features) is two 16-byte loads per 256-bit register,
+  /// (feature j | feature j + 4), and one in-lane 4 x 4 transpose: 8 shuffles per half.
+  static void rows_of(const float* src, line8f* v) {
+    for (int h = 0; h < 2; ++h) {
+      const float* s = src + 32 * h;
+      __m256 a[4];
+      for (int j = 0; j < 4; ++j) a[j] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(s + 4 * j)), _mm_loadu_ps(s + 4 * j + 16), 1);
+      const __m256 t0 = _mm256_unpacklo_ps(a[0], a[1]), t1 = _mm256_unpackhi_ps(a[0], a[1]);
+      const __m256 t2 = _mm256_unpacklo_ps(a[2], a[3]), t3 = _mm256_unpackhi_ps(a[2], a[3]);
+      const __m256 r[4] = {_mm256_shuffle_ps(t0, t2, 0x44), _mm256_shuffle_ps(t0, t2, 0xEE), _mm256_shuffle_ps(t1, t3, 0x44),
+                           _mm256_shuffle_ps(t1, t3, 0xEE)};
+      for (int p = 0; p < 4; ++p) (h == 0 ? v[p].lo : v[p].hi) = r[p];
+    }
+  }
 #endif
   TO* line_at(int64_t k) const {
     return reinterpret_cast<TO*>(reinterpret_cast<std::uintptr_t>(row0) + static_cast<std::uintptr_t>(k * static_cast<int64_t>(sizeof(TO))));
   }
   /// A unit that holds the start or the end of the rows: masked / merged lines.
-  void put_partial(const TC* src, int64_t k) {
+  void put_partial(const elem* src, int64_t k) {
     typename LO::LV v[R];
     rows_of(src, v);
     const std::uintptr_t rs = static_cast<std::uintptr_t>(rstride * static_cast<int64_t>(sizeof(TO)));
@@ -944,7 +966,7 @@ struct line_sink {
   }
   /// Features [k0, k1) (k0 = first + a multiple of unit) from F (feature k at F + (k - fbase) R;
   /// F readable to a unit past k1). Whole units inside the rows take the branch-free loop.
-  void put(const TC* F, int64_t fbase, int64_t k0, int64_t k1) {
+  void put(const elem* F, int64_t fbase, int64_t k0, int64_t k1) {
     const bool ntl = nt;  // a local: the stores below could alias *this
     const std::uintptr_t rs = static_cast<std::uintptr_t>(rstride * static_cast<int64_t>(sizeof(TO)));
     int64_t k = k0;
@@ -1058,6 +1080,29 @@ struct no_defer {
   void flush() {}
 };
 
+/// One feature vector (W values of the compute type T) into sh_fast_block's buffer F, whose
+/// elements are the sink's `elem`: as they are, or rounded to float32 (AVX2 line_sink<float>).
+template <class T, class TF, class VV>
+inline void fput(TF* p, const VV& y) {
+  if constexpr (std::is_same<TF, T>::value) {
+    stu(p, y);
+  } else {
+#if defined(POSENC_ISA_AVX2)
+    static_assert(std::is_same<TF, float>::value && std::is_same<T, double>::value, "float64 rounded to float32");
+    _mm_storeu_ps(p, _mm256_cvtpd_ps(vec<double>(y)));
+#else
+    static_assert(std::is_same<TF, T>::value, "F holds the compute type outside AVX2");
+#endif
+  }
+}
+/// One feature of F (WV values) to another slot (the drain's move of a degree's leftover).
+template <std::size_t WV, class TF>
+inline void fcopy(TF* d, const TF* s) {
+  TF t[WV];
+  for (std::size_t i = 0; i < WV; ++i) t[i] = s[i];
+  for (std::size_t i = 0; i < WV; ++i) d[i] = t[i];
+}
+
 /// Real SH of one block of W points by the fast path (plan.fab set): x = cos theta, u = sin theta,
 /// cm / sm = cos / sin (m phi) per m. Each value is written straight to its two output features
 /// (Y_l^m cos m phi at l(l+1)+m, Y_l^m sin m phi at l(l+1)-m) in the SoA buffer F. Run-time lmax
@@ -1101,7 +1146,8 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
   else fab = P.fab;
   T* Z = scr;  // the sectoral seeds y_m^m
   T* bufs[2] = {scr + N * W, scr + 2 * N * W};  // bufs[l & 1] holds y_l (and y_{l-2} before)
-  T* F = scr + 3 * N * W + (kHandOff && fsel ? (cap + 16) * Wd : 0);
+  using TF = typename Sink::elem;  // F's element type: T, or float (AVX2 float32 lines from float64)
+  TF* F = reinterpret_cast<TF*>(scr + 3 * N * W) + (kHandOff && fsel ? (cap + 16) * Wd : 0);
   V z(static_cast<T>(P.fy00));
   if constexpr (kF) {  // the caller's sectoral seeds, from float64 (f32_native)
     Z = const_cast<T*>(seeds);  // read only from here on
@@ -1121,7 +1167,7 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
   int64_t fbase = sink.first, kdone = sink.first;  // F starts at the sink's first unit (>= -unit)
   static_assert(Sink::unit <= 16, "F's leading zero units");
 #pragma GCC unroll 16
-  for (int64_t k = 0; k < Sink::unit; ++k) stu(F + k * Wd, zero);  // features < 0 (no memset call)
+  for (int64_t k = 0; k < Sink::unit; ++k) fput<T>(F + k * Wd, zero);  // features < 0 (no memset call)
   // One recurrence step y_l = a x y_{l-1} + b y_{l-2} (with xlo: x + xlo); the same operations
   // in both loop orders, so both give the same bits.
   auto step = [&](const T* ab2, const V& p, const V& q) POSENC_HOT_LAMBDA -> V {
@@ -1145,7 +1191,7 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
     // degree-outer loop below. Each column is a latency chain of one FMA per step (b y_{l-2} is
     // ready a step early); the L + 1 independent columns of the straight-line body overlap in
     // the out-of-order window. F holds the whole block (fast_cap).
-    T* const f0 = F - fbase * Wd;  // feature 0
+    TF* const f0 = F - fbase * Wd;  // feature 0
     const int64_t KK = static_cast<int64_t>(N) * static_cast<int64_t>(N);
 #pragma GCC unroll 17
     for (int32_t m = 0; m <= L; ++m) {
@@ -1157,10 +1203,10 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
       auto out = [&](int64_t l, const V& y) POSENC_HOT_LAMBDA {
         const int64_t k = l * (l + 1);
         if (m == 0) {
-          stu(f0 + k * Wd, y);
+          fput<T>(f0 + k * Wd, y);
         } else {
-          stu(f0 + (k + m) * Wd, y * c);
-          stu(f0 + (k - m) * Wd, y * s);
+          fput<T>(f0 + (k + m) * Wd, y * c);
+          fput<T>(f0 + (k - m) * Wd, y * s);
         }
       };
       out(m, y1);
@@ -1175,7 +1221,7 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
   } else {
   stu(bufs[0], load(Z));  // the state rows: y_0 and y_{-1} = 0
   stu(bufs[1], zero);
-  stu(F - fbase * Wd, load(Z));
+  fput<T>(F - fbase * Wd, load(Z));
 #pragma GCC unroll 16
   for (int32_t l = 1; l <= L; ++l) {
     const int64_t lw = static_cast<int64_t>(l);
@@ -1185,33 +1231,33 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
       if constexpr (kHandOff) bg->flush();
       const int64_t kout = kdone + (lw * lw - kdone) / Sink::unit * Sink::unit;
       sink.put(F, fbase, kdone, kout);
-      for (int64_t k = kout; k < lw * lw; ++k) stu(F + (k - kout) * Wd, load(F + (k - fbase) * Wd));
+      for (int64_t k = kout; k < lw * lw; ++k) fcopy<W>(F + (k - kout) * Wd, F + (k - fbase) * Wd);
       kdone = fbase = kout;
     }
     T* cur = bufs[l & 1];  // y_{l-2} in, y_l out
     T* prv = bufs[(l - 1) & 1];
     const T* ab = fab + lw * (lw - 1);  // (a, -b) for m = 0..l-1
-    T* f = F + (lw * (lw + 1) - fbase) * Wd;
+    TF* f = F + (lw * (lw + 1) - fbase) * Wd;
     {
       const V y = step(ab, load(prv), load(cur));
       stu(cur, y);
-      stu(f, y);
+      fput<T>(f, y);
     }
 #pragma GCC unroll 16
     for (int32_t m = 1; m < l; ++m) {
       const std::size_t o = static_cast<std::size_t>(m) * W;
       const V y = step(ab + 2 * m, load(prv + o), load(cur + o));
       stu(cur + o, y);
-      stu(f + o, y * load(cm + o));
-      stu(f - o, y * load(sm + o));
+      fput<T>(f + o, y * load(cm + o));
+      fput<T>(f - o, y * load(sm + o));
     }
     {
       const std::size_t o = static_cast<std::size_t>(l) * W;
       const V y = load(Z + o);
       stu(cur + o, y);
       stu(prv + o, zero);  // y_{l-1}^l = 0 for degree l + 1
-      stu(f + o, y * load(cm + o));
-      stu(f - o, y * load(sm + o));
+      fput<T>(f + o, y * load(cm + o));
+      fput<T>(f - o, y * load(sm + o));
     }
   }
   }
