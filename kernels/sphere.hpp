@@ -831,7 +831,8 @@ struct line_pending {
 /// kSphAvx2LineMinLmax; points p, p + U, ..., p + (R-1) U, R = W rows (8 on AVX-512, 4 on
 /// AVX2), U = 64 / sizeof(TO), so the row stride U K elements is a whole number of lines and the
 /// R rows start at the same offset within a line). Features are taken in line-aligned units
-/// (8 doubles = one transposed 8 x 8 tile or two 4 x 4 ones, 16 floats = two or four, narrowed)
+/// (8 doubles = one transposed 8 x 8 tile or two 4 x 4 ones; 16 floats = two 8 x 8 tiles narrowed
+/// on AVX-512, two in-lane 4 x 4 float transposes on AVX2, whose F already holds floats: elem)
 /// starting at feature -shift, so
 /// every row is written in whole, aligned 64-byte lines: non-temporal when `nt` (large outputs:
 /// no read-for-ownership), else aligned stores. The partial first and last line of a row go
@@ -922,18 +923,11 @@ struct line_sink {
     }
   }
 #else
-  /// AVX2 (float64 compute, 4 rows): a line is two 4 x 4 tiles (doubles) or four, narrowed.
-  static void rows_of(const double* src, typename LO::LV* v) {
-    __m256d r[unit / 4][4];
-    for (int t = 0; t < static_cast<int>(unit / 4); ++t) transpose4_load(src + 16 * t, r[t]);
-    for (int p = 0; p < 4; ++p) {
-      if constexpr (unit == 8) {
-        v[p] = {r[0][p], r[1][p]};
-      } else {
-        v[p] = {_mm256_set_m128(_mm256_cvtpd_ps(r[1][p]), _mm256_cvtpd_ps(r[0][p])),
-                _mm256_set_m128(_mm256_cvtpd_ps(r[3][p]), _mm256_cvtpd_ps(r[2][p]))};
-      }
-    }
+  /// AVX2 float64 lines (4 rows): two 4 x 4 tiles.
+  static void rows_of(const double* src, line4d* v) {
+    __m256d r[2][4];
+    for (int t = 0; t < 2; ++t) transpose4_load(src + 16 * t, r[t]);
+    for (int p = 0; p < 4; ++p) v[p] = {r[0][p], r[1][p]};
   }
   /// AVX2 float32 lines from float64 compute (elem = float: feature k's 4 rounded values at
   /// src + 4 k). Each half line (8 features) is two 16-byte loads per 256-bit register,
