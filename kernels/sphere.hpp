@@ -669,14 +669,24 @@ inline void transpose8_load(const double* src, __m512d* r) {
 /// the two 256-bit halves (inserted from memory); then the classic 8 x 8 transpose runs in both
 /// halves at once (unpack, shuffle, a two-source permute of 128-bit lanes): 48 shuffle-port
 /// operations per 256 values, against 64 + 16 conversions for the same floats from float64.
+/// Each 8-point half is transpose8x16_load.
+template <int FS>
+inline void transpose8x16_load(const float* src, __m512* r);
 inline void transpose16_load(const float* src, __m512* r) {
+  for (int g = 0; g < 2; ++g) transpose8x16_load<16>(src + 8 * g, r + 8 * g);  // points 8g..8g+7
+}
+
+/// 8 rows of 16 features: feature i of 8 points at src + FS i (8 floats, 32-byte aligned) into
+/// r[p] = (f_0[p], ..., f_15[p]), p < 8: 24 shuffle-port operations (see transpose16_load).
+template <int FS>
+inline void transpose8x16_load(const float* src, __m512* r) {
   const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
   const __m512i hi = _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
-  for (int g = 0; g < 2; ++g) {  // points 8g..8g+7
+  {
     __m512 a[8], t[8], u[8];
     for (int i = 0; i < 8; ++i)  // a[i] = (f_i | f_{i+8}) of those points
-      a[i] = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_load_ps(src + 16 * i + 8 * g)),
-                                _mm256_load_ps(src + 16 * (i + 8) + 8 * g), 1);
+      a[i] = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_load_ps(src + FS * i)),
+                                _mm256_load_ps(src + FS * (i + 8)), 1);
     for (int i = 0; i < 4; ++i) {
       t[2 * i] = _mm512_unpacklo_ps(a[2 * i], a[2 * i + 1]);
       t[2 * i + 1] = _mm512_unpackhi_ps(a[2 * i], a[2 * i + 1]);
@@ -688,8 +698,8 @@ inline void transpose16_load(const float* src, __m512* r) {
       u[4 * h + 3] = _mm512_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0xEE);  // points 3 | 7
     }
     for (int p = 0; p < 4; ++p) {
-      r[8 * g + p] = _mm512_permutex2var_ps(u[p], lo, u[p + 4]);
-      r[8 * g + p + 4] = _mm512_permutex2var_ps(u[p], hi, u[p + 4]);
+      r[p] = _mm512_permutex2var_ps(u[p], lo, u[p + 4]);
+      r[p + 4] = _mm512_permutex2var_ps(u[p], hi, u[p + 4]);
     }
   }
 }
@@ -831,8 +841,8 @@ struct line_pending {
 /// kSphAvx2LineMinLmax; points p, p + U, ..., p + (R-1) U, R = W rows (8 on AVX-512, 4 on
 /// AVX2), U = 64 / sizeof(TO), so the row stride U K elements is a whole number of lines and the
 /// R rows start at the same offset within a line). Features are taken in line-aligned units
-/// (8 doubles = one transposed 8 x 8 tile or two 4 x 4 ones; 16 floats = two 8 x 8 tiles narrowed
-/// on AVX-512, two in-lane 4 x 4 float transposes on AVX2, whose F already holds floats: elem)
+/// (8 doubles = one transposed 8 x 8 tile or two 4 x 4 ones; 16 floats = an 8 x 16 float
+/// transpose on AVX-512, two in-lane 4 x 4 ones on AVX2: F holds floats, elem)
 /// starting at feature -shift, so
 /// every row is written in whole, aligned 64-byte lines: non-temporal when `nt` (large outputs:
 /// no read-for-ownership), else aligned stores. The partial first and last line of a row go
@@ -840,14 +850,10 @@ struct line_pending {
 template <class TO, class TC = double>
 struct line_sink {
   using LO = lines<TO>;
-#if defined(POSENC_ISA_AVX2)
-  /// F's element type: the compute type, but float for float32 lines on AVX2 (the recurrence's
-  /// float64 values are rounded as they are produced, so that a line is one in-lane 4 x 4
-  /// transpose of floats instead of four 4 x 4 transposes of doubles and four conversions).
+  /// F's element type: the compute type, but float for float32 lines from float64 compute (the
+  /// recurrence's values are rounded as they are produced, fput; a line is then transposed from
+  /// floats: no conversions or lane inserts here).
   using elem = typename std::conditional<std::is_same<TO, float>::value, float, TC>::type;
-#else
-  using elem = TC;  ///< F's element type (the compute type)
-#endif
   static constexpr int R = static_cast<int>(width<TC>);  ///< points per block = rows (a vector)
   static constexpr int64_t unit = LO::unit;  ///< features per line
   TO* row0;
@@ -909,19 +915,14 @@ struct line_sink {
   }
   /// The R rows' lines of features [k, k + unit) (transposed from F at src).
 #if defined(POSENC_ISA_AVX512)
-  static void rows_of(const float* src, __m512* v) { transpose16_load(src, v); }
-  static void rows_of(const double* src, typename LO::LV* v) {
-    __m512d r[8];
-    transpose8_load(src, r);
-    if constexpr (unit == 8) {
-      for (int p = 0; p < 8; ++p) v[p] = r[p];
-    } else {
-      __m512d r2[8];
-      transpose8_load(src + 64, r2);
-      for (int p = 0; p < 8; ++p)
-        v[p] = _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(r[p])), _mm512_cvtpd_ps(r2[p]), 1);
-    }
+  /// float32 lines: 16 rows (float32 compute, feature k at src + 16 k) or 8 (float64 compute,
+  /// values rounded by fput, feature k at src + 8 k).
+  static void rows_of(const float* src, __m512* v) {
+    if constexpr (R == 16) transpose16_load(src, v);
+    else transpose8x16_load<8>(src, v);
   }
+  /// float64 lines: one 8 x 8 tile.
+  static void rows_of(const double* src, __m512d* v) { transpose8_load(src, v); }
 #else
   /// AVX2 float64 lines (4 rows): two 4 x 4 tiles.
   static void rows_of(const double* src, line4d* v) {
@@ -1075,15 +1076,17 @@ struct no_defer {
 };
 
 /// One feature vector (W values of the compute type T) into sh_fast_block's buffer F, whose
-/// elements are the sink's `elem`: as they are, or rounded to float32 (AVX2 line_sink<float>).
+/// elements are the sink's `elem`: as they are, or rounded to float32 (line_sink<float, double>).
 template <class T, class TF, class VV>
 inline void fput(TF* p, const VV& y) {
   if constexpr (std::is_same<TF, T>::value) {
     stu(p, y);
   } else {
-#if defined(POSENC_ISA_AVX2)
     static_assert(std::is_same<TF, float>::value && std::is_same<T, double>::value, "float64 rounded to float32");
+#if defined(POSENC_ISA_AVX2)
     _mm_storeu_ps(p, _mm256_cvtpd_ps(vec<double>(y)));
+#elif defined(POSENC_ISA_AVX512)
+    _mm256_storeu_ps(p, _mm512_cvtpd_ps(vec<double>(y)));
 #else
     static_assert(std::is_same<TF, T>::value, "F holds the compute type outside AVX2");
 #endif
