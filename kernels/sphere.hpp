@@ -15,7 +15,8 @@
 // bodies compiled per lmax <= 16 order outer, degree inner, each column in registers), and on
 // AVX-512 (AVX2: from lmax kSphAvx2LineMinLmax = 10) the whole-line writer (line_sink): blocks
 // of points whose rows share an alignment, each transposed row one aligned 64-byte line (AVX2:
-// two 32-byte halves), non-temporal for large outputs. float32 output
+// two 32-byte halves), non-temporal for large outputs; float32 lines from the float64 recurrence
+// are rounded as the recurrence stores them (fput), so the writer transposes floats. float32 output
 // with lmax <= kSphF32NativeLmax runs the recurrence in float32 on AVX-512 and AVX2 (f32_native:
 // 16 / 8 points per vector, 16 x 16 / 8 x 8 transposes). Blocks too large for L1 (over 16 KB)
 // prefetch their rows' lines for writing degree by degree (tile_sink) and, on AVX2 with a large
