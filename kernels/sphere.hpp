@@ -683,8 +683,8 @@ template <int FS>
 inline void transpose8x16_load(const float* src, __m512* r) {
   const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
   const __m512i hi = _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
+  __m512 a[8], t[8], u[8];
   {
-    __m512 a[8], t[8], u[8];
     for (int i = 0; i < 8; ++i)  // a[i] = (f_i | f_{i+8}) of those points
       a[i] = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_load_ps(src + FS * i)),
                                 _mm256_load_ps(src + FS * (i + 8)), 1);
@@ -1089,7 +1089,7 @@ inline void fput(TF* p, const VV& y) {
 #elif defined(POSENC_ISA_AVX512)
     _mm256_storeu_ps(p, _mm512_cvtpd_ps(vec<double>(y)));
 #else
-    static_assert(std::is_same<TF, T>::value, "F holds the compute type outside AVX2");
+    static_assert(std::is_same<TF, T>::value, "F holds the compute type outside AVX2 and AVX-512");
 #endif
   }
 }
@@ -1144,7 +1144,7 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
   else fab = P.fab;
   T* Z = scr;  // the sectoral seeds y_m^m
   T* bufs[2] = {scr + N * W, scr + 2 * N * W};  // bufs[l & 1] holds y_l (and y_{l-2} before)
-  using TF = typename Sink::elem;  // F's element type: T, or float (AVX2 float32 lines from float64)
+  using TF = typename Sink::elem;  // F's element type: T, or float (float32 lines from float64 compute)
   TF* F = reinterpret_cast<TF*>(scr + 3 * N * W) + (kHandOff && fsel ? (cap + 16) * Wd : 0);
   V z(static_cast<T>(P.fy00));
   if constexpr (kF) {  // the caller's sectoral seeds, from float64 (f32_native)
