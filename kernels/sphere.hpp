@@ -665,44 +665,40 @@ inline void transpose8_load(const double* src, __m512d* r) {
   }
 }
 
+/// 8 rows of 16 features: feature i of 8 points at src + FS i (8 floats, 32-byte aligned) into
+/// r[p] = (f_0[p], ..., f_15[p]), p < 8: 24 shuffle-port operations (loads, unpack, shuffle, a two-source permute of 128-bit lanes).
+template <int FS>
+inline void transpose8x16_load(const float* src, __m512* r) {
+  const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
+  const __m512i hi = _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
+  __m512 a[8], t[8], u[8];
+  for (int i = 0; i < 8; ++i)  // a[i] = (f_i | f_{i+8}) of those points
+    a[i] = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_load_ps(src + FS * i)),
+                              _mm256_load_ps(src + FS * (i + 8)), 1);
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(a[2 * i], a[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(a[2 * i], a[2 * i + 1]);
+  }
+  for (int h = 0; h < 2; ++h) {  // features 4h..4h+3 of each half
+    u[4 * h + 0] = _mm512_shuffle_ps(t[4 * h], t[4 * h + 2], 0x44);      // points 0 | 4
+    u[4 * h + 1] = _mm512_shuffle_ps(t[4 * h], t[4 * h + 2], 0xEE);      // points 1 | 5
+    u[4 * h + 2] = _mm512_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0x44);  // points 2 | 6
+    u[4 * h + 3] = _mm512_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0xEE);  // points 3 | 7
+  }
+  for (int p = 0; p < 4; ++p) {
+    r[p] = _mm512_permutex2var_ps(u[p], lo, u[p + 4]);
+    r[p + 4] = _mm512_permutex2var_ps(u[p], hi, u[p + 4]);
+  }
+}
+
 /// 16 x 16 transpose of the float feature vectors src[0..16) (64-byte aligned, 16 floats each)
 /// into r[p] = (src[0][p], ..., src[15][p]). The loads put features i and i + 8 of 8 points in
 /// the two 256-bit halves (inserted from memory); then the classic 8 x 8 transpose runs in both
 /// halves at once (unpack, shuffle, a two-source permute of 128-bit lanes): 48 shuffle-port
 /// operations per 256 values, against 64 + 16 conversions for the same floats from float64.
 /// Each 8-point half is transpose8x16_load.
-template <int FS>
-inline void transpose8x16_load(const float* src, __m512* r);
 inline void transpose16_load(const float* src, __m512* r) {
   for (int g = 0; g < 2; ++g) transpose8x16_load<16>(src + 8 * g, r + 8 * g);  // points 8g..8g+7
-}
-
-/// 8 rows of 16 features: feature i of 8 points at src + FS i (8 floats, 32-byte aligned) into
-/// r[p] = (f_0[p], ..., f_15[p]), p < 8: 24 shuffle-port operations (see transpose16_load).
-template <int FS>
-inline void transpose8x16_load(const float* src, __m512* r) {
-  const __m512i lo = _mm512_setr_epi32(0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27);
-  const __m512i hi = _mm512_setr_epi32(4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31);
-  __m512 a[8], t[8], u[8];
-  {
-    for (int i = 0; i < 8; ++i)  // a[i] = (f_i | f_{i+8}) of those points
-      a[i] = _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_load_ps(src + FS * i)),
-                                _mm256_load_ps(src + FS * (i + 8)), 1);
-    for (int i = 0; i < 4; ++i) {
-      t[2 * i] = _mm512_unpacklo_ps(a[2 * i], a[2 * i + 1]);
-      t[2 * i + 1] = _mm512_unpackhi_ps(a[2 * i], a[2 * i + 1]);
-    }
-    for (int h = 0; h < 2; ++h) {  // features 4h..4h+3 of each half
-      u[4 * h + 0] = _mm512_shuffle_ps(t[4 * h], t[4 * h + 2], 0x44);      // points 0 | 4
-      u[4 * h + 1] = _mm512_shuffle_ps(t[4 * h], t[4 * h + 2], 0xEE);      // points 1 | 5
-      u[4 * h + 2] = _mm512_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0x44);  // points 2 | 6
-      u[4 * h + 3] = _mm512_shuffle_ps(t[4 * h + 1], t[4 * h + 3], 0xEE);  // points 3 | 7
-    }
-    for (int p = 0; p < 4; ++p) {
-      r[p] = _mm512_permutex2var_ps(u[p], lo, u[p + 4]);
-      r[p + 4] = _mm512_permutex2var_ps(u[p], hi, u[p + 4]);
-    }
-  }
 }
 
 #endif
@@ -1093,13 +1089,6 @@ inline void fput(TF* p, const VV& y) {
 #endif
   }
 }
-/// One feature of F (WV values) to another slot (the drain's move of a degree's leftover).
-template <std::size_t WV, class TF>
-inline void fcopy(TF* d, const TF* s) {
-  TF t[WV];
-  for (std::size_t i = 0; i < WV; ++i) t[i] = s[i];
-  for (std::size_t i = 0; i < WV; ++i) d[i] = t[i];
-}
 
 /// Real SH of one block of W points by the fast path (plan.fab set): x = cos theta, u = sin theta,
 /// cm / sm = cos / sin (m phi) per m. Each value is written straight to its two output features
@@ -1229,7 +1218,8 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
       if constexpr (kHandOff) bg->flush();
       const int64_t kout = kdone + (lw * lw - kdone) / Sink::unit * Sink::unit;
       sink.put(F, fbase, kdone, kout);
-      for (int64_t k = kout; k < lw * lw; ++k) fcopy<W>(F + (k - kout) * Wd, F + (k - fbase) * Wd);
+      if (kout > fbase)  // the leftover features to the front (slots a whole unit or more apart)
+        for (int64_t k = kout; k < lw * lw; ++k) std::memcpy(F + (k - kout) * Wd, F + (k - fbase) * Wd, W * sizeof(TF));
       kdone = fbase = kout;
     }
     T* cur = bufs[l & 1];  // y_{l-2} in, y_l out
