@@ -487,18 +487,21 @@ inline int64_t fast_scratch(int32_t lmax) {
 }
 
 #if defined(POSENC_ISA_AVX2)
-/// 4 x 4 transpose of the feature vectors src[0..4) (4 doubles each, 16-byte aligned) into
-/// r[p] = (src[0][p], ..., src[3][p]). The first stage (128-bit halves) is done by the loads,
-/// the second by 4 unpacks: 4 shuffle-port operations instead of the 8 of transpose().
+/// 4 x 4 transpose of the feature vectors src[0..4) (4 doubles each, 32-byte aligned) into
+/// r[p] = (src[0][p], ..., src[3][p]): four 256-bit loads, 4 unpacks and 4 128-bit lane
+/// permutes. Until session 12 the first stage was done by the loads (eight 128-bit loads, four
+/// of them inserted into the upper lanes: 4 shuffles instead of 8), chosen on Sapphire Rapids,
+/// whose only 256-bit shuffle port was the limit. On Zen 5 (AVX2 path, 64k points, 1 thread,
+/// interleaved A/B) the whole-vector loads are faster: float64 lmax 3 -2..-7 %, 10 -3..-5 %,
+/// 12 -5 %, 16 -5 %, 30 -3..-4 %, 40 -4 %; each F vector is read as it was stored.
 inline void transpose4_load(const double* src, __m256d* r) {
-  auto half = [&](int i, int j) {  // (src[i][h], src[i][h+1], src[j][h], src[j][h+1]) with h = 0 / 2 below
-    return _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_load_pd(src + i)), _mm_load_pd(src + j), 1);
-  };
-  const __m256d a = half(0, 8), b = half(4, 12), c = half(2, 10), d = half(6, 14);
-  r[0] = _mm256_unpacklo_pd(a, b);
-  r[1] = _mm256_unpackhi_pd(a, b);
-  r[2] = _mm256_unpacklo_pd(c, d);
-  r[3] = _mm256_unpackhi_pd(c, d);
+  const __m256d a = _mm256_load_pd(src), b = _mm256_load_pd(src + 4), c = _mm256_load_pd(src + 8), d = _mm256_load_pd(src + 12);
+  const __m256d t0 = _mm256_unpacklo_pd(a, b), t1 = _mm256_unpackhi_pd(a, b);
+  const __m256d t2 = _mm256_unpacklo_pd(c, d), t3 = _mm256_unpackhi_pd(c, d);
+  r[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+  r[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+  r[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+  r[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
 }
 #endif
 
