@@ -284,7 +284,7 @@ inline void fence() {
 
 /// A block of points whose output exceeds this many bytes does not stay in L1 (with the
 /// recurrence's own buffers): staged through line_stream only up to it when L2-resident, its rows'
-/// lines prefetched for writing beyond it (tile_sink, line_sink), streamed row by row beyond it
+/// lines prefetched for writing beyond it (tile_sink), streamed row by row beyond it
 /// on AVX2 (row_stream_sink). Measurements at each use.
 constexpr int64_t kSphL1BlockBytes = 16384;
 
@@ -862,28 +862,19 @@ struct line_sink {
   line_pending<TO, R>* pend;  ///< nullptr: masked stores for the shared lines
   int c;                   ///< block of the super-block, 0..U-1
 
-  int64_t pf = 0;  ///< first line (as a feature index, first + j unit) not yet prefetched
   line_sink(TO* r0, int64_t rs, int64_t k, bool nt_, line_pending<TO, R>* pd, int c_)
       : row0(r0), rstride(rs), K(k), nt(nt_), pend(k >= 2 * unit ? pd : nullptr), c(c_) {
     first = -static_cast<int64_t>((reinterpret_cast<std::uintptr_t>(r0) / sizeof(TO)) % unit);
-    pf = first;
   }
-  /// Cached output (not nt) of a small block (<= 16 KB: float64 lmax <= 15 on AVX-512, <= 31
-  /// on AVX2): requests ownership (prefetchw) of the rows' lines holding features below k1,
-  /// ahead of the recurrence that produces them, so that the later whole-line stores hit L1
-  /// instead of waiting for the read-for-ownership. Measured on AVX-512 (64k points, output in
-  /// L2): -5 % at lmax 10 float64, -7 % float32; neutral at 20 and 40; +20 % at lmax 100, hence
-  /// the size limit. AVX2: without it lmax 10 to 14 went 12-18 % faster or 4-14 % slower
-  /// depending on the machine's load (docs/PERFORMANCE.md, session 10), so it stays.
-  void prefetch(int64_t k1) {
-    if (nt || K * R * static_cast<int64_t>(sizeof(TO)) > kSphL1BlockBytes) return;
-    k1 = k1 < K ? k1 : K;
-    const std::uintptr_t rs = static_cast<std::uintptr_t>(rstride * static_cast<int64_t>(sizeof(TO)));
-    for (; pf < k1; pf += unit) {
-      const char* a = reinterpret_cast<const char*>(line_at(pf));
-      for (int p = 0; p < R; ++p, a += rs) __builtin_prefetch(a, 1, 3);
-    }
-  }
+  /// Nothing: the rows' lines are not prefetched for writing. Until session 12 a cached output
+  /// (not nt) of a block <= 16 KB requested ownership (prefetchw) of the lines ahead of the
+  /// recurrence (measured on Sapphire Rapids: AVX-512 -5 % at lmax 10; AVX2 12-18 % faster or
+  /// 4-14 % slower without it, with the machine's load). On Zen 5 (64k points, 1 thread,
+  /// interleaved A/B, without / with) it only cost: AVX2 float64 lmax 10 0.97-0.98 in chunks of
+  /// 128-1024 points (0.89-0.91 in a loaded phase), 0.90 in chunks of 2048 (2 MB, beyond L2),
+  /// lmax 12 0.94, 20 0.96, 31 1.01; float32 lmax 20 and 30 0.95; AVX-512 float64 lmax 10 0.95,
+  /// 15 1.00, float32 0.95-0.96 (docs/PERFORMANCE.md, session 12).
+  void prefetch(int64_t) {}
   void partial(int j, TO* a, int64_t k, uint32_t mask, const typename LO::LV& v) {
     if (!pend) {
       LO::masked(a, mask, v);
