@@ -1679,13 +1679,16 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
     if (b >= 0) {
       constexpr int64_t U = 64 / static_cast<int64_t>(sizeof(TO));
       line_sink<TO> ls(row0, rstride, K, P->stream != 0, &pend, static_cast<int>(b % U));
-      // Non-temporal output (>= 16 MB): the last units of each block are put during the next
-      // block's recurrence (measured 5.2 -> 4.6 ms at lmax 10, 64k points); an L2-resident
-      // output is faster put at once (3.3 vs 4.2 ms).
+      // AVX-512, non-temporal output (>= 16 MB): the last units of each block are put during
+      // the next block's recurrence (measured 5.2 -> 4.6 ms at lmax 10, 64k points; on Zen 5
+      // still 0.95); an L2-resident output is faster put at once (3.3 vs 4.2 ms). AVX2 puts at
+      // once always: on Zen 5 (A/B, at once / deferred, 64k points, 1 thread, float64) lmax 10
+      // 0.81-0.82, 12 0.88, 16 1.00, 20 0.87, 30 0.94, 40 0.93, 64 1.02, 100 1.01; float32
+      // lmax 20 0.89, 40 0.97 (docs/PERFORMANCE.md, session 12).
       const int fsel = static_cast<int>(b & 1);
       const bool ok = with_const_lmax(P->lmax, [&](auto lc) {
         constexpr int LC = decltype(lc)::value;
-        if (P->stream != 0) return sh_fast_block<LC>(*P, ct, st, cm, sm, scr, ls, hook, &bgput, fsel);
+        if (kIsAvx512 && P->stream != 0) return sh_fast_block<LC>(*P, ct, st, cm, sm, scr, ls, hook, &bgput, fsel);
         return sh_fast_block<LC>(*P, ct, st, cm, sm, scr, ls, hook);
       });
       if (ok) return;
