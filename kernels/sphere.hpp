@@ -1766,7 +1766,18 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
     auto first_of = [&](int64_t b) { return b / U * SB + b % U; };
     V ct[2], st[2];  // by block parity, like the cos / sin (m phi) buffers
     superblock_loop(
-        n / SB * U, U, [&](int64_t b) { prep(first_of(b), U, W, ct[b & 1], st[b & 1], cm_of(b), cm_of(b) + N * W); },
+        n / SB * U, U,
+        [&](int64_t b) {
+          // The input of the super-block after next, prefetched as each super-block starts
+          // (a prefetch past the array's end does not fault). With a non-temporal output the
+          // hardware prefetcher left the gathers waiting: Zen 5, AVX2, float64 lmax 10, 64k
+          // points, A/B 0.94-0.95 (40: 0.985; resident chunks 0.99).
+          if (b % U == 0) {
+            const std::uintptr_t q = reinterpret_cast<std::uintptr_t>(xyz) + static_cast<std::uintptr_t>(3 * (first_of(b) + 2 * SB)) * sizeof(TI);
+            for (std::uintptr_t o = 0; o < 3 * SB * sizeof(TI); o += 64) __builtin_prefetch(reinterpret_cast<const void*>(q + o), 0, 3);
+          }
+          prep(first_of(b), U, W, ct[b & 1], st[b & 1], cm_of(b), cm_of(b) + N * W);
+        },
         [&](int64_t b, auto& next) { block(first_of(b), U, W, b, ct[b & 1], st[b & 1], cm_of(b), cm_of(b) + N * W, next); },
         [&] {
           bgput.flush();
