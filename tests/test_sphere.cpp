@@ -883,11 +883,20 @@ TEST_P(SphereErrors, BadInputIsAClearErrorAndWritesNothing) {
 /// The vectorized first pass of the xyz check (kernel xyz_bad) at every position of a long array:
 /// each kind of bad point at each index is found and named, the output stays poisoned, and
 /// points that only look bad in the flat array (zeros straddling two points, denormals) pass.
+/// Two backgrounds: the first (runs of flat zeros) makes the vector pass report "maybe" on its
+/// own, the second (no zero coordinate anywhere) never does, so there a bad point that the
+/// vector pass misses goes unreported and the test fails.
 TEST_P(SphereErrors, BadPointFoundAtEveryPositionOfALongArray) {
+  for (int background = 0; background < 2; ++background) {
+  SCOPED_TRACE(background == 0 ? "background: runs of flat zeros" : "background: no zero coordinate");
   const int64_t n = 53;  // > 3 vectors of points on every ISA, odd tail
   std::vector<double> base(static_cast<size_t>(3 * n));
-  for (int64_t i = 0; i < n; ++i) {  // (1, 0, 0), (0, 0, 1), ... : runs of flat zeros across points
-    base[static_cast<size_t>(3 * i + (i % 2 ? 2 : 0))] = (i % 3 == 0) ? 4.9e-324 : 1.0 + double(i);
+  for (int64_t i = 0; i < n; ++i) {
+    if (background == 0) {  // (1, 0, 0), (0, 0, 1), ... : runs of flat zeros across points
+      base[static_cast<size_t>(3 * i + (i % 2 ? 2 : 0))] = (i % 3 == 0) ? 4.9e-324 : 1.0 + double(i);
+    } else {
+      for (int c = 0; c < 3; ++c) base[static_cast<size_t>(3 * i + c)] = (c == 1 ? -0.5 : 0.25) * (1.0 + double(i % 7));
+    }
   }
   const int K = nsh(2);
   auto to_f32 = [](const std::vector<double>& v) {  // the f64 denormal becomes a float denormal
@@ -921,6 +930,7 @@ TEST_P(SphereErrors, BadPointFoundAtEveryPositionOfALongArray) {
       EXPECT_POSENC_ERROR(posenc_sph_harm_real_f32(2, vf.data(), n, outf.data()), POSENC_ERR_INVALID_ARGUMENT, name.c_str());
       EXPECT_EQ(count_poison(outf), outf.size());
     }
+  }
   }
 }
 
