@@ -1279,6 +1279,26 @@ inline void legendre_impl(const sph_plan* P, const TI* x, int64_t n, TO* out, do
     load_block(x, p0, np, xb, 0.0);
     const V xv = load(xb);
     const V uv = sqrt((one - xv) * (one + xv));
+#if defined(POSENC_ISA_AVX2)
+    // Large outputs (P->stream, >= 16 MB) of full blocks: each row is its own line_stream
+    // (row_stream_sink, as sh_real's large blocks), fed a degree at a time straight from the
+    // recurrence's row (feature-major already; put_tiles4 reads up to 3 features past it, inside
+    // the scratch), so the output goes out in whole non-temporal lines instead of tile stores
+    // that read every line for ownership first. The row buffers sit after the emitter stage, in
+    // the space sh_real's cos / sin buffers take (10 (lmax+1) W doubles, enough for the W
+    // buffers of row_stream_sink::buf_bytes from lmax 32; smaller degrees keep the tiles).
+    // Measured (Zen 5, 16 points, lmax 1000, SCHMIDT, 1 thread): docs/PERFORMANCE.md, session 12.
+    if (P->stream != 0 && np == W && L >= 32) {
+      row_stream_sink<TO> rs(out + p0 * K, K, reinterpret_cast<char*>(align64(stage + stage_doubles(L))), L);
+      int64_t k0 = 0;
+      core(*P, xv, uv, scr, [&](int32_t l, const double* row) {
+        rs.put(row, k0, k0, k0 + l + 1);
+        k0 += l + 1;
+      });
+      rs.finish();
+      continue;
+    }
+#endif
     emitter<TO> em(stage, out + p0 * K, K, np);
     core(*P, xv, uv, scr, [&](int32_t l, const double* row) {
       for (int32_t m = 0; m <= l; ++m) em.put(static_cast<std::size_t>(m), load(row + static_cast<std::size_t>(m) * W));
@@ -1286,6 +1306,7 @@ inline void legendre_impl(const sph_plan* P, const TI* x, int64_t n, TO* out, do
     });
     em.finish();
   }
+  if (kHasStream && P->stream != 0) fence();
 }
 
 /// True where sh_real's large outputs copy a staged block's lines while the next block computes

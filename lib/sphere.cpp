@@ -223,11 +223,14 @@ posenc_status legendre_common(int norm, int32_t lmax, int32_t csphase, const TI*
     const auto hold = cached_plan(norm, lmax, double(csphase));
     const plan_store& ps = *hold;
     const int64_t K = legendre_count(lmax), grain = points_per_tile(K), sd = k->scratch_doubles(lmax);
+    // Outputs far beyond the caches: non-temporal line stores (AVX2; as in sh_real below).
+    sph_plan plan = ps.plan;  // per call: the cached plan is shared
+    plan.stream = total * int64_t(sizeof(TO)) >= (int64_t(16) << 20) ? 1 : 0;
     auto fn = pick(k);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       double* scr = tile_scratch(sd);
       const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain);
-      fn(&ps.plan, x + p0, p1 - p0, out + p0 * K, scr);
+      fn(&plan, x + p0, p1 - p0, out + p0 * K, scr);
     });
     return POSENC_OK;
   });

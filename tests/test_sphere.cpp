@@ -253,6 +253,50 @@ TEST_P(Legendre, Float32MatchesFloat64) {
   }
 }
 
+/// >= 16 MB of output takes the non-temporal path on AVX2 (each row of a full block its own
+/// line_stream, from lmax 32); one point a call takes the ordinary tiles. Same bits required,
+/// every value written, the output misaligned by one element. lmax 40 and 600, with points at
+/// and next to the poles (x = 1 - 1e-15, -1 + 1e-12: sin theta ~ 1e-7, so the sectoral seeds
+/// leave the double range and columns carry extended exponents); 13 / 27 points at lmax 600:
+/// tiles of 8 points, a partial last block.
+TEST_P(Legendre, LargeOutputStreamedPathMatchesOnePointCallsBitwise) {
+  const std::vector<std::pair<int, int64_t>> cases = {{40, 2441}, {600, 13}};
+  for (const auto& [L, n64] : cases)
+    for (int f32 = 0; f32 <= 1; ++f32) {
+      const int64_t K = nleg(L);
+      const int64_t n = f32 ? 2 * n64 + 1 : n64;
+      std::vector<double> xd(static_cast<size_t>(n));
+      std::mt19937_64 rng(11);
+      std::uniform_real_distribution<double> U(-1.0, 1.0);
+      for (auto& v : xd) v = U(rng);
+      const double special[] = {1.0, -1.0, 0.0, 1.0 - 1e-15, -1.0 + 1e-12, 1e-300};
+      for (size_t i = 0; i < 6; ++i) xd[(i * 5 + 3) % xd.size()] = special[i];
+      std::vector<float> xf(xd.begin(), xd.end());
+      const auto norm = f32 ? POSENC_LEGENDRE_FULL : POSENC_LEGENDRE_SCHMIDT;
+      const int cs = f32 ? 1 : -1;
+      ASSERT_GE(n * K * (f32 ? 4 : 8), int64_t(16) << 20);
+      if (f32) {
+        std::vector<float> a(static_cast<size_t>(n * K) + 1), b(static_cast<size_t>(n * K));
+        poison(a);
+        ASSERT_EQ(posenc_legendre_f32(norm, L, cs, xf.data(), n, a.data() + 1), POSENC_OK) << posenc_last_error_message();
+        EXPECT_TRUE(is_poison(a[0]));
+        for (int64_t p = 0; p < n; ++p) ASSERT_EQ(posenc_legendre_f32(norm, L, cs, xf.data() + p, 1, b.data() + p * K), POSENC_OK);
+        a.erase(a.begin());
+        for (float v : a) ASSERT_FALSE(is_poison(v));
+        EXPECT_TRUE(same_bits(a, b)) << "lmax " << L << " float32";
+      } else {
+        std::vector<double> a(static_cast<size_t>(n * K) + 1), b(static_cast<size_t>(n * K));
+        poison(a);
+        ASSERT_EQ(posenc_legendre_f64(norm, L, cs, xd.data(), n, a.data() + 1), POSENC_OK) << posenc_last_error_message();
+        EXPECT_TRUE(is_poison(a[0]));
+        for (int64_t p = 0; p < n; ++p) ASSERT_EQ(posenc_legendre_f64(norm, L, cs, xd.data() + p, 1, b.data() + p * K), POSENC_OK);
+        a.erase(a.begin());
+        for (double v : a) ASSERT_FALSE(is_poison(v));
+        EXPECT_TRUE(same_bits(a, b)) << "lmax " << L << " float64";
+      }
+    }
+}
+
 TEST_P(Legendre, PolynomialsMatchGslAndKernelMatchesExplicitSum) {
   std::vector<double> xs = {-1, 1, 0, 0.3, -0.77, 1 - 1e-9, 0.5, 0.25, -0.999, 0.6, 0.11};
   const int L = 1000;
