@@ -24,7 +24,9 @@
 // blocks over 6 KB (kSphStageMaxBytes) also go straight into the rows with that prefetch;
 // smaller ones are staged through line_stream. On AVX2 the staged
 // blocks of a large output leave their lines pending, copied while the next block computes
-// (line_stream::end_deferred). Measurements and the history of these choices:
+// (line_stream::end_deferred). Legendre outputs of 16 MB and more stream each row of a full
+// block through its own line_stream on AVX2 (row_stream_sink, from lmax 32). Measurements and
+// the history of these choices:
 // docs/PERFORMANCE.md (Sphere); the float32 error budget: docs/ACCURACY.md.
 #pragma once
 

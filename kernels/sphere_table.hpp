@@ -30,7 +30,9 @@ struct sph_plan {
   int32_t extended;    ///< 1: track the extended exponent (all norms but NONE)
   int32_t stream;      ///< sh_real: 1 = write the output with non-temporal stores (lib sets it
                        ///< for outputs >= 16 MB): the AVX-512 whole-line writer at any lmax,
-                       ///< the other blocks through line_stream for lmax <= kSphStreamLmax
+                       ///< the other blocks through line_stream for lmax <= kSphStreamLmax;
+                       ///< legendre (AVX2, lmax >= 32): each row of a full block through its
+                       ///< own line_stream (row_stream_sink)
   double y00;          ///< y_0^0
   const double* diag;  ///< [lmax+1], diag[m] for m >= 1
   const double* sub;   ///< [lmax+1], sub[m]
