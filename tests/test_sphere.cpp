@@ -15,6 +15,7 @@
 #include <map>
 #include <random>
 #include <tuple>
+#include <type_traits>
 
 using namespace posenc_test;
 
@@ -275,25 +276,20 @@ TEST_P(Legendre, LargeOutputStreamedPathMatchesOnePointCallsBitwise) {
       const auto norm = f32 ? POSENC_LEGENDRE_FULL : POSENC_LEGENDRE_SCHMIDT;
       const int cs = f32 ? 1 : -1;
       ASSERT_GE(n * K * (f32 ? 4 : 8), int64_t(16) << 20);
-      if (f32) {
-        std::vector<float> a(static_cast<size_t>(n * K) + 1), b(static_cast<size_t>(n * K));
+      // The whole call (streamed) against one point a call, for either element type.
+      auto check = [&](const auto& xin, auto fn) {
+        using T = typename std::decay_t<decltype(xin)>::value_type;
+        std::vector<T> a(static_cast<size_t>(n * K) + 1), b(static_cast<size_t>(n * K));
         poison(a);
-        ASSERT_EQ(posenc_legendre_f32(norm, L, cs, xf.data(), n, a.data() + 1), POSENC_OK) << posenc_last_error_message();
+        ASSERT_EQ(fn(norm, L, cs, xin.data(), n, a.data() + 1), POSENC_OK) << posenc_last_error_message();
         EXPECT_TRUE(is_poison(a[0]));
-        for (int64_t p = 0; p < n; ++p) ASSERT_EQ(posenc_legendre_f32(norm, L, cs, xf.data() + p, 1, b.data() + p * K), POSENC_OK);
+        for (int64_t p = 0; p < n; ++p) ASSERT_EQ(fn(norm, L, cs, xin.data() + p, 1, b.data() + p * K), POSENC_OK);
         a.erase(a.begin());
-        for (float v : a) ASSERT_FALSE(is_poison(v));
-        EXPECT_TRUE(same_bits(a, b)) << "lmax " << L << " float32";
-      } else {
-        std::vector<double> a(static_cast<size_t>(n * K) + 1), b(static_cast<size_t>(n * K));
-        poison(a);
-        ASSERT_EQ(posenc_legendre_f64(norm, L, cs, xd.data(), n, a.data() + 1), POSENC_OK) << posenc_last_error_message();
-        EXPECT_TRUE(is_poison(a[0]));
-        for (int64_t p = 0; p < n; ++p) ASSERT_EQ(posenc_legendre_f64(norm, L, cs, xd.data() + p, 1, b.data() + p * K), POSENC_OK);
-        a.erase(a.begin());
-        for (double v : a) ASSERT_FALSE(is_poison(v));
-        EXPECT_TRUE(same_bits(a, b)) << "lmax " << L << " float64";
-      }
+        for (T v : a) ASSERT_FALSE(is_poison(v));
+        EXPECT_TRUE(same_bits(a, b)) << "lmax " << L << (f32 ? " float32" : " float64");
+      };
+      if (f32) check(xf, posenc_legendre_f32);
+      else check(xd, posenc_legendre_f64);
     }
 }
 
