@@ -490,20 +490,16 @@ inline int64_t fast_scratch(int32_t lmax) {
 
 #if defined(POSENC_ISA_AVX2)
 /// 4 x 4 transpose of the feature vectors src[0..4) (4 doubles each, 32-byte aligned) into
-/// r[p] = (src[0][p], ..., src[3][p]): four 256-bit loads, 4 unpacks and 4 128-bit lane
-/// permutes. Until session 12 the first stage was done by the loads (eight 128-bit loads, four
+/// r[p] = (src[0][p], ..., src[3][p]): four 256-bit loads and transpose() (4 unpacks, 4 128-bit
+/// lane permutes). Until session 12 the first stage was done by the loads (eight 128-bit loads, four
 /// of them inserted into the upper lanes: 4 shuffles instead of 8), chosen on Sapphire Rapids,
 /// whose only 256-bit shuffle port was the limit. On Zen 5 (AVX2 path, 64k points, 1 thread,
 /// interleaved A/B) the whole-vector loads are faster: float64 lmax 3 -2..-7 %, 10 -3..-5 %,
 /// 12 -5 %, 16 -5 %, 30 -3..-4 %, 40 -4 %; each F vector is read as it was stored.
 inline void transpose4_load(const double* src, __m256d* r) {
-  const __m256d a = _mm256_load_pd(src), b = _mm256_load_pd(src + 4), c = _mm256_load_pd(src + 8), d = _mm256_load_pd(src + 12);
-  const __m256d t0 = _mm256_unpacklo_pd(a, b), t1 = _mm256_unpackhi_pd(a, b);
-  const __m256d t2 = _mm256_unpacklo_pd(c, d), t3 = _mm256_unpackhi_pd(c, d);
-  r[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
-  r[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
-  r[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
-  r[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+  V t[4] = {V::load_aligned(src), V::load_aligned(src + 4), V::load_aligned(src + 8), V::load_aligned(src + 12)};
+  transpose(t);
+  for (int p = 0; p < 4; ++p) r[p] = t[p];
 }
 #endif
 
