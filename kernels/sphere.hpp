@@ -1611,6 +1611,8 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
 #endif
 #if defined(POSENC_ISA_AVX512) || defined(POSENC_ISA_AVX2)
   line_pending<TO, static_cast<int>(W)> pend;
+  // The previous block's deferred lines (AVX-512 non-temporal super-blocks; never filled on AVX2,
+  // whose flush() calls below are then no-ops).
   deferred_put<line_sink<TO>> bgput{line_sink<TO>(out, 0, 0, false, nullptr, 0)};
 #endif
   // Set-up of one block: points first + j pstride (j < np): cos / sin theta into ct / st,
@@ -1707,7 +1709,8 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
       const int fsel = static_cast<int>(b & 1);
       const bool ok = with_const_lmax(P->lmax, [&](auto lc) {
         constexpr int LC = decltype(lc)::value;
-        if (kIsAvx512 && P->stream != 0) return sh_fast_block<LC>(*P, ct, st, cm, sm, scr, ls, hook, &bgput, fsel);
+        if constexpr (kIsAvx512)
+          if (P->stream != 0) return sh_fast_block<LC>(*P, ct, st, cm, sm, scr, ls, hook, &bgput, fsel);
         return sh_fast_block<LC>(*P, ct, st, cm, sm, scr, ls, hook);
       });
       if (ok) return;
