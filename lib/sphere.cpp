@@ -141,6 +141,16 @@ std::shared_ptr<const plan_store> cached_plan(int norm, int32_t lmax, double cs)
   return ps;
 }
 
+/// The plan of one call: the cached plan (shared, not modified) with sph_plan::stream set for an
+/// output of out_bytes. Outputs far beyond the caches (>= 16 MB) are written with non-temporal
+/// stores (no read-for-ownership of the output lines, ~2x the write bandwidth measured on the dev
+/// VM); smaller outputs stay cached for the caller. Same values either way.
+sph_plan call_plan(const plan_store& ps, int64_t out_bytes) {
+  sph_plan plan = ps.plan;
+  plan.stream = out_bytes >= (int64_t(16) << 20) ? 1 : 0;
+  return plan;
+}
+
 /// Scratch of a block kernel for the calling thread: kept between tiles and calls (a fresh
 /// zeroed vector per tile cost ~15 % at L = 40 in memset and page faults). The kernels write
 /// every scratch value before reading it, so the contents left by a previous tile do not matter.
@@ -223,9 +233,7 @@ posenc_status legendre_common(int norm, int32_t lmax, int32_t csphase, const TI*
     const auto hold = cached_plan(norm, lmax, double(csphase));
     const plan_store& ps = *hold;
     const int64_t K = legendre_count(lmax), grain = points_per_tile(K), sd = k->scratch_doubles(lmax);
-    // Outputs far beyond the caches: non-temporal line stores (AVX2; as in sh_real below).
-    sph_plan plan = ps.plan;  // per call: the cached plan is shared
-    plan.stream = total * int64_t(sizeof(TO)) >= (int64_t(16) << 20) ? 1 : 0;
+    const sph_plan plan = call_plan(ps, total * int64_t(sizeof(TO)));  // AVX2 streams rows from lmax 32
     auto fn = pick(k);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       double* scr = tile_scratch(sd);
@@ -253,11 +261,7 @@ posenc_status sh_real_common(int32_t lmax, const TI* xyz, int64_t n, TO* out, Fn
     const auto hold = cached_plan(-1, lmax, 1.0);
     const plan_store& ps = *hold;
     const int64_t K = sh_count(lmax), grain = points_per_tile(K, kShTileMultiple), sd = k->scratch_doubles(lmax);
-    // Outputs far beyond the caches: non-temporal stores (no read-for-ownership of the output
-    // lines, ~2x the write bandwidth measured on the dev VM). Smaller outputs stay cached for
-    // the caller. Same values either way.
-    sph_plan plan = ps.plan;  // per call: the cached plan is shared
-    plan.stream = total * int64_t(sizeof(TO)) >= (int64_t(16) << 20) ? 1 : 0;
+    const sph_plan plan = call_plan(ps, total * int64_t(sizeof(TO)));
     auto fn = pick(k);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       double* scr = tile_scratch(sd);
