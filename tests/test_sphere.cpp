@@ -256,7 +256,8 @@ TEST_P(Legendre, Float32MatchesFloat64) {
 
 /// >= 16 MB of output takes the non-temporal path on AVX2 (each row of a full block its own
 /// line_stream, from lmax 32); one point a call takes the ordinary tiles. Same bits required,
-/// every value written, the output misaligned by one element. lmax 40 and 600, with points at
+/// every value written, the output misaligned by one element; the first 10 float64 rows also
+/// against GSL (block-relative, as MatchesGslToDegree2700IncludingPoles). lmax 40 and 600, with points at
 /// and next to the poles (x = 1 - 1e-15, -1 + 1e-12: sin theta ~ 1e-7, so the sectoral seeds
 /// leave the double range and columns carry extended exponents); 13 / 27 points at lmax 600:
 /// tiles of 8 points, a partial last block.
@@ -287,6 +288,14 @@ TEST_P(Legendre, LargeOutputStreamedPathMatchesOnePointCallsBitwise) {
         a.erase(a.begin());
         for (T v : a) ASSERT_FALSE(is_poison(v));
         EXPECT_TRUE(same_bits(a, b)) << "lmax " << L << (f32 ? " float32" : " float64");
+        if constexpr (std::is_same<T, double>::value) {  // the streamed rows against GSL too
+          for (int64_t p = 0; p < 10; ++p) {
+            const double xp = xin[static_cast<size_t>(p)];
+            int wl = -1;
+            const double e = block_rel_err(a.data() + p * K, gsl_ref(static_cast<int>(norm), L, cs, xp), L, gsl_tol(xp), &wl);
+            EXPECT_LE(e, 1.0) << "lmax " << L << " x " << xp << " at l " << wl;
+          }
+        }
       };
       if (f32) check(xf, posenc_legendre_f32);
       else check(xd, posenc_legendre_f64);
