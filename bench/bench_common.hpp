@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // bench/bench_common.hpp — shared helpers for posenc_bench.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // features family benchmarks: random feature maps vs the projection GEMM alone (Eigen anchor in
 // bench_features_native.cpp), linear attention (causal and not) vs exact softmax attention, and
 // the cost of sampling Omega.

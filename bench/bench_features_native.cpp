@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // features family anchors, compiled for the build machine (bench/CMakeLists.txt gives this file
 // -march=native on native builds): the projection GEMM X . Omega^T by Eigen (the well-kept GEMM
 // the fused feature kernel is compared with) and an FMA-peak probe (the ceiling quoted for the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // graph family benchmarks: LapPE (k = 16) on a 100k-node random geometric graph and on a
 // 316 x 316 grid, RWSE (16 steps) on the same random geometric graph. Anchor in this binary: one
 // Eigen sparse matrix-vector product with the same Laplacian (the unit of iterative eigensolver

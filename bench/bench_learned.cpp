@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // learned family benchmarks.
 //  - add / grad at 4096 x 768 (a batch of 4 GPT-2 sequences of 1024 positions; table 1024 x 768)
 //    against memcpy_anchor moving the same number of bytes (read + write).

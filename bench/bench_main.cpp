@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // posenc_bench entry point: strips --isa=X, --threads=N and --smoke before Google Benchmark
 // parses the rest.
 #include "bench/bench_common.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // rope family benchmarks. Sinusoidal table: posenc vs the common fp32-phase scalar loop.
 #include "bench/bench_common.hpp"
 

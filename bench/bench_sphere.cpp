@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // sphere family benchmarks (S²). Anchors in the same binary:
 //  - GSL: gsl_sf_legendre_array (SPHARM) per point plus cos/sin(m phi) per order, the way a
 //    GSL user builds the real SH vector;

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 """LapPE (k smallest eigenpairs of L_sym) with posenc vs SciPy eigsh, on the same matrices.
 
 Run from the repository root after building the release preset:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // data.cpp — loaders for the real data shipped in data/ (see data/README.md).
 #include <zlib.h>
 

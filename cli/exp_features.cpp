@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // requires: posenc_rf_sample_f32 posenc_rf_features_f32 posenc_linear_attention_f32 posenc_softmax_attention_f32
 // posenc report, experiment 6: random features (Bochner) on real vectors — kernel-approximation
 // MSE against m for IID / ORF / QMC / PFF / WPFF — and linear vs softmax attention against n.

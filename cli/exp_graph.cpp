@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // requires: posenc_laplacian_pe_f64 posenc_laplacian_pe_ex_f64 posenc_laplacian_pe_info_init
 // posenc report, experiment 4: Laplacian eigenvector PE of Zachary's karate club and of the
 // Debian bookworm package dependency graph (largest connected component, > 50k nodes).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // requires: posenc_learned_add_f32 posenc_learned_grad_f32 posenc_learned_spectrum_f32 posenc_learned_resample_f32 posenc_sinusoidal_f32
 // posenc report, experiment 5: a learned 1-D table fit by SGD with posenc's add/grad kernels,
 // extrapolation past n_train (clamp, resample) against a sinusoidal model, and the singular

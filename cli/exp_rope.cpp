@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // requires: posenc_rope_params_init posenc_rope_inv_freq posenc_rope_decay_f64 posenc_rope_cos_sin_f32
 // posenc report, experiments 1 (long-range decay on S¹) and 2 (RoPE cos/sin precision).
 #include <algorithm>

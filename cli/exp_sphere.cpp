@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // requires: posenc_sph_harm_real_lonlat_f64 posenc_sph_harm_real_f64 posenc_sph_kernel_f64 posenc_sph_rotate_real_f64
 // posenc report, experiment 3: spherical-harmonic PE of the tzdata cities (real places): the
 // addition theorem over all city pairs, equivariance under a random rotation, kernel vs angle.

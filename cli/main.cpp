@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // posenc — command-line tool.
 //   posenc info                       version, ISAs compiled / runnable / active, threads
 //   posenc report [--out DIR] [--quick] [--data DIR] [--only ID,...]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // peak.cpp — baseline (no ISA flags) and NEON multiply-add loops for the FMA peak estimate.
 #include <cstdint>
 #if defined(__aarch64__)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // peak_x86.cpp — AVX2 and AVX-512 FMA loops (function-level target attributes, so the file
 // needs no ISA flags and nothing here runs unless the CPU has the ISA).
 #if defined(__x86_64__)

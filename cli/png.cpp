@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // png.cpp — raster line plots written as PNG (IHDR, one zlib IDAT, IEND; CRCs from zlib).
 #include "cli/png.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // png.hpp — a small self-contained PNG line-plot writer (zlib deflate), so that `posenc report`
 // needs no Python or plotting library at run time.
 #pragma once

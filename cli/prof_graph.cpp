@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // requires: posenc_laplacian_pe_f64 posenc_rwse_f64
 // posenc profile: the graph family on a 2-D grid (a mesh: the shift-invert path) and RWSE.
 #include <memory>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // requires: posenc_rope_params_init posenc_rope_cos_sin_f32 posenc_rope_apply_f32 posenc_rope_decay_f64
 // posenc profile: the rope family (cos/sin table, fused Q/K rotation, decay curve).
 #include <memory>

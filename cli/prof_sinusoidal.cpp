@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // requires: posenc_sinusoidal_f32
 // posenc profile: the sinusoidal table (rope family pilot).
 #include <memory>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // requires: posenc_sph_harm_real_f64 posenc_sph_harm_real_f32 posenc_legendre_f64
 // posenc profile: the sphere family.
 #include <cmath>

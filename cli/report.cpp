@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // report.cpp — Report output helpers, registries, timing, machine peaks, the profile runner.
 #include "cli/report.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // report.hpp — the pieces shared by `posenc report` experiments and `posenc profile` kernels:
 // the output folder (report.md, CSVs, PNGs), the one-screen summary, progress on stderr, the
 // registries that experiment files add themselves to, and the real-data loaders (cli/data.cpp).

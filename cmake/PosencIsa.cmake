@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # posenc_add_isa_objects(<isa> <sources>)
 #
 # Builds the object library posenc_kernels_<isa> from the kernel sources with that ISA's

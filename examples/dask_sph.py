@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # requires: posenc_sph_harm_real_f64
 """Scale-out: the real spherical harmonics of 10^7 points computed across a dask.distributed
 LocalCluster on loopback, checked bit for bit against the single-process call.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 /* requires: posenc_sinusoidal_f32 posenc_rope_params_init posenc_rope_apply_f32 posenc_sph_harm_real_lonlat_f64 */
 /* posenc from C: a sinusoidal table, RoPE applied in place to Q/K, and the spherical-harmonic
  * encoding of three cities. Build: cc quickstart.c $(pkg-config --cflags --libs posenc) -lm */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // requires: posenc_rf_sample_f32 posenc_rf_features_f32 posenc_linear_attention_f32 posenc_softmax_attention_f32 posenc_learned_add_f32 posenc_learned_spectrum_f32 posenc_laplacian_pe_f64
 // posenc from C++: posenc.hpp's posenc::check turns a failed status into a posenc::error
 // exception. Random-feature linear attention vs exact softmax attention, a learned table's

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # requires: posenc_sinusoidal_f32 posenc_rope_cos_sin_f32 posenc_sph_harm_real_lonlat_f64 posenc_rf_features_f32 posenc_learned_spectrum_f32
 """posenc from Python (ctypes + NumPy): run from the repository with
     PYTHONPATH=python /usr/bin/python3 examples/quickstart.py

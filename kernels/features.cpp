@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // kernels/features.cpp — instantiates the features family's kernels for this TU's ISA (compiled
 // once per ISA by cmake/PosencIsa.cmake) and exposes them as posenc::POSENC_NS::features_kernels().
 #include "kernels/features.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // kernels/features.hpp — Bochner random features, kernelized (linear) attention and exact
 // streaming softmax attention. Compiled per ISA: everything lives in posenc::POSENC_NS.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // kernels/features_table.hpp — the features family's kernel table (random features, linear and
 // softmax attention): plain function pointers, one table per ISA
 // (posenc::isa_<name>::features_kernels()), filled in kernels/features.cpp. No SIMD here:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // kernels/learned.hpp — learned position tables: lookup-add, deterministic gradient scatter, and
 // the separable resampling pass. Compiled per ISA: everything lives in posenc::POSENC_NS (see
 // kernels/simd.hpp). All three kernels are vectorized over the channel dimension, with a partial

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // kernels/learned_table.hpp — the learned family's kernel table: plain function pointers, one
 // table per ISA (posenc::isa_<name>::learned_kernels()), filled in kernels/learned.cpp. No SIMD
 // here: lib/learned.cpp includes this header with baseline flags.

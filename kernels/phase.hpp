@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // kernels/phase.hpp — exact-phase sin/cos, the primitive behind every S¹ encoding.
 //
 // Problem: sin(p * w) for integer positions p up to 2^24 (and beyond) and frequencies w in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // kernels/rope.cpp — instantiates the rope family's kernels for this TU's ISA (compiled once per
 // ISA by cmake/PosencIsa.cmake) and exposes them as posenc::POSENC_NS::rope_kernels().
 #include "kernels/rope.hpp"

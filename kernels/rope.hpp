@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // kernels/rope.hpp — S¹ kernels (sinusoidal tables; RoPE cos/sin, rotation, decay).
 // Compiled per ISA: everything lives in posenc::POSENC_NS (see kernels/simd.hpp).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // kernels/rope_table.hpp — the rope family's kernel table: plain function pointers, one table
 // per ISA (posenc::isa_<name>::rope_kernels()), filled in kernels/rope.cpp. No SIMD here:
 // lib/rope.cpp includes this header with baseline flags.

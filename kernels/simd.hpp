@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // kernels/simd.hpp — the per-ISA SIMD vocabulary every kernel header is written in.
 //
 // Every file in kernels/ is compiled once per ISA (cmake/PosencIsa.cmake) with

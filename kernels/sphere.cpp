@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // kernels/sphere.cpp — instantiates the sphere family's kernels for this TU's ISA (compiled once
 // per ISA by cmake/PosencIsa.cmake) and exposes them as posenc::POSENC_NS::sphere_kernels().
 #include "kernels/sphere.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // kernels/sphere.hpp — S² kernels: associated Legendre functions (GSL's four norms, extended
 // exponent range), real spherical harmonics from Cartesian input, Legendre polynomials, the
 // Clenshaw sum of the addition-theorem kernel, block-diagonal rotation of SH coefficients.

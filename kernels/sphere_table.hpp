@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // kernels/sphere_table.hpp — the sphere family's kernel table (S²): plain function pointers, one
 // table per ISA (posenc::isa_<name>::sphere_kernels()), filled in kernels/sphere.cpp. No SIMD
 // here: lib/sphere.cpp includes this header with baseline flags.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // lib/features.cpp — features family (Bochner random features, linear and softmax attention):
 // argument validation, sampling of Omega (float64, here, so every ISA path gets the same bits),
 // packing, tiling, and calls into the per-ISA kernel table (kernels/features.hpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // lib/features_ppnd.hpp — inverse standard normal CDF, Wichura's AS241 PPND16
 // (M. J. Wichura, "Algorithm AS 241: The percentage points of the normal distribution",
 // Applied Statistics 37(3), 477–484, 1988). Rational approximations in three regions with the

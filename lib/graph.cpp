@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // lib/graph.cpp — graph family: Laplacian eigenvector PE (LapPE) and random-walk structural
 // encodings (RWSE).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // lib/internal.hpp — runtime helpers shared by the lib/ translation units (never installed).
 //
 // lib/ is compiled once with baseline flags. A public function in lib/<family>.cpp:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // lib/learned.cpp — learned position tables: validation, bucketing of the gradient scatter,
 // SVD (Eigen BDCSVD, float64), resampling weights (PyTorch / timm conventions) and tiling.
 #include "kernels/learned_table.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // lib/phase_prep.hpp — preparation of frequencies for kernels/phase.hpp (baseline code).
 #pragma once
 

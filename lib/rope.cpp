@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // lib/rope.cpp — rope family (S¹): argument validation, frequency preparation, tiling.
 #include "kernels/rope_table.hpp"
 #include "lib/internal.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // lib/runtime.cpp — status strings, thread-local errors, version, ISA dispatch and threads.
 #include "lib/internal.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // lib/sphere.cpp — sphere family (S²): argument validation, recurrence plans, tiling, the real
 // Wigner-D recurrence (Ivanic & Ruedenberg) and the complex / geographic front ends.
 #include "kernels/sphere_table.hpp"

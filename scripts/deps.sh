@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # Installs posenc's build, test and cross-test dependencies from Debian packages (bookworm).
 # Usage: sudo bash scripts/deps.sh [--no-cross]   (as root; skips what is already installed)
 set -euo pipefail

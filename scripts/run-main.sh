@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # README command 1: install what is missing, build Release, run the main job.
 # Usage: bash scripts/run-main.sh [posenc report arguments...]   (default: report --out report)
 set -euo pipefail

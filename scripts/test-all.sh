@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # README command 2 (and what .ci/run calls): install what is missing, then build and run the
 # whole test suite on every path this machine can run:
 #   release  — all ISA paths the CPU can execute (auto), then again with POSENC_ISA=scalar,

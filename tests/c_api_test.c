@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 /* Compiled as C99 with -Wall -Wextra -Werror -pedantic: posenc.h is a valid C header and a C
  * program links and calls the library. */
 #include <posenc/posenc.h>

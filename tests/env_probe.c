@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 /* Run by ctest with POSENC_ISA set to a name this CPU cannot run (argv[1] = "unsupported") or a
  * garbage name: every kernel call must fail with POSENC_ERR_UNSUPPORTED and name the variable,
  * never silently run another path; posenc_isa_set() then recovers. */

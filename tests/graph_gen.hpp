@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // tests/graph_gen.hpp — deterministic graph generators for the graph family's tests and benchmarks.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // tests/test_common.hpp — helpers shared by the GoogleTest files.
 //
 // Every kernel test is a value-parameterized test over test_isas(): every ISA path this host can

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // features family tests: sampling (IID / ORF / QMC / PFF), the inverse normal CDF, feature maps
 // against float64 references, statistical properties (unbiasedness, MSE against Performer's
 // Lemma 2 and Theorem 2, QMC vs i.i.d., chi vs normal radii for PFF), linear attention and exact

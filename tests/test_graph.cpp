@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // tests/test_graph.cpp — graph family: LapPE (posenc_laplacian_pe_f64) and RWSE (posenc_rwse_f64).
 //
 // The graph functions are plain lib code (no SIMD kernels), so most tests are ISA-independent;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // learned family tests: lookup-add, deterministic gradient scatter, singular spectrum and
 // effective rank, truncated SVD, and PyTorch/timm-compatible resampling.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // rope family tests. Sinusoidal tables (the foundation's pilot kernel) come first.
 #include "tests/test_common.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Runtime: status strings, errors, version, ISA selection, threads.
 #include "tests/test_common.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // sphere family tests (S²): Legendre vs GSL and closed forms, real/complex SH vs Boost.Math,
 // property tests (addition theorem, quadrature orthonormality, equivariance), Wigner-D, f32,
 // threads, bad input. Every kernel test runs on every ISA path (IsaTest).

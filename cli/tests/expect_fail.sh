@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # usage: expect_fail.sh REGEX COMMAND [ARGS...]
 # Passes when COMMAND exits non-zero (and not by a signal) and its stderr+stdout match REGEX.
 regex=$1; shift

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # usage: profile_json.sh JSON_OUT COMMAND... — runs `posenc profile ... --json JSON_OUT` and
 # checks the JSON: parses (with /usr/bin/python3 when present), has kernels with positive times.
 set -euo pipefail

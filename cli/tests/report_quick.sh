@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # usage: report_quick.sh POSENC_BINARY OUT_DIR — runs `posenc report --quick`, checks its files.
 set -euo pipefail
 bin=$1; out=$2

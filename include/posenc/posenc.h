@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 /*
  * posenc.h — the C ABI of posenc, a library of positional-encoding kernels.
  *

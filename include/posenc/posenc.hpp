@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // posenc.hpp — header-only C++17 layer over the C ABI of posenc.h.
 //
 // Every wrapper calls the C function and throws posenc::error (carrying the posenc_status and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # requires: posenc_laplacian_pe_f64 posenc_rwse_f64 posenc_laplacian_pe_ex_f64 posenc_laplacian_pe_info_init
 """graph family against SciPy eigsh (LapPE) and NumPy matrix powers (RWSE)."""
 import os

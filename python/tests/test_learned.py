@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # requires: posenc_learned_add_f32 posenc_learned_grad_f32 posenc_learned_spectrum_f32 posenc_learned_lowrank_f32 posenc_learned_resample_f32
 """learned family against NumPy float64 on the same inputs."""
 import numpy as np

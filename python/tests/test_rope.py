@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # requires: posenc_rope_params_init posenc_rope_inv_freq posenc_rope_cos_sin_f32 posenc_rope_apply_f32 posenc_rope_apply_cached_f32 posenc_rope_apply_bf16 posenc_rope_decay_f64 posenc_sinusoidal_f32
 """rope family against NumPy float64 on the same inputs."""
 import numpy as np

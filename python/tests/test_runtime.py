@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # requires: posenc_version posenc_sinusoidal_f32
 """Runtime functions, library discovery, argument checks and error reporting of the binding."""
 import os
@@ -97,5 +98,5 @@ def test_library_from_env(tmp_path):
 
 def test_missing_function_is_an_error():
     with pytest.raises(posenc.Error) as e:
-        posenc._fn("posenc_no_such_function")
+        posenc._lib._fn("posenc_no_such_function")
     assert e.value.status == posenc.Status.ERR_UNSUPPORTED

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # requires: posenc_legendre_f64 posenc_legendre_f32 posenc_legendre_poly_f64 posenc_sph_kernel_f64 posenc_sph_harm_real_f64 posenc_sph_harm_real_f32 posenc_sph_harm_real_lonlat_f64 posenc_sph_harm_complex_f64 posenc_wigner_d_real_f64 posenc_sph_rotate_real_f64
 """sphere family against SciPy (sph_harm / sph_harm_y, lpmv, eval_legendre) on the same inputs."""
 import numpy as np

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 /* Downstream C program built with `pkg-config --cflags --libs posenc`. */
 #include <posenc/posenc.h>
 #include <stdio.h>

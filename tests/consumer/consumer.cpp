@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
 // Downstream C++ program using the installed posenc.hpp.
 #include <posenc/posenc.hpp>
 

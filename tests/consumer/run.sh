@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 OR MIT
 # usage: run.sh BUILD_DIR SOURCE_DIR WORK_DIR
 # Installs BUILD_DIR into a fresh prefix, then builds and runs two consumers against it:
 # one with CMake find_package(posenc), one with pkg-config.

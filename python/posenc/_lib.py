@@ -1,0 +1,220 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
+"""posenc._lib — the shared pieces of the Python binding: status and ISA enums, the exceptions,
+finding and loading libposenc, the ctypes signature table, and the array checks every family
+module uses. Family modules (rope, sphere, features, graph, learned) register their C signatures
+with `register` at import time; the library itself is loaded on first use.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import enum
+import glob
+import os
+import sys
+import threading
+
+import numpy as np
+
+
+class Status(enum.IntEnum):
+    OK = 0
+    ERR_NULL_POINTER = 1
+    ERR_INVALID_ARGUMENT = 2
+    ERR_UNSUPPORTED = 3
+    ERR_OUT_OF_MEMORY = 4
+    ERR_SIZE_OVERFLOW = 5
+    ERR_NOT_CONVERGED = 6
+    ERR_INTERNAL = 7
+
+
+class Isa(enum.IntEnum):
+    AUTO = 0
+    SCALAR = 1
+    AVX2 = 2
+    AVX512 = 4
+    NEON = 8
+
+
+class Error(Exception):
+    """A posenc call failed: ``status`` (a `Status`) and ``message`` (the library's sentence)."""
+
+    def __init__(self, status, message):
+        try:
+            status = Status(status)
+        except ValueError:
+            pass
+        self.status = status
+        self.message = message
+        super().__init__(f"{getattr(status, 'name', status)}: {message}")
+
+
+class ArgumentError(Error, ValueError):
+    """An argument failed the binding's dtype / shape / contiguity check (nothing was called)."""
+
+    def __init__(self, message):
+        super().__init__(Status.ERR_INVALID_ARGUMENT, message)
+
+
+def _candidates():
+    env = os.environ.get("POSENC_LIBRARY")
+    if env:
+        yield env
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.dirname(os.path.dirname(here))  # <repo>/python/posenc -> <repo>
+    for pat in ("build/release/libposenc.so*", "build/*/libposenc.so*", "build*/libposenc.so*"):
+        for p in sorted(glob.glob(os.path.join(root, pat))):
+            yield p
+    prefixes = []
+    # installed as <prefix>/lib/python3/dist-packages/posenc or <prefix>/lib/python3.X/site-packages/posenc
+    p = here
+    for _ in range(4):
+        p = os.path.dirname(p)
+        prefixes.append(p)
+    prefixes += [sys.prefix, "/usr/local", "/usr"]
+    for pre in prefixes:
+        for sub in ("lib", "lib64", "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu"):
+            for p in sorted(glob.glob(os.path.join(pre, sub, "libposenc.so*"))):
+                yield p
+    found = ctypes.util.find_library("posenc")
+    if found:
+        yield found
+
+
+_lib = None
+_lib_path = None
+_lock = threading.Lock()
+
+
+def _load():
+    global _lib, _lib_path
+    if _lib is not None:
+        return _lib
+    with _lock:
+        if _lib is not None:
+            return _lib
+        tried = []
+        for path in _candidates():
+            if os.path.sep in path and not os.path.exists(path):
+                tried.append(path + " (missing)")
+                continue
+            if os.path.isdir(path) or path.endswith((".a", ".la")):
+                continue
+            try:
+                lib = ctypes.CDLL(path)
+            except OSError as e:
+                tried.append(f"{path} ({e})")
+                continue
+            _lib, _lib_path = lib, path
+            _declare(lib)
+            return lib
+        raise OSError("posenc: cannot find libposenc (set POSENC_LIBRARY); tried: " + "; ".join(tried or ["nothing"]))
+
+
+def library_path():
+    """Path of the libposenc that this module uses (loads it if needed)."""
+    _load()
+    return _lib_path
+
+
+_c_i32, _c_i64, _c_u32, _c_u64, _c_d, _c_f = (ctypes.c_int32, ctypes.c_int64, ctypes.c_uint32,
+                                               ctypes.c_uint64, ctypes.c_double, ctypes.c_float)
+_P = ctypes.c_void_p
+
+_SIGS = {}
+
+
+def register(sigs):
+    """Adds C signatures {name: (restype, [argtypes])}; declares them at once if the library is loaded."""
+    _SIGS.update(sigs)
+    if _lib is not None:
+        _declare(_lib, sigs)
+
+
+
+
+def _declare(lib, sigs=None):
+    for name, (res, args) in (_SIGS if sigs is None else sigs).items():
+        fn = getattr(lib, name, None)  # functions of families not in this build stay missing
+        if fn is not None:
+            fn.restype = res
+            fn.argtypes = args
+
+
+def has(name):
+    """True if this libposenc exports the C function `name` (e.g. "posenc_sph_harm_real_f64")."""
+    return getattr(_load(), name, None) is not None
+
+
+def _fn(name):
+    f = getattr(_load(), name, None)
+    if f is None:
+        raise Error(Status.ERR_UNSUPPORTED, f"{name} is not exported by {_lib_path} (family not built in)")
+    return f
+
+
+def _call(name, *args):
+    st = _fn(name)(*args)
+    if st != 0:
+        msg = _fn("posenc_last_error_message")()
+        raise Error(st, msg.decode() if msg else "")
+    return st
+
+
+# --------------------------------------------------------------------------- array checks
+
+
+def _ptr(a):
+    return None if a is None else a.ctypes.data
+
+
+def _in(a, dtype, name, shape=None, convert=False, ndim=None):
+    """Checks (or, with convert, converts) an input array; returns it."""
+    dtype = np.dtype(dtype)
+    if convert:
+        a = np.ascontiguousarray(a, dtype=dtype)
+    else:
+        if not isinstance(a, np.ndarray):
+            raise ArgumentError(f"{name} must be a numpy.ndarray of {dtype} (got {type(a).__name__}; "
+                                "pass convert=True to convert)")
+        if a.dtype != dtype:
+            raise ArgumentError(f"{name} must have dtype {dtype} (got {a.dtype}; pass convert=True to convert)")
+        if not a.flags.c_contiguous:
+            raise ArgumentError(f"{name} must be C-contiguous (pass convert=True to copy)")
+    _shape(a, name, shape, ndim)
+    return a
+
+
+def _inout(a, dtype, name, shape=None, ndim=None):
+    """In-place argument: must already be a writable C-contiguous array of the dtype (no conversion)."""
+    a = _in(a, dtype, name, shape, False, ndim)
+    if not a.flags.writeable:
+        raise ArgumentError(f"{name} must be writable (it is updated in place)")
+    return a
+
+
+def _shape(a, name, shape, ndim):
+    if ndim is not None and a.ndim != ndim:
+        raise ArgumentError(f"{name} must have {ndim} dimension(s) (got shape {a.shape})")
+    if shape is not None:
+        if a.ndim != len(shape) or any(s is not None and s != t for s, t in zip(shape, a.shape)):
+            want = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ")"
+            raise ArgumentError(f"{name} must have shape {want} (got {a.shape})")
+
+
+
+register({
+    "posenc_status_string": (ctypes.c_char_p, [ctypes.c_int]),
+    "posenc_last_error_message": (ctypes.c_char_p, []),
+    "posenc_version": (_c_u32, []),
+    "posenc_version_string": (ctypes.c_char_p, []),
+    "posenc_isa_available": (_c_u32, []),
+    "posenc_isa_active": (ctypes.c_int, []),
+    "posenc_isa_set": (ctypes.c_int, [ctypes.c_int]),
+    "posenc_isa_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "posenc_threads_set": (ctypes.c_int, [_c_i32]),
+    "posenc_threads_get": (_c_i32, []),
+})
+
+

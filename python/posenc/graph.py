@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
+"""posenc.graph — Laplacian eigenvector PE and random-walk SE of graphs (posenc.h, graph section)."""
+from __future__ import annotations
+
+import ctypes
+import enum
+
+import numpy as np
+
+from ._lib import _P, _c_i32, _c_i64, _call, _in, _ptr
+from . import _lib
+
+
+class Laplacian(enum.IntEnum):
+    SYM = 0
+    COMBINATORIAL = 1
+
+
+_lib.register({
+    "posenc_laplacian_pe_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, ctypes.c_int, _c_i32, _P, _P]),
+    "posenc_rwse_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, _c_i32, _P]),
+    "posenc_laplacian_pe_info_init": (ctypes.c_int, [_P]),
+    "posenc_laplacian_pe_ex_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, ctypes.c_int, _c_i32, _P, _P, _P]),
+})
+
+
+def _edges(src, dst, weights, convert):
+    src = _in(src, np.int64, "src", convert=convert, ndim=1)
+    dst = _in(dst, np.int64, "dst", src.shape, convert)
+    if weights is not None:
+        weights = _in(weights, np.float64, "weights", src.shape, convert)
+    return src, dst, weights
+
+
+class LaplacianPeInfo(ctypes.Structure):
+    """posenc_laplacian_pe_info (diagnostics of posenc_laplacian_pe_ex_f64)."""
+
+    _fields_ = [("struct_size", ctypes.c_uint32), ("solver", ctypes.c_int), ("method", ctypes.c_int),
+                ("components", ctypes.c_int64), ("matvecs", ctypes.c_int64), ("shift_solves", ctypes.c_int64),
+                ("max_residual", ctypes.c_double)]
+
+
+class LapPeMethod(enum.IntEnum):
+    AUTO = 0
+    DENSE = 1
+    SHIFT_INVERT = 2
+    LANCZOS = 3
+
+
+_LAPPE_METHODS = {0: "auto", 1: "dense", 2: "shift_invert", 3: "lanczos"}
+
+
+def laplacian_pe(num_nodes, src, dst, k, weights=None, laplacian=Laplacian.SYM, info=False,
+                 solver=LapPeMethod.AUTO, convert=False):
+    """posenc_laplacian_pe_f64 -> (eigvals float64 [k] ascending, eigvecs float64 [num_nodes, k]);
+    with info=True (or a solver other than AUTO) posenc_laplacian_pe_ex_f64 -> (eigvals, eigvecs,
+    dict of its diagnostics: method, components, matvecs, shift_solves, max_residual)."""
+    info = info or int(solver) != LapPeMethod.AUTO
+    src, dst, weights = _edges(src, dst, weights, convert)
+    vals = np.empty(int(k), np.float64)
+    vecs = np.empty((int(num_nodes), int(k)), np.float64)
+    if not info:
+        _call("posenc_laplacian_pe_f64", int(num_nodes), _ptr(src), _ptr(dst), _ptr(weights), src.shape[0],
+              int(laplacian), int(k), _ptr(vals), _ptr(vecs))
+        return vals, vecs
+    inf = LaplacianPeInfo()
+    _call("posenc_laplacian_pe_info_init", ctypes.byref(inf))
+    inf.solver = int(solver)
+    _call("posenc_laplacian_pe_ex_f64", int(num_nodes), _ptr(src), _ptr(dst), _ptr(weights), src.shape[0],
+          int(laplacian), int(k), _ptr(vals), _ptr(vecs), ctypes.byref(inf))
+    d = {n: getattr(inf, n) for n, _ in LaplacianPeInfo._fields_ if n not in ("struct_size", "solver")}
+    d["method"] = _LAPPE_METHODS.get(d["method"], d["method"])
+    return vals, vecs, d
+
+
+def rwse(num_nodes, src, dst, steps, weights=None, convert=False):
+    """posenc_rwse_f64 -> float64 [num_nodes, steps], out[v, t-1] = (P^t)_vv."""
+    src, dst, weights = _edges(src, dst, weights, convert)
+    out = np.empty((int(num_nodes), int(steps)), np.float64)
+    _call("posenc_rwse_f64", int(num_nodes), _ptr(src), _ptr(dst), _ptr(weights), src.shape[0], int(steps), _ptr(out))
+    return out
+
+
+__all__ = ['Laplacian', 'LaplacianPeInfo', 'LapPeMethod', 'laplacian_pe', 'rwse']

@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
+"""posenc.learned — learned position tables: add, gradient scatter, spectrum, low rank, resampling (posenc.h, learned section)."""
+from __future__ import annotations
+
+import ctypes
+import enum
+
+import numpy as np
+
+from ._lib import _P, _c_i32, _c_i64, _call, _in, _inout, _ptr
+from . import _lib
+
+
+class Resample(enum.IntEnum):
+    BICUBIC_AA = 0
+    BICUBIC = 1
+    LINEAR = 2
+
+
+_lib.register({
+    "posenc_learned_add_f32": (ctypes.c_int, [_P, _c_i64, _c_i32, _P, _c_i64, _P]),
+    "posenc_learned_grad_f32": (ctypes.c_int, [_P, _P, _c_i64, _c_i32, _P, _c_i64]),
+    "posenc_learned_spectrum_f32": (ctypes.c_int, [_P, _c_i64, _c_i32, _P, _P]),
+    "posenc_learned_lowrank_f32": (ctypes.c_int, [_P, _c_i64, _c_i32, _c_i32, _P, _P]),
+    "posenc_learned_resample_f32": (ctypes.c_int, [_P, _c_i32, _c_i64, _c_i64, _c_i32, _c_i64, _c_i64,
+                                                   ctypes.c_int, _P]),
+})
+
+
+def learned_add(table, positions, x, convert=False):
+    """posenc_learned_add_f32: x [n, dim] += table[positions] in place; returns x."""
+    table = _in(table, np.float32, "table", convert=convert, ndim=2)
+    rows, dim = table.shape
+    positions = _in(positions, np.int64, "positions", convert=convert, ndim=1)
+    x = _inout(x, np.float32, "x", (positions.shape[0], dim))
+    _call("posenc_learned_add_f32", _ptr(table), rows, dim, _ptr(positions), positions.shape[0], _ptr(x))
+    return x
+
+
+def learned_grad(grad_x, positions, grad_table, convert=False):
+    """posenc_learned_grad_f32: grad_table [rows, dim] += scatter of grad_x [n, dim]; returns grad_table."""
+    grad_table = _inout(grad_table, np.float32, "grad_table", ndim=2)
+    rows, dim = grad_table.shape
+    positions = _in(positions, np.int64, "positions", convert=convert, ndim=1)
+    grad_x = _in(grad_x, np.float32, "grad_x", (positions.shape[0], dim), convert)
+    _call("posenc_learned_grad_f32", _ptr(grad_x), _ptr(positions), positions.shape[0], dim, _ptr(grad_table), rows)
+    return grad_table
+
+
+def learned_spectrum(table, convert=False):
+    """posenc_learned_spectrum_f32 -> (singular values float64 [min(rows, dim)] descending, effective rank)."""
+    table = _in(table, np.float32, "table", convert=convert, ndim=2)
+    s = np.empty(min(table.shape), np.float64)
+    er = ctypes.c_double(0)
+    _call("posenc_learned_spectrum_f32", _ptr(table), table.shape[0], table.shape[1], _ptr(s), ctypes.byref(er))
+    return s, er.value
+
+
+def learned_lowrank(table, r, convert=False):
+    """posenc_learned_lowrank_f32 -> (left float32 [rows, r], right float32 [r, dim])."""
+    table = _in(table, np.float32, "table", convert=convert, ndim=2)
+    left = np.empty((table.shape[0], int(r)), np.float32)
+    right = np.empty((int(r), table.shape[1]), np.float32)
+    _call("posenc_learned_lowrank_f32", _ptr(table), table.shape[0], table.shape[1], int(r), _ptr(left), _ptr(right))
+    return left, right
+
+
+def learned_resample(table, old_hw, new_hw, prefix=0, mode=Resample.BICUBIC_AA, convert=False):
+    """posenc_learned_resample_f32: table [prefix + old_h*old_w, dim] -> [prefix + new_h*new_w, dim].
+    old_hw / new_hw: (h, w) tuples, or an int for a 1-D table (h = 1)."""
+    oh, ow = (1, int(old_hw)) if np.isscalar(old_hw) else map(int, old_hw)
+    nh, nw = (1, int(new_hw)) if np.isscalar(new_hw) else map(int, new_hw)
+    table = _in(table, np.float32, "table", (int(prefix) + oh * ow, None), convert)
+    out = np.empty((int(prefix) + nh * nw, table.shape[1]), np.float32)
+    _call("posenc_learned_resample_f32", _ptr(table), int(prefix), oh, ow, table.shape[1], nh, nw, int(mode), _ptr(out))
+    return out
+
+
+__all__ = ['Resample', 'learned_add', 'learned_grad', 'learned_spectrum', 'learned_lowrank', 'learned_resample']
