@@ -10,9 +10,13 @@ are those of the C docstrings in posenc.h.
 
 Arrays are checked, never silently copied: each argument must have the documented dtype and
 shape and be C-contiguous, else `posenc.ArgumentError` is raised naming it. Pass
-``convert=True`` to have inputs converted with ``numpy.ascontiguousarray`` instead (in-place
-arguments are never converted). A failing C call raises `posenc.Error` carrying ``status``
-(a `Status`) and the library's message.
+``convert=True`` to have inputs converted instead, never changing a value: an integer argument
+(positions, edge lists) takes only whole numbers within its range ([0.9, 1.9] raises, [3.0] is
+3), a float argument takes bools, integers and floats rounded to the nearest value of its dtype
+but never a finite value that would overflow to inf; complex, strings and objects raise. The
+`posenc.ArgumentError` names the first element that would change. In-place arguments are never
+converted. A failing C call raises `posenc.Error` carrying ``status`` (a `Status`) and the
+library's message.
 
 The shared library is found, in order, at ``$POSENC_LIBRARY``; in the build tree beside this
 package (``build/*/libposenc.so*``); next to an install prefix (``<prefix>/lib*/libposenc.so*``

@@ -7,7 +7,7 @@ import enum
 
 import numpy as np
 
-from ._lib import ArgumentError, _P, _c_d, _c_i32, _c_i64, _call, _in, _inout, _ptr
+from ._lib import ArgumentError, _P, _c_d, _c_i32, _c_i64, _call, _in, _inout, _out, _outs, _ptr, _rows
 from . import _lib
 
 
@@ -94,23 +94,26 @@ def rope_inv_freq(params):
 
 
 def _positions(positions, n, convert):
+    """-> (positions flattened or None, count, batch shape): positions int64 of any shape (each
+    dimension a batch dimension of the result), or None with n (= 0..n-1, batch shape (n,))."""
     if positions is None:
         if n is None:
             raise ArgumentError("give positions or n")
-        return None, int(n)
-    positions = _in(positions, np.int64, "positions", convert=convert, ndim=1)
+        return None, int(n), (int(n),)
+    positions, batch = _rows(positions, np.int64, "positions", convert=convert)
     if n is not None and int(n) != positions.shape[0]:
-        raise ArgumentError(f"n ({n}) differs from len(positions) ({positions.shape[0]})")
-    return positions, positions.shape[0]
+        raise ArgumentError(f"n ({n}) differs from positions.size ({positions.shape[0]})")
+    return positions, positions.shape[0], batch
 
 
-def rope_cos_sin(params, positions=None, n=None, convert=False):
-    """posenc_rope_cos_sin_f32 -> (cos, sin), float32 [n, rotary_dim/2]. positions: int64 [n] or
-    None with n (= 0..n-1)."""
-    positions, n = _positions(positions, n, convert)
+def rope_cos_sin(params, positions=None, n=None, convert=False, out=None):
+    """posenc_rope_cos_sin_f32 -> (cos, sin), float32 [*positions.shape, rotary_dim/2]. positions:
+    int64 of any shape, or None with n (= 0..n-1). out: None or a (cos, sin) pair of arrays to fill."""
+    positions, n, batch = _positions(positions, n, convert)
     h = params.rotary_dim // 2
-    c = np.empty((n, h), np.float32)
-    s = np.empty((n, h), np.float32)
+    oc, os_ = _outs(out, 2)
+    c = _out(oc, batch + (h,), np.float32, "out[0]", inputs={"positions": positions})
+    s = _out(os_, batch + (h,), np.float32, "out[1]", inputs={"positions": positions, "out[0]": c})
     _call("posenc_rope_cos_sin_f32", _params(params), _ptr(positions), n, _ptr(c), _ptr(s))
     return c, s
 
@@ -165,10 +168,12 @@ def rope_apply_cached(cos_table, sin_table, q, k=None, positions=None, layout=Ro
     return q, k
 
 
-def sinusoidal(n=None, dim=128, base=10000.0, layout=SinusoidalLayout.INTERLEAVED, positions=None, convert=False):
-    """posenc_sinusoidal_f32 -> float32 [n, dim] (positions int64 [n], or None = 0..n-1)."""
-    positions, n = _positions(positions, n, convert)
-    out = np.empty((n, int(dim)), np.float32)
+def sinusoidal(n=None, dim=128, base=10000.0, layout=SinusoidalLayout.INTERLEAVED, positions=None, convert=False,
+               out=None):
+    """posenc_sinusoidal_f32 -> float32 [*positions.shape, dim] (positions int64 of any shape, or
+    None with n: [n, dim] for 0..n-1). out: None or the array to fill."""
+    positions, n, batch = _positions(positions, n, convert)
+    out = _out(out, batch + (int(dim),), np.float32, inputs={"positions": positions})
     _call("posenc_sinusoidal_f32", _ptr(positions), n, int(dim), float(base), int(layout), _ptr(out))
     return out
 
