@@ -8,6 +8,17 @@ Every C function of the ABI has a Python function here that takes and returns Nu
 allocates its outputs (in-place functions update the array you pass). Shapes, units and accuracy
 are those of the C docstrings in posenc.h.
 
+``out=``: every function that allocates its result also fills a preallocated array instead (a
+tuple of arrays where it returns several), and returns it. Each must have exactly the dtype and
+shape of the result, be C-contiguous and writable and share no memory with an input; it is
+checked before the C call, like an input, and never converted.
+
+Batch dimensions: where the C function treats rows independently (sinusoidal, rope_cos_sin,
+rope_apply*, legendre*, sph_kernel, sph_harm_*, sph_rotate_real, rf_features, learned_add,
+learned_grad), inputs take any number of leading dimensions, e.g. xyz [B, N, 3] -> [B, N, (L+1)^2];
+the rows are passed to one C call as a view. Per-token arguments broadcast (NumPy rules) against
+the batch: positions [T] serve q [B, T, H, D] (rope_apply) and x [B, T, dim] (learned_add).
+
 Arrays are checked, never silently copied: each argument must have the documented dtype and
 shape and be C-contiguous, else `posenc.ArgumentError` is raised naming it. Pass
 ``convert=True`` to have inputs converted instead, never changing a value: an integer argument

@@ -258,8 +258,8 @@ def _out(out, shape, dtype, name="out", inputs=None, alias=None):
     """The output array of an allocating function. out None: a new numpy.empty(shape, dtype).
     Otherwise `out` itself after the checks of an input (ndarray, exact dtype and shape,
     C-contiguous; never converted), writable, and sharing no memory with the arrays of `inputs`
-    ({name: array or None}); `alias` names one input that `out` may be exactly (same data and
-    shape: the C function allows it), but not partly overlap. A negative size in `shape` is left
+    ({name: array or None}); `alias` names one input that `out` may be exactly (the same memory:
+    the C function allows it), but not partly overlap. A negative size in `shape` is left
     for the C function to report (the new array gets size 0 there)."""
     dtype = np.dtype(dtype)
     shape = tuple(int(s) for s in shape)
@@ -278,7 +278,7 @@ def _out(out, shape, dtype, name="out", inputs=None, alias=None):
     for nm, a in (inputs or {}).items():
         if a is None or not np.may_share_memory(out, a):  # both C-contiguous: bounds overlap = overlap
             continue
-        if nm == alias and out.ctypes.data == a.ctypes.data and out.shape == a.shape:
+        if nm == alias and out.ctypes.data == a.ctypes.data and out.nbytes == a.nbytes:
             continue
         raise ArgumentError(f"{name} must not overlap {nm}" + (f" (it may be {nm} itself)" if nm == alias else ""))
     return out
