@@ -77,8 +77,14 @@ def laplacian_pe(num_nodes, src, dst, k, weights=None, laplacian=Laplacian.SYM, 
 
 
 def rwse(num_nodes, src, dst, steps, weights=None, convert=False, out=None):
-    """posenc_rwse_f64 -> float64 [num_nodes, steps], out[v, t-1] = (P^t)_vv. out: None or the
-    array to fill."""
+    """posenc_rwse_f64 -> float64 [num_nodes, steps], out[v, t-1] = (P^t)_vv, P = D^-1 A. out: None
+    or the array to fill.
+
+    Self-loops in (src, dst) are IGNORED (the edge list is read as a simple undirected graph,
+    duplicates summed), whereas PyG's AddRandomWalkPE and GraphGPS keep them in A: after
+    AddSelfLoops, PyG gives node v the return probability 1/(d_v + 1) at t = 1 (karate club node 0:
+    1/17), posenc gives 0. Pipelines that add self-loops before the encoding therefore differ.
+    Isolated nodes get all zeros (PyG's 1/0 -> 0)."""
     src, dst, weights = _edges(src, dst, weights, convert)
     out = _out(out, (int(num_nodes), int(steps)), np.float64, inputs={"src": src, "dst": dst, "weights": weights})
     _call("posenc_rwse_f64", int(num_nodes), _ptr(src), _ptr(dst), _ptr(weights), src.shape[0], int(steps), _ptr(out))
