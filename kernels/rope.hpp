@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// kernels/rope.hpp — S¹ kernels (sinusoidal tables; RoPE cos/sin, rotation, decay).
+// kernels/rope.hpp — S¹ kernels (sinusoidal tables; RoPE cos/sin generation, decay). The rotation
+// of Q/K (apply) is in kernels/rope_apply.hpp.
 // Compiled per ISA: everything lives in posenc::POSENC_NS (see kernels/simd.hpp).
 //
 // cos/sin generation (sinusoidal, cos_sin, apply): vectorized across frequencies, rows inner.
@@ -58,6 +59,52 @@ inline void rope_gen_rows(const int64_t* positions, int64_t r0, int64_t r1, int3
   }
 }
 
+/// Position of token i for frequency lanes [j, j + W): broadcast for one axis, else gathered
+/// through pos->axis_of into lanepos (scratch, >= pad(half) doubles) once per row.
+/// Calls store(i, j, cnt, c, s) for every row i in [r0, r1) and frequency block j with the exact
+/// phase at every row: c, s = cos/sin(position * w_j), or of position * (w_j - w_from_j) for a
+/// re-rotation (f->wh_from set; the two phases are reduced exactly, then subtracted).
+template <class Store>
+inline void rope_gen_rows_exact(const rope_pos_t* pos, int64_t r0, int64_t r1, const rope_freqs_t* f,
+                                double* lanepos, Store&& store) {
+  using V = vec<double>;
+  constexpr std::size_t W = width<double>;
+  const std::size_t h = static_cast<std::size_t>(f->half);
+  const int32_t na = pos->naxes;
+  for (int64_t i = r0; i < r1; ++i) {
+    V pb(0.0);
+    if (na == 1) {
+      pb = V(static_cast<double>(pos->p ? pos->p[i * pos->token_stride] : i));
+    } else {
+      double pa[4];
+      for (int32_t a = 0; a < na; ++a) pa[a] = static_cast<double>(pos->p[a * pos->axis_stride + i * pos->token_stride]);
+      for (std::size_t j = 0; j < h; ++j) lanepos[j] = pa[pos->axis_of[j]];
+      for (std::size_t j = h; j % W != 0; ++j) lanepos[j] = 0.0;  // lanes past half: defined, discarded
+    }
+    for (std::size_t j = 0; j < h; j += W) {
+      const V p = na == 1 ? pb : load(lanepos + j);
+      V r = phase_turns(p, load(f->wh + j), load(f->wl + j));
+      if (f->wh_from != nullptr) {
+        r = r - phase_turns(p, load(f->wh_from + j), load(f->wl_from + j));
+        r = r - nearbyint(r);
+      }
+      V s, c;
+      sincos_turns_reduced(r, s, c);
+      store(i, j, h - j < W ? h - j : W, c, s);
+    }
+  }
+}
+
+/// Dispatches to the anchored recurrence (one axis, no re-rotation) or the exact generator.
+template <class Store>
+inline void rope_gen(const rope_pos_t* pos, int64_t r0, int64_t r1, const rope_freqs_t* f, double* lanepos,
+                     Store&& store) {
+  if (pos->naxes == 1 && f->wh_from == nullptr)
+    rope_gen_rows(pos->p, r0, r1, f->half, f->wh, f->wl, store);
+  else
+    rope_gen_rows_exact(pos, r0, r1, f, lanepos, store);
+}
+
 /// See rope_kernels_t::sinusoidal_rows.
 inline void sinusoidal_rows(const int64_t* positions, int64_t row_begin, int64_t row_end, int32_t half,
                             const double* wh, const double* wl, int layout, float* out) {
@@ -83,293 +130,23 @@ inline void sinusoidal_rows(const int64_t* positions, int64_t row_begin, int64_t
                 });
 }
 
-/// Writes scale*cos / scale*sin of rows [r0, r1) at cos_out/sin_out + (i - out_row0) * half.
-inline void rope_cos_sin_to(const int64_t* positions, int64_t r0, int64_t r1, const rope_freqs_t* f,
-                            int64_t out_row0, float* cos_out, float* sin_out) {
+/// See rope_kernels_t::cos_sin_rows.
+inline void cos_sin_rows(const rope_pos_t* pos, int64_t r0, int64_t r1, const rope_freqs_t* f, float* cos_out,
+                         float* sin_out, double* scratch) {
   using V = vec<double>;
   constexpr std::size_t W = width<double>;
   const std::size_t h = static_cast<std::size_t>(f->half);
   const V scale(f->scale);
-  rope_gen_rows(positions, r0, r1, f->half, f->wh, f->wl,
-                [&](int64_t i, std::size_t j, std::size_t cnt, const V& c, const V& s) {
-                  const std::size_t o = static_cast<std::size_t>(i - out_row0) * h + j;
-                  if (cnt == W) {
-                    store_f64_as_f32(cos_out + o, c * scale);
-                    store_f64_as_f32(sin_out + o, s * scale);
-                  } else {
-                    store_f64_as_f32_partial(cos_out + o, c * scale, cnt);
-                    store_f64_as_f32_partial(sin_out + o, s * scale, cnt);
-                  }
-                });
-}
-
-/// See rope_kernels_t::cos_sin_rows.
-inline void cos_sin_rows(const int64_t* positions, int64_t r0, int64_t r1, const rope_freqs_t* f, float* cos_out,
-                         float* sin_out) {
-  rope_cos_sin_to(positions, r0, r1, f, 0, cos_out, sin_out);
-}
-
-// ------------------------------------------------------------------------------------------
-// bf16 <-> f32 (bf16 = upper 16 bits of an IEEE float32; stores round to nearest even, NaN stays
-// a quiet NaN)
-// ------------------------------------------------------------------------------------------
-inline float bf16_to_f32(uint16_t b) {
-  const uint32_t u = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-inline uint16_t f32_to_bf16(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u | 0x00400000u) >> 16);
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return static_cast<uint16_t>(u >> 16);
-}
-
-inline vec<float> load_as_f32(const float* p) { return load(p); }
-// Note: never call store(p, batch) unqualified here: ADL also finds xsimd::store, which is the
-// ALIGNED store and wins overload resolution. Use .store_unaligned().
-inline void store_from_f32(float* p, const vec<float>& v) { v.store_unaligned(p); }
-
-inline vec<float> load_as_f32(const uint16_t* p) {
-#if defined(POSENC_ISA_SCALAR)
-  return vec<float>(bf16_to_f32(*p));
-#elif defined(POSENC_ISA_AVX2)
-  const __m256i w = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-  return vec<float>(_mm256_castsi256_ps(_mm256_slli_epi32(w, 16)));
-#elif defined(POSENC_ISA_AVX512)
-  const __m512i w = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
-  return vec<float>(_mm512_castsi512_ps(_mm512_slli_epi32(w, 16)));
-#elif defined(POSENC_ISA_NEON)
-  return vec<float>(vreinterpretq_f32_u32(vshlq_n_u32(vmovl_u16(vld1_u16(p)), 16)));
-#endif
-}
-
-inline void store_from_f32(uint16_t* p, const vec<float>& v) {
-#if defined(POSENC_ISA_SCALAR)
-  *p = f32_to_bf16(v.v);
-#elif defined(POSENC_ISA_AVX2)
-  const __m256 x = v;
-  const __m256i u = _mm256_castps_si256(x);
-  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
-  __m256i r = _mm256_add_epi32(u, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff)));
-  const __m256i qn = _mm256_or_si256(u, _mm256_set1_epi32(0x00400000));
-  const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(x, x, _CMP_UNORD_Q));
-  r = _mm256_srli_epi32(_mm256_blendv_epi8(r, qn, nan), 16);
-  const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0xD8);
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_castsi256_si128(packed));
-#elif defined(POSENC_ISA_AVX512)
-  const __m512 x = v;
-  const __m512i u = _mm512_castps_si512(x);
-  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
-  __m512i r = _mm512_add_epi32(u, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7fff)));
-  const __m512i qn = _mm512_or_si512(u, _mm512_set1_epi32(0x00400000));
-  const __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
-  r = _mm512_srli_epi32(_mm512_mask_mov_epi32(r, nan, qn), 16);
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtepi32_epi16(r));
-#elif defined(POSENC_ISA_NEON)
-  const float32x4_t x = v;
-  const uint32x4_t u = vreinterpretq_u32_f32(x);
-  const uint32x4_t lsb = vandq_u32(vshrq_n_u32(u, 16), vdupq_n_u32(1));
-  uint32x4_t r = vaddq_u32(u, vaddq_u32(lsb, vdupq_n_u32(0x7fff)));
-  const uint32x4_t qn = vorrq_u32(u, vdupq_n_u32(0x00400000));
-  const uint32x4_t ok = vceqq_f32(x, x);  // all ones where not NaN
-  r = vbslq_u32(ok, r, qn);
-  vst1_u16(p, vshrn_n_u32(r, 16));
-#endif
-}
-
-inline float elem_to_f32(float x) { return x; }
-inline float elem_to_f32(uint16_t x) { return bf16_to_f32(x); }
-inline void elem_from_f32(float* p, float x) { *p = x; }
-inline void elem_from_f32(uint16_t* p, float x) { *p = f32_to_bf16(x); }
-
-template <class E>
-inline vec<float> load_as_f32_partial(const E* p, std::size_t cnt) {
-  alignas(64) float buf[width<float>] = {};
-  for (std::size_t k = 0; k < cnt; ++k) buf[k] = elem_to_f32(p[k]);
-  return load(buf);
-}
-template <class E>
-inline void store_from_f32_partial(E* p, const vec<float>& v, std::size_t cnt) {
-  alignas(64) float buf[width<float>];
-  v.store_unaligned(buf);
-  for (std::size_t k = 0; k < cnt; ++k) elem_from_f32(p + k, buf[k]);
-}
-
-/// Swaps adjacent float lanes (0<->1, 2<->3, ...). Not defined for the one-lane scalar path.
-inline vec<float> swap_pairs(const vec<float>& v) {
-#if defined(POSENC_ISA_AVX2)
-  return vec<float>(_mm256_permute_ps(static_cast<__m256>(v), 0xB1));
-#elif defined(POSENC_ISA_AVX512)
-  return vec<float>(_mm512_permute_ps(static_cast<__m512>(v), 0xB1));
-#elif defined(POSENC_ISA_NEON)
-  return vec<float>(vrev64q_f32(static_cast<float32x4_t>(v)));
-#else
-  return v;
-#endif
-}
-
-// ------------------------------------------------------------------------------------------
-// Rotation of one token's heads
-// ------------------------------------------------------------------------------------------
-/// Rotates the first rotary_dim channels of `heads` consecutive heads starting at x.
-/// NEOX: cp/sp are [half] cos and (signed) sin. INTERLEAVED: cp/sp are [rotary_dim] with
-/// cp[2j] = cp[2j+1] = cos_j, sp[2j] = -sin_j, sp[2j+1] = +sin_j (signed for the inverse).
-template <class E>
-inline void rope_rotate_heads(E* x, int64_t heads, int64_t head_dim, int32_t rotary_dim, int layout,
-                              const float* cp, const float* sp) {
-  using V = vec<float>;
-  constexpr std::size_t W = width<float>;
-  const std::size_t rot = static_cast<std::size_t>(rotary_dim);
-  const std::size_t half = rot / 2;
-  for (int64_t hd = 0; hd < heads; ++hd, x += head_dim) {
-    if (layout == 0) {
-      E* x2p = x + half;
-      std::size_t j = 0;
-      for (; j + W <= half; j += W) {
-        const V x1 = load_as_f32(x + j), x2 = load_as_f32(x2p + j);
-        const V c = load(cp + j), s = load(sp + j);
-        store_from_f32(x + j, madd(x1, c, -(x2 * s)));
-        store_from_f32(x2p + j, madd(x2, c, x1 * s));
-      }
-      if (j < half) {
-        const std::size_t cnt = half - j;
-        const V x1 = load_as_f32_partial(x + j, cnt), x2 = load_as_f32_partial(x2p + j, cnt);
-        const V c = load_partial(cp + j, cnt), s = load_partial(sp + j, cnt);
-        store_from_f32_partial(x + j, madd(x1, c, -(x2 * s)), cnt);
-        store_from_f32_partial(x2p + j, madd(x2, c, x1 * s), cnt);
-      }
+  rope_gen(pos, r0, r1, f, scratch, [&](int64_t i, std::size_t j, std::size_t cnt, const V& c, const V& s) {
+    const std::size_t o = static_cast<std::size_t>(i) * h + j;
+    if (cnt == W) {
+      store_f64_as_f32(cos_out + o, c * scale);
+      store_f64_as_f32(sin_out + o, s * scale);
     } else {
-      if constexpr (W == 1) {
-        for (std::size_t j = 0; j < rot; j += 2) {
-          const float a = elem_to_f32(x[j]), b = elem_to_f32(x[j + 1]);
-          // same operations as the SIMD form x*c + swap(x)*s (the scalar path has no FMA)
-          elem_from_f32(x + j, a * cp[j] + b * sp[j]);
-          elem_from_f32(x + j + 1, b * cp[j + 1] + a * sp[j + 1]);
-        }
-      } else {
-        std::size_t j = 0;
-        for (; j + W <= rot; j += W) {
-          const V v = load_as_f32(x + j);
-          store_from_f32(x + j, madd(v, load(cp + j), swap_pairs(v) * load(sp + j)));
-        }
-        if (j < rot) {
-          const std::size_t cnt = rot - j;
-          const V v = load_as_f32_partial(x + j, cnt);
-          store_from_f32_partial(x + j, madd(v, load_partial(cp + j, cnt), swap_pairs(v) * load_partial(sp + j, cnt)),
-                                 cnt);
-        }
-      }
+      store_f64_as_f32_partial(cos_out + o, c * scale, cnt);
+      store_f64_as_f32_partial(sin_out + o, s * scale, cnt);
     }
-  }
-}
-
-/// Rotates all Q and K heads of token t with prepared rows cp, sp (see rope_rotate_heads).
-template <class E>
-inline void rope_rotate_token(const float* cp, const float* sp, const rope_qk_t* h, int64_t t) {
-  E* q = static_cast<E*>(h->q) + t * h->q_stride;
-  rope_rotate_heads(q, h->num_q_heads, h->head_dim, h->rotary_dim, h->layout, cp, sp);
-  if (h->k != nullptr && h->num_k_heads > 0) {
-    E* k = static_cast<E*>(h->k) + t * h->k_stride;
-    rope_rotate_heads(k, h->num_k_heads, h->head_dim, h->rotary_dim, h->layout, cp, sp);
-  }
-}
-
-/// Prepares one token's cos/sin rows c, s [half] for the layout and direction (into ebuf, 2 *
-/// rotary_dim floats, when needed) and rotates all its Q and K heads.
-template <class E>
-inline void rope_apply_token(const float* c, const float* s, const rope_qk_t* h, int64_t t, float* ebuf) {
-  const std::size_t rot = static_cast<std::size_t>(h->rotary_dim);
-  const std::size_t half = rot / 2;
-  const float* cp = c;
-  const float* sp = s;
-  if (h->layout == 0) {
-    if (h->inverse) {
-      float* ns = ebuf;
-      for (std::size_t j = 0; j < half; ++j) ns[j] = -s[j];
-      sp = ns;
-    }
-  } else {
-    float* ce = ebuf;
-    float* se = ebuf + rot;
-    const float sg = h->inverse ? -1.0f : 1.0f;
-    for (std::size_t j = 0; j < half; ++j) {
-      ce[2 * j] = c[j];
-      ce[2 * j + 1] = c[j];
-      se[2 * j] = -sg * s[j];
-      se[2 * j + 1] = sg * s[j];
-    }
-    cp = ce;
-    sp = se;
-  }
-  rope_rotate_token<E>(cp, sp, h, t);
-}
-
-/// cos/sin once per token, shared by all heads of Q and K, generated directly in the form the
-/// layout needs (the same float32 values rope_apply_token would prepare from a table):
-/// NEOX: cos [T, half] | signed sin [T, half]; INTERLEAVED: [T, rotary_dim] each, duplicated.
-template <class E>
-inline void rope_apply_rows(const int64_t* positions, int64_t t0, int64_t t1, const rope_freqs_t* f,
-                            const rope_qk_t* h, float* scratch) {
-  using V = vec<double>;
-  constexpr std::size_t W = width<double>;
-  const int64_t T = t1 - t0;
-  const std::size_t rot = static_cast<std::size_t>(h->rotary_dim);
-  const std::size_t half = rot / 2;
-  const std::size_t row = h->layout == 0 ? half : rot;
-  float* cs = scratch;
-  float* sn = scratch + static_cast<std::size_t>(T) * row;
-  const V scale(f->scale);
-  const V sscale(h->inverse ? -f->scale : f->scale);
-  if (h->layout == 0) {
-    rope_gen_rows(positions, t0, t1, f->half, f->wh, f->wl,
-                  [&](int64_t i, std::size_t j, std::size_t cnt, const V& c, const V& s) {
-                    const std::size_t o = static_cast<std::size_t>(i - t0) * row + j;
-                    if (cnt == W) {
-                      store_f64_as_f32(cs + o, c * scale);
-                      store_f64_as_f32(sn + o, s * sscale);
-                    } else {
-                      store_f64_as_f32_partial(cs + o, c * scale, cnt);
-                      store_f64_as_f32_partial(sn + o, s * sscale, cnt);
-                    }
-                  });
-  } else {
-    rope_gen_rows(positions, t0, t1, f->half, f->wh, f->wl,
-                  [&](int64_t i, std::size_t j, std::size_t cnt, const V& c, const V& s) {
-                    const std::size_t o = static_cast<std::size_t>(i - t0) * row + 2 * j;
-                    const V cv = c * scale, sv = s * sscale;
-                    if (cnt == W) {
-                      store_f64_as_f32_interleaved(cs + o, cv, cv);
-                      store_f64_as_f32_interleaved(sn + o, -sv, sv);
-                    } else {
-                      store_f64_as_f32_interleaved_partial(cs + o, cv, cv, cnt);
-                      store_f64_as_f32_interleaved_partial(sn + o, -sv, sv, cnt);
-                    }
-                  });
-  }
-  for (int64_t t = t0; t < t1; ++t) {
-    const std::size_t o = static_cast<std::size_t>(t - t0) * row;
-    rope_rotate_token<E>(cs + o, sn + o, h, t);
-  }
-}
-
-inline void apply_f32_rows(const int64_t* positions, int64_t t0, int64_t t1, const rope_freqs_t* f,
-                           const rope_qk_t* h, float* scratch) {
-  rope_apply_rows<float>(positions, t0, t1, f, h, scratch);
-}
-inline void apply_bf16_rows(const int64_t* positions, int64_t t0, int64_t t1, const rope_freqs_t* f,
-                            const rope_qk_t* h, float* scratch) {
-  rope_apply_rows<uint16_t>(positions, t0, t1, f, h, scratch);
-}
-inline void apply_cached_f32_rows(const float* cos_table, const float* sin_table, const int64_t* positions,
-                                  int64_t t0, int64_t t1, const rope_qk_t* h, float* scratch) {
-  const std::size_t half = static_cast<std::size_t>(h->rotary_dim / 2);
-  for (int64_t t = t0; t < t1; ++t) {
-    const std::size_t o = static_cast<std::size_t>(positions[t]) * half;
-    rope_apply_token<float>(cos_table + o, sin_table + o, h, t, scratch);
-  }
+  });
 }
 
 // ------------------------------------------------------------------------------------------

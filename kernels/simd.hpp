@@ -184,6 +184,19 @@ inline xsimd::batch<float, arch> fma(const xsimd::batch<float, arch>& a, const x
 }
 #endif
 
+/// -v with the sign bit flipped on every path, so that negate(+0) = -0. Unary minus on an
+/// AVX-512 batch in xsimd 8.1 is 0 - v, which maps +0 to +0 (and differs from the other paths).
+template <class V> inline V negate(const V& v) { return -v; }
+#if defined(POSENC_ISA_AVX512)
+inline xsimd::batch<float, arch> negate(const xsimd::batch<float, arch>& v) {
+  return _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(v), _mm512_set1_epi32(static_cast<int>(0x80000000u))));
+}
+inline xsimd::batch<double, arch> negate(const xsimd::batch<double, arch>& v) {
+  return _mm512_castsi512_pd(
+      _mm512_xor_si512(_mm512_castpd_si512(v), _mm512_set1_epi64(static_cast<long long>(0x8000000000000000ull))));
+}
+#endif
+
 /// a*b + c: one fused instruction where the ISA has FMA, else a rounded multiply and add.
 template <class V> inline V madd(const V& a, const V& b, const V& c) {
   if constexpr (kHasFma) {

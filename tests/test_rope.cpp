@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // rope family tests. Sinusoidal tables (the foundation's pilot kernel) come first.
-#include "tests/test_common.hpp"
+#include "tests/test_rope_common.hpp"
 
 #include <map>
 #include <random>
@@ -195,12 +195,6 @@ namespace {
 
 constexpr long double kPiL = 3.141592653589793238462643383279502884L;
 
-posenc_rope_params make_params(posenc_rope_type type, int32_t dim, double theta) {
-  posenc_rope_params p;
-  EXPECT_EQ(posenc_rope_params_init(&p, type, dim, theta), POSENC_OK) << posenc_last_error_message();
-  return p;
-}
-
 /// Independent long-double evaluation of REFERENCES.md §1 (HF transformers modeling_rope_utils.py).
 struct FreqRef { std::vector<long double> inv; long double af; };
 FreqRef freq_ref(const posenc_rope_params& p) {
@@ -285,7 +279,7 @@ TEST_P(RopeFreq, InitFillsDefaults) {
   EXPECT_EQ(p.short_factor, nullptr);
   EXPECT_EQ(p.long_factor, nullptr);
   posenc_rope_params before = p;
-  EXPECT_POSENC_ERROR(posenc_rope_params_init(&p, static_cast<posenc_rope_type>(7), 64, 1e4),
+  EXPECT_POSENC_ERROR(posenc_rope_params_init(&p, static_cast<posenc_rope_type>(9), 64, 1e4),
                       POSENC_ERR_INVALID_ARGUMENT, "type");
   EXPECT_POSENC_ERROR(posenc_rope_params_init(&p, POSENC_ROPE_DEFAULT, 63, 1e4), POSENC_ERR_INVALID_ARGUMENT,
                       "rotary_dim");
@@ -406,7 +400,8 @@ TEST_P(RopeFreq, NonsenseParametersAreRejectedAndWriteNothing) {
   p = d; p.rotary_dim = -2; check(p, "rotary_dim");
   p = d; p.theta = 0; check(p, "theta");
   p = d; p.theta = NAN; check(p, "theta");
-  p = d; p.factor = 0.5; check(p, "factor");
+  p = d; p.factor = 0; check(p, "factor");
+  p = d; p.factor = -0.5; check(p, "factor");
   p = d; p.factor = INFINITY; check(p, "factor");
   p = d; p.type = static_cast<posenc_rope_type>(9); check(p, "type");
   p = d; p.attention_factor = -1; check(p, "attention_factor");
@@ -426,7 +421,7 @@ TEST_P(RopeFreq, NonsenseParametersAreRejectedAndWriteNothing) {
   p.original_max_position = 4096;
   std::vector<double> bad = sf; bad[17] = 0;
   p.long_factor = bad.data(); check(p, "long_factor[17]");
-  p = d; p.type = POSENC_ROPE_LLAMA3; p.original_max_position = 8192; p.high_freq_factor = 1; check(p, "high_freq_factor");
+  p = d; p.type = POSENC_ROPE_LLAMA3; p.original_max_position = 8192; p.high_freq_factor = 0.5; check(p, "high_freq_factor");
   p.high_freq_factor = 4; p.low_freq_factor = 0; check(p, "low_freq_factor");
   EXPECT_POSENC_ERROR(posenc_rope_inv_freq(nullptr, inv.data(), &af), POSENC_ERR_NULL_POINTER, "p");
   EXPECT_POSENC_ERROR(posenc_rope_inv_freq(&d, nullptr, &af), POSENC_ERR_NULL_POINTER, "inv_freq");
@@ -553,7 +548,7 @@ TEST_P(RopeCosSin, BadInputWritesNothing) {
   EXPECT_POSENC_ERROR(posenc_rope_cos_sin_f32(&p, pos, 2, nullptr, s.data()), POSENC_ERR_NULL_POINTER, "cos_out");
   EXPECT_POSENC_ERROR(posenc_rope_cos_sin_f32(&p, pos, 2, c.data(), nullptr), POSENC_ERR_NULL_POINTER, "sin_out");
   EXPECT_POSENC_ERROR(posenc_rope_cos_sin_f32(nullptr, pos, 2, c.data(), s.data()), POSENC_ERR_NULL_POINTER, "p");
-  auto q = p; q.factor = 0.5;
+  auto q = p; q.factor = -0.5;
   EXPECT_POSENC_ERROR(posenc_rope_cos_sin_f32(&q, pos, 2, c.data(), s.data()), POSENC_ERR_INVALID_ARGUMENT, "factor");
   EXPECT_POSENC_ERROR(posenc_rope_cos_sin_f32(&p, nullptr, INT64_MAX / 2, c.data(), s.data()), POSENC_ERR_SIZE_OVERFLOW, "cos_out");
   EXPECT_EQ(count_poison(c), c.size());
@@ -585,27 +580,6 @@ void ref_rotate(const std::vector<double>& in, std::vector<double>& out, const s
         out[ib] = in[ia] * s + in[ib] * c;
       }
     }
-}
-
-std::vector<float> random_f32(size_t n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> d(0.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
-
-/// Positions with no two consecutive entries differing by +1 (every row is an exact anchor).
-std::vector<int64_t> scattered_positions(size_t n, int64_t hi, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int64_t> d(0, hi - 1);
-  std::vector<int64_t> p;
-  while (p.size() < n) {
-    const int64_t x = d(rng);
-    if (!p.empty() && x == p.back() + 1) continue;
-    p.push_back(x);
-  }
-  return p;
 }
 
 class RopeApply : public IsaTest {};

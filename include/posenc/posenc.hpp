@@ -95,6 +95,75 @@ inline void rope_apply(const posenc_rope_params& p, posenc_rope_layout layout, c
   check(posenc_rope_apply_bf16(&p, layout, positions, num_tokens, head_dim, q, num_q_heads, q_token_stride, k,
                                num_k_heads, k_token_stride, inverse ? 1 : 0));
 }
+/// posenc_rope_apply_f16: as rope_apply on IEEE binary16 bit patterns (a separate name: bf16 and
+/// f16 share the uint16_t storage type).
+inline void rope_apply_f16(const posenc_rope_params& p, posenc_rope_layout layout, const int64_t* positions,
+                           int64_t num_tokens, int64_t head_dim, uint16_t* q, int64_t num_q_heads, uint16_t* k,
+                           int64_t num_k_heads, bool inverse = false, int64_t q_token_stride = 0,
+                           int64_t k_token_stride = 0) {
+  check(posenc_rope_apply_f16(&p, layout, positions, num_tokens, head_dim, q, num_q_heads, q_token_stride, k,
+                              num_k_heads, k_token_stride, inverse ? 1 : 0));
+}
+/// A posenc_rope_operand (strides in elements, 0 = packed; see posenc.h).
+inline posenc_rope_operand rope_operand(void* data, int64_t num_heads, int64_t head_stride = 0,
+                                        int64_t token_stride = 0, int64_t batch_stride = 0) {
+  return posenc_rope_operand{data, num_heads, head_stride, token_stride, batch_stride};
+}
+/// posenc_rope_apply_strided: q, k of logical shape [batch, seq, heads, head_dim], any strides
+/// and dtype; q or k may be nullptr.
+inline void rope_apply_strided(const posenc_rope_params& p, posenc_rope_dtype dtype, posenc_rope_layout layout,
+                               const int64_t* positions, int32_t position_axes, int64_t batch, int64_t seq,
+                               int64_t head_dim, const posenc_rope_operand* q, const posenc_rope_operand* k,
+                               bool inverse = false) {
+  check(posenc_rope_apply_strided(&p, dtype, layout, positions, position_axes, batch, seq, head_dim, q, k,
+                                  inverse ? 1 : 0));
+}
+/// Owns a posenc_rope_plan (move-only). The plan is immutable: apply may run concurrently.
+class rope_plan {
+ public:
+  explicit rope_plan(const posenc_rope_params& p) : rotary_dim_(p.rotary_dim) {
+    check(posenc_rope_plan_create(&p, &plan_));
+  }
+  rope_plan(const rope_plan&) = delete;
+  rope_plan& operator=(const rope_plan&) = delete;
+  rope_plan(rope_plan&& o) noexcept : plan_(o.plan_), rotary_dim_(o.rotary_dim_) { o.plan_ = nullptr; }
+  rope_plan& operator=(rope_plan&& o) noexcept {
+    if (this != &o) {
+      posenc_rope_plan_destroy(plan_);
+      plan_ = o.plan_;
+      rotary_dim_ = o.rotary_dim_;
+      o.plan_ = nullptr;
+    }
+    return *this;
+  }
+  ~rope_plan() { posenc_rope_plan_destroy(plan_); }
+  /// The C handle.
+  const posenc_rope_plan* get() const noexcept { return plan_; }
+  /// posenc_rope_plan_apply.
+  void apply(posenc_rope_dtype dtype, posenc_rope_layout layout, const int64_t* positions, int32_t position_axes,
+             int64_t batch, int64_t seq, int64_t head_dim, const posenc_rope_operand* q,
+             const posenc_rope_operand* k, bool inverse = false) const {
+    check(posenc_rope_plan_apply(plan_, dtype, layout, positions, position_axes, batch, seq, head_dim, q, k,
+                                 inverse ? 1 : 0));
+  }
+  /// posenc_rope_plan_rerotate: Q/K rotated with `from` become rotated with this plan.
+  void rerotate_from(const rope_plan& from, posenc_rope_dtype dtype, posenc_rope_layout layout,
+                     const int64_t* positions, int32_t position_axes, int64_t batch, int64_t seq, int64_t head_dim,
+                     const posenc_rope_operand* q, const posenc_rope_operand* k) const {
+    check(posenc_rope_plan_rerotate(from.plan_, plan_, dtype, layout, positions, position_axes, batch, seq, head_dim,
+                                    q, k));
+  }
+  /// posenc_rope_plan_inv_freq: inv_freq [rotary_dim/2]; the attention factor to *af when given.
+  std::vector<double> inv_freq(double* af = nullptr) const {
+    std::vector<double> inv(static_cast<size_t>(rotary_dim_ / 2));
+    check(posenc_rope_plan_inv_freq(plan_, inv.data(), af));
+    return inv;
+  }
+
+ private:
+  posenc_rope_plan* plan_ = nullptr;
+  int32_t rotary_dim_ = 0;
+};
 /// posenc_rope_apply_cached_f32: rotation from cos_table/sin_table [table_rows, rotary_dim/2].
 inline void rope_apply_cached(const float* cos_table, const float* sin_table, int64_t table_rows, int32_t rotary_dim,
                               posenc_rope_layout layout, const int64_t* positions, int64_t num_tokens,

@@ -56,7 +56,12 @@ class RopeParams(ctypes.Structure):
                 ("beta_fast", ctypes.c_double), ("beta_slow", ctypes.c_double), ("mscale", ctypes.c_double),
                 ("mscale_all_dim", ctypes.c_double), ("attention_factor", ctypes.c_double),
                 ("truncate", ctypes.c_int32), ("short_factor", ctypes.c_void_p),
-                ("long_factor", ctypes.c_void_p)]
+                ("long_factor", ctypes.c_void_p),
+                # added in posenc 0.2
+                ("axes", ctypes.c_int), ("sections", ctypes.c_int32 * 4),
+                ("partial_rotary_factor", ctypes.c_double), ("extrapolation_factor", ctypes.c_double),
+                ("attn_factor", ctypes.c_double), ("mixed_b", ctypes.c_double), ("alpha", ctypes.c_double),
+                ("freq_factors", ctypes.c_void_p), ("seq_len_from_positions", ctypes.c_int32)]
 
 
 def rope_params(type=RopeType.DEFAULT, rotary_dim=128, theta=10000.0, short_factor=None, long_factor=None,
