@@ -820,10 +820,12 @@ extern "C" POSENC_API posenc_status posenc_rwse_f64(int64_t num_nodes, const int
     // reversibility D P^b = (P^b)^T D, (P^t)_vv = d_v * sum_u r_a[u] r_b[u] / d_u for a + b = t.
     // So only H = ceil(steps / 2) steps are propagated, over the H-hop ball of v.
     // Isolated nodes (d_v = 0) have a zero row of P: all zeros (PyG, GraphGPS).
+    // Allocation failure must leave out untouched: every value is computed into res (zeros for
+    // isolated nodes), and out is written only by the final copy, after the last allocation.
+    std::vector<double> res(static_cast<size_t>(total), 0.0);
     std::vector<int32_t> order;
     for (int32_t v : bfs_order(gr))
       if (gr.deg[static_cast<size_t>(v)] > 0.0) order.push_back(v);
-      else std::fill(out + static_cast<int64_t>(v) * steps, out + (static_cast<int64_t>(v) + 1) * steps, 0.0);
     const int32_t H = (steps + 1) / 2;
     tbb::enumerable_thread_specific<RwseScratch> scratch([&] {
       RwseScratch s;
@@ -838,9 +840,10 @@ extern "C" POSENC_API posenc_status posenc_rwse_f64(int64_t num_nodes, const int
       const int64_t i0 = t * grain, i1 = std::min(m, i0 + grain);
       for (int64_t i = i0; i < i1; i += kBlock) {
         const int nb = static_cast<int>(std::min<int64_t>(kBlock, i1 - i));
-        rwse_block(gr, invdeg.data(), order.data() + i, nb, steps, S, out);
+        rwse_block(gr, invdeg.data(), order.data() + i, nb, steps, S, res.data());
       }
     });
+    std::copy(res.begin(), res.end(), out);
     return POSENC_OK;
   });
 }

@@ -979,8 +979,11 @@ POSENC_API posenc_status posenc_laplacian_pe_ex_f64(int64_t num_nodes, const int
  *  C++, no ISA-specific code).
  *
  *  Accuracy: values lie in [0, 1]; absolute error <= 1e-14 against dense matrix powers (tests).
+ *  Memory: the graph's CSR, per-thread walk scratch, and one [num_nodes, steps] result buffer that
+ *  is copied into out at the end (so that out is written only on success).
  *  Errors (nothing written): the graph errors above; steps <= 0 -> INVALID_ARGUMENT; out NULL ->
- *  NULL_POINTER; num_nodes * steps overflowing -> SIZE_OVERFLOW. */
+ *  NULL_POINTER; num_nodes * steps overflowing -> SIZE_OVERFLOW; an allocation failing ->
+ *  OUT_OF_MEMORY (out untouched). */
 POSENC_API posenc_status posenc_rwse_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
                                          const double* weights, int64_t num_edges, int32_t steps,
                                          double* out);

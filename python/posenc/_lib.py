@@ -169,11 +169,62 @@ def _ptr(a):
     return None if a is None else a.ctypes.data
 
 
+def _where(a, bad, name):
+    """Text `name[i] = value` of the first True of `bad` (same shape as a), for a message."""
+    if a.ndim == 0:
+        return f"{name} = {a[()].item()!r}"
+    i = np.unravel_index(int(np.flatnonzero(bad)[0]), a.shape)
+    return f"{name}[{', '.join(map(str, i))}] = {a[i].item()!r}"
+
+
+def _convert(a, dtype, name):
+    """convert=True: `a` as a C-contiguous array of `dtype`, or ArgumentError if that would change
+    a value. Integer dtypes take only exact integers within their range (bool, integers, and floats
+    that are whole numbers); float dtypes take bool, integers and floats, rounded to the nearest
+    representable value, but never a finite value that overflows to inf. Complex, strings and
+    objects never convert."""
+    try:
+        src = np.asarray(a)
+    except (ValueError, TypeError) as e:
+        raise ArgumentError(f"{name} cannot be converted to an array of {dtype} ({e})") from None
+    if src.dtype == dtype:
+        return np.ascontiguousarray(src)
+    kind = src.dtype.kind
+    if kind not in "biuf" or dtype.kind not in "iuf":
+        raise ArgumentError(f"{name}: dtype {src.dtype} does not convert to {dtype} without changing values")
+    if dtype.kind == "f":
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = np.ascontiguousarray(src, dtype=dtype)
+        bad = np.isinf(out) & np.isfinite(src) if kind == "f" else np.isinf(out)
+        if bad.any():
+            raise ArgumentError(f"{_where(src, bad, name)} overflows {dtype}")
+        return out
+    info = np.iinfo(dtype)
+    if kind == "f":
+        bad = ~np.isfinite(src) | (src != np.trunc(src))
+        if bad.any():
+            raise ArgumentError(f"{_where(src, bad, name)} is not an integer: {dtype} takes whole numbers only "
+                                f"(round it yourself, e.g. numpy.rint)")
+        # [min, max + 1) in float64: both ends are exact powers of two (float(max) + 1 also where
+        # float(max) already rounds up to 2**63).
+        bad = (src < float(info.min)) | (src >= float(info.max) + 1.0)
+    elif kind in "iu" and src.size and (int(src.min()) < info.min or int(src.max()) > info.max):
+        bad = np.fromiter((not info.min <= int(v) <= info.max for v in src.flat), bool, src.size).reshape(src.shape)
+    else:  # bool, integers within range, or empty
+        bad = np.zeros(src.shape, bool)
+    if bad.any():
+        raise ArgumentError(f"{_where(src, bad, name)} is outside the range of {dtype}")
+    return np.ascontiguousarray(src, dtype=dtype)
+
+
 def _in(a, dtype, name, shape=None, convert=False, ndim=None):
-    """Checks (or, with convert, converts) an input array; returns it."""
+    """Checks an input array (ndarray, exact dtype, C-contiguous, `shape` / `ndim` if given) and
+    returns it; with convert=True, converts it instead by the value-preserving rules of
+    `_convert` (raising ArgumentError naming the first element that would change)."""
     dtype = np.dtype(dtype)
     if convert:
-        a = np.ascontiguousarray(a, dtype=dtype)
+        if not (isinstance(a, np.ndarray) and a.dtype == dtype and a.flags.c_contiguous):
+            a = _convert(a, dtype, name)
     else:
         if not isinstance(a, np.ndarray):
             raise ArgumentError(f"{name} must be a numpy.ndarray of {dtype} (got {type(a).__name__}; "
@@ -202,6 +253,70 @@ def _shape(a, name, shape, ndim):
             want = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ")"
             raise ArgumentError(f"{name} must have shape {want} (got {a.shape})")
 
+
+def _out(out, shape, dtype, name="out", inputs=None, alias=None):
+    """The output array of an allocating function. out None: a new numpy.empty(shape, dtype).
+    Otherwise `out` itself after the checks of an input (ndarray, exact dtype and shape,
+    C-contiguous; never converted), writable, and sharing no memory with the arrays of `inputs`
+    ({name: array or None}); `alias` names one input that `out` may be exactly (the same memory:
+    the C function allows it), but not partly overlap. A negative size in `shape` is left
+    for the C function to report (the new array gets size 0 there)."""
+    dtype = np.dtype(dtype)
+    shape = tuple(int(s) for s in shape)
+    if out is None:
+        return np.empty(tuple(max(s, 0) for s in shape), dtype)
+    if not isinstance(out, np.ndarray):
+        raise ArgumentError(f"{name} must be a numpy.ndarray of {dtype} with shape {shape} (got {type(out).__name__})")
+    if out.dtype != dtype:
+        raise ArgumentError(f"{name} must have dtype {dtype} (got {out.dtype}); outputs are never converted")
+    if min(shape, default=0) >= 0 and out.shape != shape:
+        raise ArgumentError(f"{name} must have shape {shape} (got {out.shape})")
+    if not out.flags.c_contiguous:
+        raise ArgumentError(f"{name} must be C-contiguous")
+    if not out.flags.writeable:
+        raise ArgumentError(f"{name} must be writable")
+    for nm, a in (inputs or {}).items():
+        if a is None or not np.may_share_memory(out, a):  # both C-contiguous: bounds overlap = overlap
+            continue
+        if nm == alias and out.ctypes.data == a.ctypes.data and out.nbytes == a.nbytes:
+            continue
+        raise ArgumentError(f"{name} must not overlap {nm}" + (f" (it may be {nm} itself)" if nm == alias else ""))
+    return out
+
+
+def _outs(out, count, name="out"):
+    """The `out` argument of a function with `count` outputs: None -> (None,) * count, else a tuple
+    (or list) of `count` arrays or Nones, each then checked by `_out`."""
+    if out is None:
+        return (None,) * count
+    if not isinstance(out, (tuple, list)) or len(out) != count:
+        raise ArgumentError(f"{name} must be a tuple of {count} arrays (got {type(out).__name__}"
+                            + (f" of length {len(out)})" if isinstance(out, (tuple, list)) else ")"))
+    return tuple(out)
+
+
+def _rows(a, dtype, name, tail=(), convert=False):
+    """An input whose rows the C function treats independently: shape batch + tail, with any
+    number of leading batch dimensions (tail: the trailing shape, None = any size). Returns
+    (a viewed as [prod(batch), *tail] — a view, never a copy — and the batch shape)."""
+    a = _in(a, dtype, name, convert=convert)
+    k = len(tail)
+    if a.ndim < k or any(s is not None and s != t for s, t in zip(tail, a.shape[a.ndim - k:])):
+        want = "(..., " + ", ".join("*" if s is None else str(s) for s in tail) + ")" if k else "(...)"
+        raise ArgumentError(f"{name} must have shape {want} (got {a.shape})")
+    batch = a.shape[:a.ndim - k]
+    return a.reshape((int(np.prod(batch, dtype=np.int64)),) + a.shape[a.ndim - k:]), batch
+
+
+def _broadcast(a, batch, name):
+    """A checked per-row input (e.g. positions) broadcast to the batch shape `batch` of another
+    argument and flattened to [prod(batch)]: a view when the shapes are equal, else a new array
+    (numpy broadcasting rules: positions [T] serve every row of a batch [B, T])."""
+    try:
+        b = np.broadcast_to(a, batch)
+    except ValueError:
+        raise ArgumentError(f"{name} of shape {a.shape} does not broadcast to the batch shape {batch}") from None
+    return np.ascontiguousarray(b).reshape(-1)
 
 
 register({

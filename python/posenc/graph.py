@@ -7,7 +7,7 @@ import enum
 
 import numpy as np
 
-from ._lib import _P, _c_i32, _c_i64, _call, _in, _ptr
+from ._lib import _P, _c_i32, _c_i64, _call, _in, _out, _outs, _ptr
 from . import _lib
 
 
@@ -51,14 +51,17 @@ _LAPPE_METHODS = {0: "auto", 1: "dense", 2: "shift_invert", 3: "lanczos"}
 
 
 def laplacian_pe(num_nodes, src, dst, k, weights=None, laplacian=Laplacian.SYM, info=False,
-                 solver=LapPeMethod.AUTO, convert=False):
+                 solver=LapPeMethod.AUTO, convert=False, out=None):
     """posenc_laplacian_pe_f64 -> (eigvals float64 [k] ascending, eigvecs float64 [num_nodes, k]);
     with info=True (or a solver other than AUTO) posenc_laplacian_pe_ex_f64 -> (eigvals, eigvecs,
-    dict of its diagnostics: method, components, matvecs, shift_solves, max_residual)."""
+    dict of its diagnostics: method, components, matvecs, shift_solves, max_residual). out: None or
+    an (eigvals, eigvecs) pair of arrays to fill."""
     info = info or int(solver) != LapPeMethod.AUTO
     src, dst, weights = _edges(src, dst, weights, convert)
-    vals = np.empty(int(k), np.float64)
-    vecs = np.empty((int(num_nodes), int(k)), np.float64)
+    ov, oe = _outs(out, 2)
+    ins = {"src": src, "dst": dst, "weights": weights}
+    vals = _out(ov, (int(k),), np.float64, "out[0]", inputs=ins)
+    vecs = _out(oe, (int(num_nodes), int(k)), np.float64, "out[1]", inputs=dict(ins, **{"out[0]": vals}))
     if not info:
         _call("posenc_laplacian_pe_f64", int(num_nodes), _ptr(src), _ptr(dst), _ptr(weights), src.shape[0],
               int(laplacian), int(k), _ptr(vals), _ptr(vecs))
@@ -73,10 +76,17 @@ def laplacian_pe(num_nodes, src, dst, k, weights=None, laplacian=Laplacian.SYM, 
     return vals, vecs, d
 
 
-def rwse(num_nodes, src, dst, steps, weights=None, convert=False):
-    """posenc_rwse_f64 -> float64 [num_nodes, steps], out[v, t-1] = (P^t)_vv."""
+def rwse(num_nodes, src, dst, steps, weights=None, convert=False, out=None):
+    """posenc_rwse_f64 -> float64 [num_nodes, steps], out[v, t-1] = (P^t)_vv, P = D^-1 A. out: None
+    or the array to fill.
+
+    Self-loops in (src, dst) are IGNORED (the edge list is read as a simple undirected graph,
+    duplicates summed), whereas PyG's AddRandomWalkPE and GraphGPS keep them in A: after
+    AddSelfLoops, PyG gives node v the return probability 1/(d_v + 1) at t = 1 (karate club node 0:
+    1/17), posenc gives 0. Pipelines that add self-loops before the encoding therefore differ.
+    Isolated nodes get all zeros (PyG's 1/0 -> 0)."""
     src, dst, weights = _edges(src, dst, weights, convert)
-    out = np.empty((int(num_nodes), int(steps)), np.float64)
+    out = _out(out, (int(num_nodes), int(steps)), np.float64, inputs={"src": src, "dst": dst, "weights": weights})
     _call("posenc_rwse_f64", int(num_nodes), _ptr(src), _ptr(dst), _ptr(weights), src.shape[0], int(steps), _ptr(out))
     return out
 

@@ -7,7 +7,7 @@ import enum
 
 import numpy as np
 
-from ._lib import _P, _c_i32, _c_i64, _call, _in, _ptr
+from ._lib import ArgumentError, _P, _broadcast, _c_i32, _c_i64, _call, _in, _out, _ptr, _rows
 from . import _lib
 
 
@@ -32,74 +32,86 @@ _lib.register({
 })
 
 
-def legendre(norm, lmax, x, csphase=1, convert=False):
-    """posenc_legendre_f64 / _f32 (by x's dtype) -> [n, (lmax+1)(lmax+2)/2], index l(l+1)/2 + m."""
+def legendre(norm, lmax, x, csphase=1, convert=False, out=None):
+    """posenc_legendre_f64 / _f32 (by x's dtype): x of any shape -> [*x.shape, (lmax+1)(lmax+2)/2],
+    index l(l+1)/2 + m. out: None or the array to fill."""
     if convert and not (isinstance(x, np.ndarray) and x.dtype in (np.float32, np.float64)):
         x = np.asarray(x, np.float64)
     dt = x.dtype if isinstance(x, np.ndarray) and x.dtype in (np.float32, np.float64) else np.float64
-    x = _in(x, dt, "x", convert=convert, ndim=1)
+    x, batch = _rows(x, dt, "x", convert=convert)
     L = int(lmax)
-    out = np.empty((x.shape[0], max((L + 1) * (L + 2) // 2, 0)), dt)
+    out = _out(out, batch + ((L + 1) * (L + 2) // 2,), dt, inputs={"x": x})
     name = "posenc_legendre_f32" if dt == np.float32 else "posenc_legendre_f64"
     _call(name, int(norm), L, int(csphase), _ptr(x), x.shape[0], _ptr(out))
     return out
 
 
-def legendre_poly(lmax, x, convert=False):
-    """posenc_legendre_poly_f64 -> float64 [n, lmax+1] = P_l(x)."""
-    x = _in(x, np.float64, "x", convert=convert, ndim=1)
-    out = np.empty((x.shape[0], max(int(lmax) + 1, 0)), np.float64)
+def legendre_poly(lmax, x, convert=False, out=None):
+    """posenc_legendre_poly_f64: x float64 of any shape -> [*x.shape, lmax+1] = P_l(x). out: None or
+    the array to fill."""
+    x, batch = _rows(x, np.float64, "x", convert=convert)
+    out = _out(out, batch + (int(lmax) + 1,), np.float64, inputs={"x": x})
     _call("posenc_legendre_poly_f64", int(lmax), _ptr(x), x.shape[0], _ptr(out))
     return out
 
 
-def sph_kernel(lmax, cos_gamma, weights=None, convert=False):
-    """posenc_sph_kernel_f64 -> float64 [n] = sum_l w_l (2l+1)/(4 pi) P_l(cos_gamma)."""
-    cos_gamma = _in(cos_gamma, np.float64, "cos_gamma", convert=convert, ndim=1)
+def sph_kernel(lmax, cos_gamma, weights=None, convert=False, out=None):
+    """posenc_sph_kernel_f64: cos_gamma float64 of any shape -> same shape, sum_l w_l (2l+1)/(4 pi)
+    P_l(cos_gamma). out: None or the array to fill."""
+    cos_gamma, batch = _rows(cos_gamma, np.float64, "cos_gamma", convert=convert)
     if weights is not None:
         weights = _in(weights, np.float64, "weights", (int(lmax) + 1,), convert)
-    out = np.empty(cos_gamma.shape[0], np.float64)
+    out = _out(out, batch, np.float64, inputs={"cos_gamma": cos_gamma, "weights": weights})
     _call("posenc_sph_kernel_f64", int(lmax), _ptr(weights), _ptr(cos_gamma), cos_gamma.shape[0], _ptr(out))
     return out
 
 
-def sph_harm_real(lmax, xyz, convert=False):
-    """posenc_sph_harm_real_f64 / _f32 (by xyz's dtype): xyz [n, 3] -> [n, (lmax+1)^2], index l(l+1)+m."""
+def sph_harm_real(lmax, xyz, convert=False, out=None):
+    """posenc_sph_harm_real_f64 / _f32 (by xyz's dtype): xyz [..., 3] -> [..., (lmax+1)^2], index
+    l(l+1)+m. out: None or the array to fill."""
     dt = xyz.dtype if isinstance(xyz, np.ndarray) and xyz.dtype in (np.float32, np.float64) else np.float64
-    xyz = _in(xyz, dt, "xyz", (None, 3), convert)
+    xyz, batch = _rows(xyz, dt, "xyz", (3,), convert)
     L = int(lmax)
-    out = np.empty((xyz.shape[0], max((L + 1) ** 2, 0)), dt)
+    out = _out(out, batch + ((L + 1) ** 2,), dt, inputs={"xyz": xyz})
     name = "posenc_sph_harm_real_f32" if dt == np.float32 else "posenc_sph_harm_real_f64"
     _call(name, L, _ptr(xyz), xyz.shape[0], _ptr(out))
     return out
 
 
-def sph_harm_real_lonlat(lmax, lonlat, convert=False):
-    """posenc_sph_harm_real_lonlat_f64: lonlat [n, 2] degrees -> float64 [n, (lmax+1)^2]."""
-    lonlat = _in(lonlat, np.float64, "lonlat", (None, 2), convert)
+def sph_harm_real_lonlat(lmax, lonlat, convert=False, out=None):
+    """posenc_sph_harm_real_lonlat_f64: lonlat [..., 2] degrees -> float64 [..., (lmax+1)^2]. out:
+    None or the array to fill."""
+    lonlat, batch = _rows(lonlat, np.float64, "lonlat", (2,), convert)
     L = int(lmax)
-    out = np.empty((lonlat.shape[0], max((L + 1) ** 2, 0)), np.float64)
+    out = _out(out, batch + ((L + 1) ** 2,), np.float64, inputs={"lonlat": lonlat})
     _call("posenc_sph_harm_real_lonlat_f64", L, _ptr(lonlat), lonlat.shape[0], _ptr(out))
     return out
 
 
-def sph_harm_complex(lmax, theta, phi, convert=False):
-    """posenc_sph_harm_complex_f64: polar theta [n], azimuth phi [n] (radians) -> complex128
-    [n, (lmax+1)^2], index l(l+1)+m, Condon-Shortley phase (SciPy's sph_harm)."""
-    theta = _in(theta, np.float64, "theta", convert=convert, ndim=1)
-    phi = _in(phi, np.float64, "phi", theta.shape, convert)
+def sph_harm_complex(lmax, theta, phi, convert=False, out=None):
+    """posenc_sph_harm_complex_f64: polar theta, azimuth phi (radians, float64, shapes that
+    broadcast together) -> complex128 [*batch, (lmax+1)^2], index l(l+1)+m, Condon-Shortley phase
+    (SciPy's sph_harm). out: None or the complex128 array to fill."""
+    theta = _in(theta, np.float64, "theta", convert=convert)
+    phi = _in(phi, np.float64, "phi", convert=convert)
+    try:
+        batch = np.broadcast_shapes(theta.shape, phi.shape)
+    except ValueError:
+        raise ArgumentError(f"theta {theta.shape} and phi {phi.shape} do not broadcast together") from None
+    theta, phi = _broadcast(theta, batch, "theta"), _broadcast(phi, batch, "phi")
     L = int(lmax)
-    out = np.empty((theta.shape[0], max((L + 1) ** 2, 0), 2), np.float64)
+    out = _out(out, batch + ((L + 1) ** 2,), np.complex128, inputs={"theta": theta, "phi": phi})
     _call("posenc_sph_harm_complex_f64", L, _ptr(theta), _ptr(phi), theta.shape[0], _ptr(out))
-    return out.view(np.complex128)[..., 0]
+    return out
 
 
-def wigner_d_real(lmax, rotation, convert=False):
-    """posenc_wigner_d_real_f64: rotation [3, 3] -> list of the blocks D^0..D^lmax ((2l+1)x(2l+1))."""
+def wigner_d_real(lmax, rotation, convert=False, out=None):
+    """posenc_wigner_d_real_f64: rotation [3, 3] -> list of the blocks D^0..D^lmax ((2l+1)x(2l+1)),
+    views of one float64 array [sum_l (2l+1)^2]; out: None or that array to fill."""
     rotation = _in(rotation, np.float64, "rotation", (3, 3), convert)
     L = int(lmax)
     total = sum((2 * l + 1) ** 2 for l in range(L + 1))
-    flat = np.empty(total, np.float64)
+    flat = _out(out, (total,), np.float64, inputs={"rotation": rotation})
     _call("posenc_wigner_d_real_f64", L, _ptr(rotation), _ptr(flat))
     blocks, o = [], 0
     for l in range(L + 1):
@@ -109,12 +121,14 @@ def wigner_d_real(lmax, rotation, convert=False):
     return blocks
 
 
-def sph_rotate_real(lmax, rotation, coeffs, convert=False):
-    """posenc_sph_rotate_real_f64: coeffs [n, (lmax+1)^2] -> D(R) coeffs_i per row."""
+def sph_rotate_real(lmax, rotation, coeffs, convert=False, out=None):
+    """posenc_sph_rotate_real_f64: coeffs [..., (lmax+1)^2] -> D(R) coeffs per row. out: None or
+    the array to fill (coeffs itself rotates in place)."""
     L = int(lmax)
     rotation = _in(rotation, np.float64, "rotation", (3, 3), convert)
-    coeffs = _in(coeffs, np.float64, "coeffs", (None, (L + 1) ** 2), convert)
-    out = np.empty_like(coeffs)
+    coeffs, batch = _rows(coeffs, np.float64, "coeffs", ((L + 1) ** 2,), convert)
+    out = _out(out, batch + ((L + 1) ** 2,), np.float64, inputs={"rotation": rotation, "coeffs": coeffs},
+               alias="coeffs")
     _call("posenc_sph_rotate_real_f64", L, _ptr(rotation), _ptr(coeffs), coeffs.shape[0], _ptr(out))
     return out
 
