@@ -15,8 +15,8 @@ namespace posenc {
 ///   y_0^0 = y00;  y_m^m = (y_{m-1}^{m-1} * diag[m]) * u   (u = sin(theta) >= 0; diag includes the
 ///   Condon-Shortley sign);  y_{m+1}^m = (sub[m] * x) * y_m^m;
 ///   y_l^m = (a_lm * x) * y_{l-1}^m - b_lm * y_{l-2}^m   (l >= m + 2),
-/// with a_lm, b_lm by `kind` (coef_row in kernels/sphere.hpp and lib/sphere.cpp use the same
-/// expressions, so a table and on-the-fly rows give the same bits):
+/// with a_lm, b_lm by `kind` (kernels/sphere/legendre.hpp coef_row, which also fills the table
+/// `ab` through sphere_kernels_t::coef_table, so a table and on-the-fly rows give the same bits):
 ///   kind 0 (unnormalized):   a = (2l-1)/(l-m),                 b = (l+m-1)/(l-m)
 ///   kind 1 (Schmidt):        a = (2l-1)/sqrt((l-m)(l+m)),      b = sqrt((l-1-m)(l-1+m)/((l-m)(l+m)))
 /// The value returned for degree l is y_l^m * lscale[l] (lscale NULL: 1). The orthonormal norms
@@ -29,16 +29,14 @@ struct sph_plan {
   int32_t lmax;
   int32_t kind;        ///< 0 unnormalized, 1 Schmidt-type (all other norms)
   int32_t extended;    ///< 1: track the extended exponent (all norms but NONE)
-  int32_t stream;      ///< sh_real: 1 = write the output with non-temporal stores (lib sets it
-                       ///< for outputs >= 16 MB): the AVX-512 whole-line writer at any lmax,
-                       ///< the other blocks through line_stream for lmax <= kSphStreamLmax;
-                       ///< legendre (AVX2, lmax >= 32): each row of a full block through its
-                       ///< own line_stream (row_stream_sink)
+  int32_t stream;      ///< 1 = write the output with non-temporal stores (lib sets it for
+                       ///< outputs of at least sphere_kernels_t::stream_min_bytes; how each
+                       ///< ISA path streams: kernels/sphere/policy.hpp)
   double y00;          ///< y_0^0
   const double* diag;  ///< [lmax+1], diag[m] for m >= 1
   const double* sub;   ///< [lmax+1], sub[m]
   const double* lscale;  ///< [lmax+1] per-degree output factor, or nullptr
-  const double* ab;    ///< optional [(lmax+1)(lmax+2)] pairs (a_lm, b_lm) at 2*(l(l+1)/2+m), or nullptr
+  const double* ab;    ///< optional table of a_lm and b_lm (sphere_kernels_t::coef_table), or nullptr
   /// Real-SH fast path (lib sets these for the real basis and lmax <= kSphFastLmax, else nullptr):
   /// the orthonormal recurrence of the real basis, degree by degree (see sph::sh_fast_block):
   ///   Y_0^0 = fy00;  Y_m^m = Y_{m-1}^{m-1} * (fdiag[m] * u);
@@ -51,18 +49,9 @@ struct sph_plan {
   const double* fdiag;
   double fy00;
   /// fab rounded to float32, for the float32-native fast path (lmax <= kSphF32NativeLmax, else
-  /// nullptr; its seeds come from fdiag in float64).
+  /// nullptr; its seeds come from fdiag in float64; ignored by paths without it).
   const float* fab32;
 };
-
-/// Highest lmax for which the sh_real kernels keep a whole block of points' outputs in scratch
-/// (W (lmax+1)^2 values: <= 40 KB, L1, to lmax 24 on AVX-512; <= 136 KB, L2, at 64 on AVX2) and
-/// stream it out in whole lines (line_stream) for outputs >= 16 MB, outside the AVX-512 whole-line
-/// super-blocks. Measured (64k points, 1 thread, AVX2 path): lmax 40 f64 150 -> 119 ms, f32
-/// 71 -> 67 ms once line_stream held the shared lines (session 5; before, with a partial ordinary
-/// store at each block boundary, it was neutral to slower and the limit was 24); at lmax 100
-/// f64 equal, f32 slower (368 -> 428 ms), hence 64.
-constexpr int32_t kSphStreamLmax = 64;
 
 /// Highest lmax for which float32 real SH run the recurrence itself in float32 on AVX-512 and
 /// AVX2 (16 / 8 points per vector instead of 8 / 4, 16 x 16 / 8 x 8 transposes; set-up, seeds and the rounding error of
@@ -77,8 +66,19 @@ constexpr int32_t kSphF32NativeLmax = 16;
 constexpr int32_t kSphFastLmax = 360;
 
 struct sphere_kernels_t {
-  /// Scratch doubles a block kernel needs for lmax (legendre / sh_real): see sphere_scratch_doubles.
+  /// Scratch doubles a block kernel needs for lmax (legendre / sh_real / legendre_poly).
   int64_t (*scratch_doubles)(int32_t lmax);
+  /// Real-SH tiles are a multiple of this many points (the same on every ISA: tiles alike on
+  /// every path, no super-block split by a tile boundary).
+  int64_t sh_tile_points;
+  /// Other tiles are a multiple of this many points (the widest vector of any ISA).
+  int64_t tile_points;
+  /// Outputs of at least this many bytes are written with non-temporal stores (sph_plan::stream).
+  int64_t stream_min_bytes;
+  /// Doubles of the coefficient table sph_plan::ab for lmax (the same on every ISA).
+  int64_t (*coef_table_doubles)(int32_t lmax);
+  /// Fills the coefficient table sph_plan::ab for `kind` and degrees 2..lmax.
+  void (*coef_table)(int32_t kind, int32_t lmax, double* ab);
   /// Associated Legendre, points [0, n) of x; out [n, (lmax+1)(lmax+2)/2] row-major (GSL order).
   void (*legendre_f64)(const sph_plan* plan, const double* x, int64_t n, double* out, double* scratch);
   void (*legendre_f32)(const sph_plan* plan, const float* x, int64_t n, float* out, double* scratch);

@@ -35,25 +35,10 @@ struct plan_store {
   sph_plan plan{};
 };
 
-/// kind/coefficients: the same expressions as kernels/sphere.hpp coef_row (bitwise identical).
-void coef_row_scalar(int32_t kind, int32_t l, double* a, double* b) {
-  const double ld = l;
-  for (int32_t m = 0; m <= l - 2; ++m) {
-    const double md = m, lm = ld - md, lp = ld + md;
-    if (kind == 0) {
-      a[m] = (2.0 * ld - 1.0) / lm;
-      b[m] = (lp - 1.0) / lm;
-    } else {
-      a[m] = (2.0 * ld - 1.0) / std::sqrt(lm * lp);
-      b[m] = std::sqrt(((lm - 1.0) * (lp - 1.0)) / (lm * lp));
-    }
-  }
-}
-
 /// norm: posenc_legendre_norm, or -1 for the real SH basis (orthonormal, sqrt(2) for m > 0).
 /// Every norm but NONE runs the Schmidt-type recurrence (kind 1) with its own seeds; SPHARM,
 /// FULL and the real basis scale degree l by lscale[l] on output (as GSL does).
-void make_plan(plan_store& ps, int norm, int32_t lmax, double cs) {
+void make_plan(plan_store& ps, int norm, int32_t lmax, double cs, const sphere_kernels_t* k) {
   const size_t N = size_t(lmax) + 1;
   ps.diag.assign(N + 1, 0.0);
   ps.sub.assign(N + 1, 0.0);
@@ -87,13 +72,11 @@ void make_plan(plan_store& ps, int norm, int32_t lmax, double cs) {
     p.lscale = ps.lscale.data();
   }
   p.ab = nullptr;
-  // Coefficient table for moderate degrees (<= 1 MiB); larger degrees compute rows on the fly.
+  // Coefficient table for moderate degrees (<= 1 MiB); larger degrees compute rows on the fly
+  // (the kernel's coef_row fills both, so they agree bit for bit).
   if (lmax >= 2 && lmax <= 360) {
-    ps.ab.assign(N * (N + 1), 0.0);
-    for (int32_t l = 2; l <= lmax; ++l) {
-      double* a = ps.ab.data() + size_t(l) * size_t(l + 1);
-      coef_row_scalar(p.kind, l, a, a + (l + 1));
-    }
+    ps.ab.assign(size_t(k->coef_table_doubles(lmax)), 0.0);
+    k->coef_table(p.kind, lmax, ps.ab.data());
     p.ab = ps.ab.data();
   }
   p.fab = nullptr;
@@ -127,7 +110,7 @@ void make_plan(plan_store& ps, int norm, int32_t lmax, double cs) {
 /// repeat: building the coefficient tables costs ~20 us at lmax 40, as much as the kernel for
 /// ~100 points. The caller keeps its own reference for the whole call, so a later call that
 /// replaces the cached plan (even from a task this thread runs meanwhile) cannot free it.
-std::shared_ptr<const plan_store> cached_plan(int norm, int32_t lmax, double cs) {
+std::shared_ptr<const plan_store> cached_plan(int norm, int32_t lmax, double cs, const sphere_kernels_t* k) {
   struct entry {
     int norm;
     int32_t lmax;
@@ -137,18 +120,17 @@ std::shared_ptr<const plan_store> cached_plan(int norm, int32_t lmax, double cs)
   thread_local entry last{0, -1, 0.0, nullptr};
   if (last.plan && last.norm == norm && last.lmax == lmax && last.cs == cs) return last.plan;
   auto ps = std::make_shared<plan_store>();
-  make_plan(*ps, norm, lmax, cs);
+  make_plan(*ps, norm, lmax, cs, k);
   last = entry{norm, lmax, cs, ps};
   return ps;
 }
 
 /// The plan of one call: the cached plan (shared, not modified) with sph_plan::stream set for an
-/// output of out_bytes. Outputs far beyond the caches (>= 16 MB) are written with non-temporal
-/// stores (no read-for-ownership of the output lines, ~2x the write bandwidth measured on the dev
-/// VM); smaller outputs stay cached for the caller. Same values either way.
-sph_plan call_plan(const plan_store& ps, int64_t out_bytes) {
+/// output of out_bytes by the kernel table's store policy (non-temporal stores for outputs far
+/// beyond the caches). Same values either way.
+sph_plan call_plan(const plan_store& ps, int64_t out_bytes, const sphere_kernels_t* k) {
   sph_plan plan = ps.plan;
-  plan.stream = out_bytes >= (int64_t(16) << 20) ? 1 : 0;
+  plan.stream = out_bytes >= k->stream_min_bytes ? 1 : 0;
   return plan;
 }
 
@@ -161,18 +143,13 @@ double* tile_scratch(int64_t sd) {
   return buf.data();
 }
 
-/// Points per tile: about 16K outputs, a multiple of `multiple` (at least 8, the widest vector),
-/// independent of the thread count.
-int64_t points_per_tile(int64_t per_point, int64_t multiple = 8) {
+/// Points per tile: about 16K outputs, a multiple of `multiple` (a block size of the kernel
+/// table: tile_points or sh_tile_points), independent of the thread count.
+int64_t points_per_tile(int64_t per_point, int64_t multiple) {
   int64_t r = 16384 / (per_point > 0 ? per_point : 1);
   r = (r + multiple - 1) / multiple * multiple;
   return r < multiple ? multiple : r;
 }
-
-/// Real-SH tiles are whole super-blocks of the AVX-512 line writer (64 points for float64, 256
-/// for the float32-native path, 128 for float32 above kSphF32NativeLmax; kernels/sphere.hpp), so
-/// that every ISA tiles alike and a tile boundary never splits one.
-constexpr int64_t kShTileMultiple = 256;
 
 template <class T>
 posenc_status check_unit_interval(const T* x, int64_t n, const char* name) {
@@ -231,10 +208,10 @@ posenc_status legendre_common(int norm, int32_t lmax, int32_t csphase, const TI*
   const sphere_kernels_t* k = nullptr;
   POSENC_CHECK(sphere_kernels_active(&k));
   return guarded([&] {
-    const auto hold = cached_plan(norm, lmax, double(csphase));
+    const auto hold = cached_plan(norm, lmax, double(csphase), k);
     const plan_store& ps = *hold;
-    const int64_t K = legendre_count(lmax), grain = points_per_tile(K), sd = k->scratch_doubles(lmax);
-    const sph_plan plan = call_plan(ps, total * int64_t(sizeof(TO)));  // AVX2 streams rows from lmax 32
+    const int64_t K = legendre_count(lmax), grain = points_per_tile(K, k->tile_points), sd = k->scratch_doubles(lmax);
+    const sph_plan plan = call_plan(ps, total * int64_t(sizeof(TO)), k);
     auto fn = pick(k);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       double* scr = tile_scratch(sd);
@@ -259,10 +236,10 @@ posenc_status sh_real_common(int32_t lmax, const TI* xyz, int64_t n, TO* out, Fn
   POSENC_CHECK(check_xyz(xyz, n, k));
   if (n == 0) return POSENC_OK;
   return guarded([&] {
-    const auto hold = cached_plan(-1, lmax, 1.0);
+    const auto hold = cached_plan(-1, lmax, 1.0, k);
     const plan_store& ps = *hold;
-    const int64_t K = sh_count(lmax), grain = points_per_tile(K, kShTileMultiple), sd = k->scratch_doubles(lmax);
-    const sph_plan plan = call_plan(ps, total * int64_t(sizeof(TO)));
+    const int64_t K = sh_count(lmax), grain = points_per_tile(K, k->sh_tile_points), sd = k->scratch_doubles(lmax);
+    const sph_plan plan = call_plan(ps, total * int64_t(sizeof(TO)), k);
     auto fn = pick(k);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       double* scr = tile_scratch(sd);
@@ -396,11 +373,10 @@ extern "C" POSENC_API posenc_status posenc_legendre_poly_f64(int32_t lmax, const
   const sphere_kernels_t* k = nullptr;
   POSENC_CHECK(sphere_kernels_active(&k));
   return guarded([&] {
-    const int64_t K = int64_t(lmax) + 1, grain = points_per_tile(K);
+    const int64_t K = int64_t(lmax) + 1, grain = points_per_tile(K, k->tile_points), sd = k->scratch_doubles(0);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain);
-      std::vector<double> scr(64 * 8);  // emitter stage (rows of one feature)
-      k->legendre_poly_f64(lmax, x + p0, p1 - p0, out + p0 * K, scr.data());
+      k->legendre_poly_f64(lmax, x + p0, p1 - p0, out + p0 * K, tile_scratch(sd));  // emitter stage: rows of one feature
     });
     return POSENC_OK;
   });
@@ -470,9 +446,9 @@ extern "C" POSENC_API posenc_status posenc_sph_harm_real_lonlat_f64(int32_t lmax
   const sphere_kernels_t* k = nullptr;
   POSENC_CHECK(sphere_kernels_active(&k));
   return guarded([&] {
-    const auto hold = cached_plan(-1, lmax, 1.0);
+    const auto hold = cached_plan(-1, lmax, 1.0, k);
     const plan_store& ps = *hold;
-    const int64_t K = sh_count(lmax), grain = points_per_tile(K, kShTileMultiple), sd = k->scratch_doubles(lmax);
+    const int64_t K = sh_count(lmax), grain = points_per_tile(K, k->sh_tile_points), sd = k->scratch_doubles(lmax);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain);
       double* scr = tile_scratch(sd);
@@ -512,9 +488,9 @@ extern "C" POSENC_API posenc_status posenc_sph_harm_complex_f64(int32_t lmax, co
   const sphere_kernels_t* k = nullptr;
   POSENC_CHECK(sphere_kernels_active(&k));
   return guarded([&] {
-    const auto hold = cached_plan(-1, lmax, 1.0);
+    const auto hold = cached_plan(-1, lmax, 1.0, k);
     const plan_store& ps = *hold;
-    const int64_t K = sh_count(lmax), grain = points_per_tile(2 * K, kShTileMultiple), sd = k->scratch_doubles(lmax);
+    const int64_t K = sh_count(lmax), grain = points_per_tile(2 * K, k->sh_tile_points), sd = k->scratch_doubles(lmax);
     const double h = 0.70710678118654752440;
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain), np = p1 - p0;
@@ -591,7 +567,7 @@ extern "C" POSENC_API posenc_status posenc_sph_rotate_real_f64(int32_t lmax, con
         for (size_t b = 0; b < dl; ++b) dt[off + b * dl + a] = d[off + a * dl + b];
       off += dl * dl;
     }
-    const int64_t K = sh_count(lmax), grain = points_per_tile(K);
+    const int64_t K = sh_count(lmax), grain = points_per_tile(K, k->tile_points);
     // In place (out == coeffs) or overlapping: each tile reads a private copy of its rows.
     const bool overlap = out < coeffs + total && coeffs < out + total;
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {

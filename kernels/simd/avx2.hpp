@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+// kernels/simd/avx2.hpp — the kernels/simd/ vocabulary on the AVX2 path (4 doubles, 8 floats a
+// vector; FMA; non-temporal stores; gathers). Included through kernels/simd/isa.hpp only.
+#pragma once
+
+#include "kernels/simd/portable.hpp"
+
+#include <immintrin.h>
+
+namespace posenc {
+namespace POSENC_NS {
+namespace vx {
+
+inline constexpr isa_id kIsa = isa_id::avx2;
+/// Non-temporal stores (movntpd / movntdq).
+inline constexpr bool kHasStream = true;
+
+/// In-place 4 x 4 transpose (r[i] lane j -> r[j] lane i): 4 unpacks, 4 128-bit lane permutes.
+inline void transpose(V* r) {
+  __m256d r0 = r[0], r1 = r[1], r2 = r[2], r3 = r[3];
+  __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+  __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+  r[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+  r[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+  r[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+  r[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
+
+using portable::rsqrt;
+
+/// The coordinates q[0], q[3 pstride], q[6 pstride], q[9 pstride] as doubles, by one gather
+/// (the vector load of four scalar stores cannot be forwarded: it waited for every earlier
+/// store, which serialized consecutive blocks: 44 % of the time at lmax 10, resident output).
+template <class TI>
+inline V gather3(const TI* q, int64_t pstride) {
+  const int64_t s = 3 * pstride;
+  const __m256i idx = _mm256_set_epi64x(3 * s, 2 * s, s, 0);
+  if constexpr (std::is_same<TI, double>::value) return V(_mm256_i64gather_pd(q, idx, 8));
+  else return V(_mm256_cvtps_pd(_mm256_i64gather_ps(q, idx, 4)));
+}
+
+/// h[0] in lanes 0-3, h[1] in lanes 4-7, rounded to float32.
+inline VF narrow(const V* h) {
+  return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(h[0])), _mm256_cvtpd_ps(h[1]), 1);
+}
+/// Lanes [4 h, 4 h + 4) of v as doubles.
+inline V widen(const VF& v, std::size_t h) {
+  return _mm256_cvtps_pd(h == 0 ? _mm256_castps256_ps128(v) : _mm256_extractf128_ps(v, 1));
+}
+
+/// One aligned 64-byte line from s to d as two aligned 32-byte moves, non-temporal when NT
+/// (memcpy(d, s, 64) became four 16-byte moves).
+template <bool NT>
+inline void copy_line(char* d, const char* s) {
+  for (int h = 0; h < 64; h += 32) {
+    const __m256i v = _mm256_load_si256(reinterpret_cast<const __m256i*>(s + h));
+    if constexpr (NT) _mm256_stream_si256(reinterpret_cast<__m256i*>(d + h), v);
+    else _mm256_store_si256(reinterpret_cast<__m256i*>(d + h), v);
+  }
+}
+/// Orders the non-temporal stores before any later store.
+inline void store_fence() { _mm_sfence(); }
+
+/// One 64-byte line in two 256-bit halves (AVX2's whole-line unit).
+struct line4d {
+  __m256d lo, hi;
+};
+struct line8f {
+  __m256 lo, hi;
+};
+/// Store masks of the lanes of bit mask m: 4 doubles from bit b, 8 floats from bit b.
+inline __m256i lane_mask64(uint32_t m, int b) {
+  const __m256i bits = _mm256_setr_epi64x(1, 2, 4, 8);
+  return _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x(static_cast<int64_t>(m >> b)), bits), bits);
+}
+inline __m256i lane_mask32(uint32_t m, int b) {
+  const __m256i bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(m >> b)), bits), bits);
+}
+
+/// One 64-byte line of TO elements (8 doubles or 16 floats) as two 256-bit halves, and its stores.
+template <class TO>
+struct lines {
+  using LV = typename std::conditional<std::is_same<TO, double>::value, line4d, line8f>::type;
+  static constexpr int64_t unit = 64 / static_cast<int64_t>(sizeof(TO));
+  static constexpr int64_t half = unit / 2;
+  /// One aligned 32-byte half, non-temporal or not.
+  static void store_half(double* a, const __m256d& v, bool nt) {
+    if (nt) _mm256_stream_pd(a, v);
+    else _mm256_store_pd(a, v);
+  }
+  static void store_half(float* a, const __m256& v, bool nt) {
+    if (nt) _mm256_stream_ps(a, v);
+    else _mm256_store_ps(a, v);
+  }
+  /// The whole line at a (64-byte aligned), non-temporal when nt.
+  static void full(TO* a, const LV& v, bool nt) {
+    store_half(a, v.lo, nt);
+    store_half(a + half, v.hi, nt);
+  }
+  /// The lanes of bit mask m.
+  static void masked(TO* a, uint32_t m, const LV& v) {
+    if constexpr (unit == 8) {
+      _mm256_maskstore_pd(a, lane_mask64(m, 0), v.lo);
+      _mm256_maskstore_pd(a + half, lane_mask64(m, 4), v.hi);
+    } else {
+      _mm256_maskstore_ps(a, lane_mask32(m, 0), v.lo);
+      _mm256_maskstore_ps(a + half, lane_mask32(m, 8), v.hi);
+    }
+  }
+  /// Lanes of m from b, the others from a.
+  static LV blend(uint32_t m, const LV& a, const LV& b) {
+    if constexpr (unit == 8) {
+      return {_mm256_blendv_pd(a.lo, b.lo, _mm256_castsi256_pd(lane_mask64(m, 0))),
+              _mm256_blendv_pd(a.hi, b.hi, _mm256_castsi256_pd(lane_mask64(m, 4)))};
+    } else {
+      return {_mm256_blendv_ps(a.lo, b.lo, _mm256_castsi256_ps(lane_mask32(m, 0))),
+              _mm256_blendv_ps(a.hi, b.hi, _mm256_castsi256_ps(lane_mask32(m, 8)))};
+    }
+  }
+};
+
+/// The lines of the 4 rows of a block from 8 float64 features (feature k of row p at
+/// src[4 k + p]): two 4 x 4 tiles by load_transpose (four 256-bit loads and transpose().
+/// Eight 128-bit loads, four inserted into the upper lanes, save half the shuffles and were
+/// faster on Sapphire Rapids, whose only 256-bit shuffle port was the limit; on Zen 5 the
+/// whole-vector loads are 2-7 % faster, lmax 3 to 40, float64.)
+template <int R>
+inline void line_rows(const double* src, line4d* v) {
+  static_assert(R == 4, "AVX2 double lines come from 4-point blocks");
+  V r[2][4];
+  for (int t = 0; t < 2; ++t) load_transpose(src + 16 * t, r[t]);
+  for (int p = 0; p < 4; ++p) v[p] = {r[0][p], r[1][p]};
+}
+/// The lines of the R rows of a block from 16 float features (feature k of row p at
+/// src[R k + p]). R = 4 (values rounded from float64 compute): each half line (8 features) is
+/// two 16-byte loads per 256-bit register, (feature j | feature j + 4), and one in-lane 4 x 4
+/// transpose: 8 shuffles per half. Other R (not taken by the AVX2 paths) through memory.
+template <int R>
+inline void line_rows(const float* src, line8f* v) {
+  if constexpr (R == 4) {
+    for (int h = 0; h < 2; ++h) {
+      const float* s = src + 32 * h;
+      __m256 a[4];
+      for (int j = 0; j < 4; ++j) a[j] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(s + 4 * j)), _mm_loadu_ps(s + 4 * j + 16), 1);
+      const __m256 t0 = _mm256_unpacklo_ps(a[0], a[1]), t1 = _mm256_unpackhi_ps(a[0], a[1]);
+      const __m256 t2 = _mm256_unpacklo_ps(a[2], a[3]), t3 = _mm256_unpackhi_ps(a[2], a[3]);
+      const __m256 r[4] = {_mm256_shuffle_ps(t0, t2, 0x44), _mm256_shuffle_ps(t0, t2, 0xEE), _mm256_shuffle_ps(t1, t3, 0x44),
+                           _mm256_shuffle_ps(t1, t3, 0xEE)};
+      for (int p = 0; p < 4; ++p) (h == 0 ? v[p].lo : v[p].hi) = r[p];
+    }
+  } else {
+    for (int p = 0; p < R; ++p) {
+      alignas(32) float b[16];
+      for (int k = 0; k < 16; ++k) b[k] = src[R * k + p];
+      v[p] = {_mm256_load_ps(b), _mm256_load_ps(b + 8)};
+    }
+  }
+}
+
+/// 8 x 8 transpose of the float feature vectors src[0..8) (16-byte aligned, 8 floats each) into
+/// r[p] = (src[0][p], ..., src[7][p]). The loads put features i and i + 4 of 4 points in the two
+/// 128-bit halves (inserted from memory); then a 4 x 4 transpose runs in both halves at once
+/// (4 unpacks and 4 shuffles per 4 points): 16 shuffle-port operations per 64 values.
+inline void ftile_rows(const float* src, VF* r) {
+  for (int h = 0; h < 2; ++h) {
+    __m256 a[4];
+    for (int i = 0; i < 4; ++i)
+      a[i] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(src + 8 * i + 4 * h)), _mm_load_ps(src + 8 * (i + 4) + 4 * h), 1);
+    const __m256 t0 = _mm256_unpacklo_ps(a[0], a[1]), t1 = _mm256_unpackhi_ps(a[0], a[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(a[2], a[3]), t3 = _mm256_unpackhi_ps(a[2], a[3]);
+    r[4 * h] = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0));
+    r[4 * h + 1] = _mm256_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2));
+    r[4 * h + 2] = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0));
+    r[4 * h + 3] = _mm256_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2));
+  }
+}
+/// The first c (1 <= c <= 8) lanes of v at d.
+inline void store_first(float* d, const VF& v, std::size_t c) {
+  if (c == 8) _mm256_storeu_ps(d, v);
+  else store_partial(d, v, c);
+}
+
+}  // namespace vx
+}  // namespace POSENC_NS
+}  // namespace posenc

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+// kernels/simd/isa.hpp — per-ISA extensions of the vocabulary of kernels/simd.hpp: the
+// intrinsics and transposes that kernels would otherwise write in #if POSENC_ISA_* blocks.
+// This file is the only place that picks the ISA; algorithms include it and stay free of
+// preprocessor conditionals (tuning decisions that depend on the ISA read vx::kIsa in constexpr
+// code). Everything is in posenc::POSENC_NS::vx; every ISA file defines every name:
+//
+//   kIsa                      isa_id of this translation unit
+//   kHasStream                true where non-temporal stores exist (x86)
+//   V, VF, W, WF, kHalves     vec<double>, vec<float>, their widths, WF / W
+//   transpose(V* r)           in-place W x W transpose
+//   rsqrt(a)                  1 / sqrt(a) (<= 2 ulp)
+//   gather3(q, pstride)       q[0], q[3 pstride], ... as a V (TI = float or double)
+//   narrow(const V* h)        kHalves double vectors rounded into one float vector
+//   widen(vf, h)              lanes [W h, W h + W) of a float vector as doubles
+//   copy_line<NT>(d, s)       one aligned 64-byte line, non-temporal when NT and kHasStream
+//   store_fence()             orders non-temporal stores before later stores
+//   lines<TO>                 one 64-byte line of TO: LV (its register type), unit (elements),
+//                             full(a, v, nt), masked(a, mask, v), blend(mask, a, b)
+//   line_rows<R>(src, LV* v)  the lines of R rows from `unit` features held feature-major
+//                             (feature k of row p at src[R k + p]); R as each ISA file states
+//   ftile_rows(src, VF* r)    WF x WF transpose of float features (src + WF i: feature i)
+//   store_first(d, vf, c)     the first c lanes of a float vector
+//   load_transpose(src, V* r) W aligned loads and transpose() (portable.hpp, for every ISA)
+#pragma once
+
+#include "kernels/simd.hpp"
+
+#if defined(POSENC_ISA_SCALAR)
+#include "kernels/simd/scalar.hpp"
+#elif defined(POSENC_ISA_AVX2)
+#include "kernels/simd/avx2.hpp"
+#elif defined(POSENC_ISA_AVX512)
+#include "kernels/simd/avx512.hpp"
+#elif defined(POSENC_ISA_NEON)
+#include "kernels/simd/neon.hpp"
+#else
+#error "unknown POSENC_ISA_*"
+#endif

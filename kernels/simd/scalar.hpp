@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+// kernels/simd/scalar.hpp — the kernels/simd/ vocabulary on the scalar path (one lane: a
+// "transpose" is the identity, a float vector holds one double's lane); everything else is the
+// portable implementation. Included through kernels/simd/isa.hpp only.
+#pragma once
+
+#include "kernels/simd/portable.hpp"
+
+namespace posenc {
+namespace POSENC_NS {
+namespace vx {
+
+inline constexpr isa_id kIsa = isa_id::scalar;
+/// No non-temporal stores.
+inline constexpr bool kHasStream = false;
+
+/// One lane: nothing to transpose.
+inline void transpose(V*) {}
+using portable::copy_line;
+using portable::ftile_rows;
+using portable::gather3;
+using portable::line_rows;
+using portable::lines;
+using portable::narrow;
+using portable::rsqrt;
+using portable::store_fence;
+using portable::store_first;
+using portable::widen;
+
+}  // namespace vx
+}  // namespace POSENC_NS
+}  // namespace posenc

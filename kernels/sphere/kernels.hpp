@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+// kernels/sphere/kernels.hpp — the sphere family's kernel entry points of one ISA
+// (posenc::POSENC_NS), each defined in one of the kernels/sphere_*.cpp translation units and
+// collected into the table by kernels/sphere.cpp. Signatures and contracts: kernels/sphere_table.hpp.
+#pragma once
+
+#include "kernels/sphere_table.hpp"
+
+#include <cstdint>
+
+namespace posenc {
+namespace POSENC_NS {
+
+// kernels/sphere_legendre.cpp
+int64_t sphere_coef_table_doubles(int32_t lmax);
+void sphere_coef_table(int32_t kind, int32_t lmax, double* ab);
+void sphere_legendre_f64(const sph_plan* P, const double* x, int64_t n, double* out, double* scr);
+void sphere_legendre_f32(const sph_plan* P, const float* x, int64_t n, float* out, double* scr);
+void sphere_legendre_poly_f64(int32_t lmax, const double* x, int64_t n, double* out, double* scr);
+void sphere_legendre_sum_f64(int32_t lmax, const double* c, const double* alpha, const double* beta, const double* x,
+                             int64_t n, double* out);
+void sphere_rotate_f64(int32_t lmax, const double* dt, const double* coeffs, int64_t n, double* out);
+int sphere_xyz_bad_f64(const double* xyz, int64_t n);
+int sphere_xyz_bad_f32(const float* xyz, int64_t n);
+// kernels/sphere_sh_f64.cpp, kernels/sphere_sh_f32.cpp
+void sphere_sh_real_f64(const sph_plan* P, const double* xyz, int64_t n, double* out, double* scr);
+void sphere_sh_real_f32(const sph_plan* P, const float* xyz, int64_t n, float* out, double* scr);
+
+}  // namespace POSENC_NS
+}  // namespace posenc
