@@ -55,6 +55,9 @@ extern "C" POSENC_API posenc_status posenc_sinusoidal_f32(const int64_t* positio
   if (n == 0) return POSENC_OK;
   const rope_kernels_t* k = nullptr;
   POSENC_CHECK(rope_kernels_active(&k));
+  path(positions ? "sinusoidal.positions" : "sinusoidal.consecutive");
+  work(4.0 * double(total) + (positions ? 8.0 * double(n) : 0.0));
+  POSENC_SHAPE("n=%lld dim=%d layout=%s", (long long)n, dim, layout_i ? "halves" : "interleaved");
   return guarded([&] {
     const int32_t half = dim / 2;
     std::vector<double> wh(pad_lanes(static_cast<size_t>(half)), 0.0), wl(wh.size(), 0.0);
@@ -307,6 +310,16 @@ posenc_status check_apply(int32_t rotary_dim, int layout, const int64_t* positio
   return POSENC_OK;
 }
 
+/// Roofline model and shape of an apply call: each rotated pair of every head is read and written
+/// (6 float32 flops: 4 multiplies, 2 adds) plus 8 bytes of position per token.
+void rope_apply_work(const rope_qk_t& h, int64_t num_tokens, size_t elem) {
+  if (prof_flags() == 0) return;
+  const double pairs = double(num_tokens) * double(h.num_q_heads + h.num_k_heads) * (h.rotary_dim / 2);
+  work(4.0 * double(elem) * pairs + 8.0 * double(num_tokens), 6.0 * pairs, true);
+  POSENC_SHAPE("tokens=%lld q=%lldx%lld k=%lldx%lld rotary=%d", (long long)num_tokens, (long long)h.num_q_heads,
+               (long long)h.head_dim, (long long)h.num_k_heads, (long long)h.head_dim, h.rotary_dim);
+}
+
 /// Tokens per apply tile: a multiple of kRopeAnchorEvery, independent of the thread count.
 constexpr int64_t kApplyTile = 16;
 
@@ -349,6 +362,8 @@ posenc_status rope_apply_common(const char* /*name*/, const posenc_rope_params* 
   if (num_tokens == 0 || (h.num_q_heads == 0 && h.num_k_heads == 0)) return POSENC_OK;
   const rope_kernels_t* kt = nullptr;
   POSENC_CHECK(rope_kernels_active(&kt));
+  path(layout == POSENC_ROPE_NEOX ? "rope.apply.neox" : "rope.apply.interleaved");
+  rope_apply_work(h, num_tokens, sizeof(E));
   return guarded([&] {
     std::vector<double> wh, wl;
     prep_turns(inv, 16, wh, wl);
@@ -429,6 +444,9 @@ extern "C" POSENC_API posenc_status posenc_rope_cos_sin_f32(const posenc_rope_pa
   if (n == 0) return POSENC_OK;
   const rope_kernels_t* k = nullptr;
   POSENC_CHECK(rope_kernels_active(&k));
+  path(positions ? "rope.cos_sin.positions" : "rope.cos_sin.consecutive");
+  work(8.0 * double(total) + (positions ? 8.0 * double(n) : 0.0));
+  POSENC_SHAPE("n=%lld rotary=%d", (long long)n, p->rotary_dim);
   return guarded([&] {
     std::vector<double> wh, wl;
     prep_turns(inv, 16, wh, wl);
@@ -490,6 +508,9 @@ extern "C" POSENC_API posenc_status posenc_rope_apply_cached_f32(
   if (num_tokens == 0 || (h.num_q_heads == 0 && h.num_k_heads == 0)) return POSENC_OK;
   const rope_kernels_t* kt = nullptr;
   POSENC_CHECK(rope_kernels_active(&kt));
+  path(enum_bits(layout) == POSENC_ROPE_NEOX ? "rope.apply_cached.neox" : "rope.apply_cached.interleaved");
+  rope_apply_work(h, num_tokens, sizeof(float));
+  work(8.0 * double(num_tokens) * (rotary_dim / 2));  // the cos and sin rows read
   return guarded([&] {
     const size_t scratch = 4 * pad_lanes(static_cast<size_t>(rotary_dim));
     ScratchPool pool(scratch);
@@ -525,6 +546,11 @@ extern "C" POSENC_API posenc_status posenc_rope_decay_f64(const double* inv_freq
   if (count == 0) return POSENC_OK;
   const rope_kernels_t* k = nullptr;
   POSENC_CHECK(rope_kernels_active(&k));
+  // f alone: one Chebyshev step (FMA) and one add per term; with the bound: the rotation (2 mul,
+  // 2 FMA), the running sums (2 add), |S| (mul, FMA, sqrt) and 2 adds: 14 flops per term.
+  path(bound ? "rope.decay.f_bound" : "rope.decay.f");
+  work(8.0 * double(count) * (bound ? 2 : 1), (bound ? 14.0 : 3.0) * double(count) * num_freqs);
+  POSENC_SHAPE("freqs=%d count=%lld", num_freqs, (long long)count);
   return guarded([&] {
     std::vector<double> inv(inv_freq, inv_freq + num_freqs), wh, wl;
     prep_turns(inv, 64, wh, wl);
