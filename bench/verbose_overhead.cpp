@@ -102,8 +102,8 @@ int main(int argc, char** argv) {
   posenc_verbose_set(2);
   dup2(devnull, 2);
   b.round(self);
+  posenc_verbose_set(0);  // writes what is buffered (to /dev/null)
   dup2(saved, 2);
-  posenc_verbose_set(0);
   if (base.apply) b.round(base);
   std::vector<double> t0, t1, t2, tt, tb;
   const std::string trace = "/dev/null";
@@ -117,8 +117,8 @@ int main(int argc, char** argv) {
     std::fflush(stderr);
     dup2(devnull, 2);
     t2.push_back(b.round(self));
-    dup2(saved, 2);
     posenc_verbose_set(0);
+    dup2(saved, 2);
     posenc_trace_start(trace.c_str());
     tt.push_back(b.round(self));
     posenc_trace_stop();

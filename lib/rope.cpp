@@ -56,7 +56,8 @@ extern "C" POSENC_API posenc_status posenc_sinusoidal_f32(const int64_t* positio
   const rope_kernels_t* k = nullptr;
   POSENC_CHECK(rope_kernels_active(&k));
   path(positions ? "sinusoidal.positions" : "sinusoidal.consecutive");
-  work(4.0 * double(total) + (positions ? 8.0 * double(n) : 0.0));
+  // 6 float64 flops per (sin, cos) pair: one angle-addition step (the anchors are not counted).
+  work(4.0 * double(total) + (positions ? 8.0 * double(n) : 0.0), 3.0 * double(total));
   POSENC_SHAPE("n=%lld dim=%d layout=%s", (long long)n, dim, layout_i ? "halves" : "interleaved");
   return guarded([&] {
     const int32_t half = dim / 2;
@@ -445,7 +446,7 @@ extern "C" POSENC_API posenc_status posenc_rope_cos_sin_f32(const posenc_rope_pa
   const rope_kernels_t* k = nullptr;
   POSENC_CHECK(rope_kernels_active(&k));
   path(positions ? "rope.cos_sin.positions" : "rope.cos_sin.consecutive");
-  work(8.0 * double(total) + (positions ? 8.0 * double(n) : 0.0));
+  work(8.0 * double(total) + (positions ? 8.0 * double(n) : 0.0), 8.0 * double(total));  // step + scale
   POSENC_SHAPE("n=%lld rotary=%d", (long long)n, p->rotary_dim);
   return guarded([&] {
     std::vector<double> wh, wl;

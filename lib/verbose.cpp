@@ -32,20 +32,8 @@ thread_local int t_depth = 0;         // 1 while a recorded call runs on this th
 thread_local bool t_in_callback = false;
 std::atomic<uint64_t> g_call_ids{0};
 
-/// The last recorded call of this thread (posenc_last_call_info).
-struct last_call {
-  bool valid;
-  posenc_status status;
-  posenc_isa isa;
-  int32_t threads;
-  int64_t tiles;
-  double seconds, bytes, flops;
-  bool flops_f32;
-  const char* fn;
-  const char* path;
-  char shape[128];
-};
-thread_local last_call t_last;
+/// The last recorded call of this thread (posenc_last_call_info); struct_size 0 = none yet.
+thread_local posenc_call_info t_last;
 
 // ---------------------------------------------------------------- output
 /// Lines for stderr are buffered like stdio's streams: written at once when stderr is a
@@ -98,16 +86,6 @@ struct flush_at_exit {
   ~flush_at_exit() { flush_sink(false); }
 } g_flush_at_exit;
 
-std::string strf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string strf(const char* fmt, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  return buf;
-}
-
 std::string available_names() {
   std::string s;
   const uint32_t m = posenc_isa_available();
@@ -119,8 +97,10 @@ std::string available_names() {
 void info_lines_locked(sink_state& s) {
   if (s.info_done) return;
   s.info_done = true;
-  write_line_locked(s, strf("posenc_verbose,info,version=%s,isa=%s,available=%s,threads=%d", posenc_version_string(),
-                            posenc_isa_name(posenc_isa_active()), available_names().c_str(), thread_count()));
+  std::string l = std::string("posenc_verbose,info,version=") + posenc_version_string() +
+                  ",isa=" + posenc_isa_name(posenc_isa_active()) + ",available=" + available_names() + ",threads=";
+  append_int(l, thread_count());
+  write_line_locked(s, l);
   write_line_locked(s, "posenc_verbose,info,columns,exec,function,isa,path,threads,shape,ms,rate,roofline");
   write_line_locked(s, "posenc_verbose,info,columns,error,function,isa,status,message");
 }
@@ -129,7 +109,9 @@ void emit(const std::string& line, bool info, bool now) {
   sink_state& s = sink();
   std::lock_guard<std::mutex> lock(s.mu);
   if (info) info_lines_locked(s);
-  write_line_locked(s, line, now);
+  // At once also when the level has just dropped below 2 (e.g. this call set it to 0): no line
+  // stays buffered after verbose mode is off.
+  write_line_locked(s, line, now || (prof_flags() & kProfLevelMask) < 2);
 }
 
 // ---------------------------------------------------------------- roofline
@@ -271,7 +253,8 @@ std::string error_line(const call_ctx& c, posenc_status st, posenc_isa isa) {
   std::string msg = error_message_cstr();
   for (char& ch : msg)
     if (ch == '\n' || ch == '\r') ch = ' ';
-  return strf("posenc_verbose,error,%s,%s,%s,", c.fn, posenc_isa_name(isa), posenc_status_string(st)) + msg;
+  return std::string("posenc_verbose,error,") + c.fn + "," + posenc_isa_name(isa) + "," + posenc_status_string(st) +
+         "," + msg;
 }
 
 // ---------------------------------------------------------------- level
@@ -332,8 +315,8 @@ void call_end(call_ctx* c) {
   const posenc_status st = recorded_status();
   const posenc_isa isa = posenc_isa_active();
   const int32_t threads = thread_count();
-  last_call& l = t_last;
-  l.valid = true;
+  posenc_call_info& l = t_last;
+  l.struct_size = sizeof l;
   l.status = st;
   l.isa = isa;
   l.threads = threads;
@@ -341,8 +324,8 @@ void call_end(call_ctx* c) {
   l.seconds = static_cast<double>(c->t1_ns - c->t0_ns) * 1e-9;
   l.bytes = c->bytes;
   l.flops = c->flops;
-  l.flops_f32 = c->flops_f32;
-  l.fn = c->fn;
+  l.flops_f32 = c->flops_f32 ? 1 : 0;
+  l.function = c->fn;
   l.path = path_of(*c);
   std::memcpy(l.shape, c->shape, sizeof l.shape);
   try {
@@ -393,6 +376,26 @@ call_ctx* tiles_begin(int64_t num_tiles) {
   return (t_ctx.flags & kProfTrace) ? &t_ctx : nullptr;
 }
 
+namespace {
+
+/// Zeros *p and sets its struct_size (the _init functions).
+template <class T>
+posenc_status init_struct(T* p, const char* name) {
+  POSENC_CHECK(check_not_null(p, name));
+  std::memset(p, 0, sizeof *p);
+  p->struct_size = sizeof(T);
+  return POSENC_OK;
+}
+
+posenc_status check_struct_size(uint32_t got, size_t want, const char* name, const char* type) {
+  if (got != want)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT, "%s->struct_size must be sizeof(%s) = %zu (got %u); call %s_init", name,
+                     type, want, got, type);
+  return POSENC_OK;
+}
+
+}  // namespace
+
 }  // namespace detail
 }  // namespace posenc
 
@@ -427,10 +430,7 @@ POSENC_API posenc_status posenc_verbose_callback_set(posenc_verbose_fn fn, void*
 
 POSENC_API posenc_status posenc_call_info_init(posenc_call_info* info) {
   api_guard g("posenc_call_info_init");
-  POSENC_CHECK(check_not_null(info, "info"));
-  std::memset(info, 0, sizeof *info);
-  info->struct_size = sizeof(posenc_call_info);
-  return POSENC_OK;
+  return init_struct(info, "info");
 }
 
 POSENC_API posenc_status posenc_last_call_info(posenc_call_info* info) {
@@ -438,43 +438,23 @@ POSENC_API posenc_status posenc_last_call_info(posenc_call_info* info) {
   set_current_function("posenc_last_call_info");
   clear_error();
   POSENC_CHECK(check_not_null(info, "info"));
-  if (info->struct_size != sizeof(posenc_call_info))
-    return set_error(POSENC_ERR_INVALID_ARGUMENT,
-                     "info->struct_size must be sizeof(posenc_call_info) = %zu (got %u); call posenc_call_info_init",
-                     sizeof(posenc_call_info), info->struct_size);
-  const last_call& l = t_last;
-  if (!l.valid)
+  POSENC_CHECK(check_struct_size(info->struct_size, sizeof(posenc_call_info), "info", "posenc_call_info"));
+  if (t_last.struct_size == 0)
     return set_error(POSENC_ERR_UNSUPPORTED,
                      "no call has been recorded on this thread (recording needs verbose level >= 1 or a trace)");
-  info->status = l.status;
-  info->isa = l.isa;
-  info->threads = l.threads;
-  info->tiles = l.tiles;
-  info->seconds = l.seconds;
-  info->bytes = l.bytes;
-  info->flops = l.flops;
-  info->flops_f32 = l.flops_f32 ? 1 : 0;
-  info->function = l.fn;
-  info->path = l.path;
-  std::memcpy(info->shape, l.shape, sizeof info->shape);
+  *info = t_last;
   return POSENC_OK;
 }
 
 POSENC_API posenc_status posenc_roofline_init(posenc_roofline* r) {
   api_guard g("posenc_roofline_init");
-  POSENC_CHECK(check_not_null(r, "r"));
-  std::memset(r, 0, sizeof *r);
-  r->struct_size = sizeof(posenc_roofline);
-  return POSENC_OK;
+  return init_struct(r, "r");
 }
 
 POSENC_API posenc_status posenc_roofline_measure(posenc_isa isa, int32_t threads, posenc_roofline* out) {
   api_guard g("posenc_roofline_measure");
   POSENC_CHECK(check_not_null(out, "out"));
-  if (out->struct_size != sizeof(posenc_roofline))
-    return set_error(POSENC_ERR_INVALID_ARGUMENT,
-                     "out->struct_size must be sizeof(posenc_roofline) = %zu (got %u); call posenc_roofline_init",
-                     sizeof(posenc_roofline), out->struct_size);
+  POSENC_CHECK(check_struct_size(out->struct_size, sizeof(posenc_roofline), "out", "posenc_roofline"));
   int isa_i;
   std::memcpy(&isa_i, &isa, sizeof isa_i);
   if (isa_i != POSENC_ISA_AUTO && isa_i != POSENC_ISA_SCALAR && isa_i != POSENC_ISA_AVX2 &&

@@ -134,7 +134,9 @@ POSENC_API int32_t posenc_threads_get(void);
  *      without a model). The first level-2 line of an ISA / thread count measures that roofline
  *      (about 0.1 s, once; posenc_roofline_measure). Level 2 starts with "posenc_verbose,info,..."
  *      lines (version, ISAs, the column names).
- *  Lines go to stderr, one fputs per line, or to the callback of posenc_verbose_callback_set.
+ *  Lines go to stderr or to the callback of posenc_verbose_callback_set. Lines for stderr are
+ *  buffered like stdio's: at once when stderr is a terminal, else in 4 KB blocks, and at once for
+ *  error lines, level or sink changes and process exit.
  *  Every function that returns posenc_status is logged, except posenc_last_call_info. The
  *  environment variable POSENC_VERBOSE=0|1|2, read when the library is loaded, sets the initial
  *  level; an API call overrides it. Errors: INVALID_ARGUMENT if level is not 0, 1 or 2 (the
@@ -186,8 +188,10 @@ typedef struct {
   double memcpy_bytes_per_s;   /**< bytes read + written per second by memcpy of 32 MiB
                                     buffers split over the threads (best of 5) */
   double fma_flops_per_s_f64;  /**< float64 flop/s of 12 independent multiply-add chains per
-                                    thread at the ISA's vector width (best of 5; FMA = 2 flops;
-                                    the scalar path counts its unfused multiply and add) */
+                                    thread at the ISA's vector width (best of 5; FMA = 2 flops).
+                                    The scalar path, built with baseline flags that compilers
+                                    vectorize to 16 bytes (SSE2, Advanced SIMD), is measured with
+                                    16-byte vectors and an unfused multiply and add */
   double fma_flops_per_s_f32;  /**< the same in float32 */
   double seconds;              /**< time the measurement took */
 } posenc_roofline;
