@@ -4,7 +4,7 @@
 #include <memory>
 #include <vector>
 
-#include "cli/report.hpp"
+#include "cli/profile.hpp"
 #include "posenc/posenc.hpp"
 
 namespace posenc_cli {
@@ -13,39 +13,35 @@ namespace {
 using VF = std::vector<float>;
 std::shared_ptr<VF> filled(size_t n, float v) { return std::make_shared<VF>(n, v); }
 
-RegisterProfile reg_trig(40, [](ProfileResult& r, bool quick) -> std::function<void()> {
+RegisterProfile reg_trig(40, "features", "rf_features_f32", [](bool quick) {
   const int64_t n = quick ? 2048 : 8192;
   const int32_t d = 64, m = 256;
   auto om = filled(size_t(m) * d, 0.f);
   posenc::check(posenc_rf_sample_f32(POSENC_RF_ORTHOGONAL, d, m, 1.0, 1, om->data()));
   auto x = filled(size_t(n) * d, 0.1f), out = filled(size_t(n) * 2 * m, 0.f);
-  r = {"features", "rf_features_f32", strf("TRIG n=%lld d=%d m=%d", (long long)n, d, m), double(n), "vectors",
-       4.0 * (n * d + m * d + n * 2 * m), 2.0 * n * m * d,
-       "flops = 2 n m d (projection only; sin/cos not counted), f32", 0};
-  r.fp32 = true;
-  return [=] { posenc::check(posenc_rf_features_f32(POSENC_RF_TRIG, om->data(), m, d, nullptr, x->data(), n, out->data())); };
+  return ProfileCase{strf("TRIG n=%lld d=%d m=%d", (long long)n, d, m), double(n), "vectors", [=] {
+                       posenc::check(posenc_rf_features_f32(POSENC_RF_TRIG, om->data(), m, d, nullptr, x->data(), n, out->data()));
+                     }};
 });
 
-RegisterProfile reg_lin(41, [](ProfileResult& r, bool quick) -> std::function<void()> {
+RegisterProfile reg_lin(41, "features", "linear_attention_f32", [](bool quick) {
   const int64_t n = quick ? 2048 : 8192;
   const int32_t F = 256, dv = 64;
   auto pq = filled(size_t(n) * F, 0.01f), pk = filled(size_t(n) * F, 0.02f), v = filled(size_t(n) * dv, 1.f),
        out = filled(size_t(n) * dv, 0.f);
-  r = {"features", "linear_attention_f32", strf("n=%lld F=%d dv=%d", (long long)n, F, dv), double(n), "tokens",
-       4.0 * (2.0 * n * F + 2.0 * n * dv), 4.0 * n * F * dv + 4.0 * n * F, "flops = 4 n F dv + 4 n F (state + readout), f32", 0};
-  r.fp32 = true;
-  return [=] { posenc::check(posenc_linear_attention_f32(pq->data(), pk->data(), v->data(), n, F, dv, 0, 1e-6f, out->data())); };
+  return ProfileCase{strf("n=%lld F=%d dv=%d", (long long)n, F, dv), double(n), "tokens", [=] {
+                       posenc::check(posenc_linear_attention_f32(pq->data(), pk->data(), v->data(), n, F, dv, 0, 1e-6f, out->data()));
+                     }};
 });
 
-RegisterProfile reg_soft(42, [](ProfileResult& r, bool quick) -> std::function<void()> {
+RegisterProfile reg_soft(42, "features", "softmax_attention_f32", [](bool quick) {
   const int64_t n = quick ? 1024 : 2048;
   const int32_t d = 64, dv = 64;
   auto q = filled(size_t(n) * d, 0.01f), k = filled(size_t(n) * d, 0.02f), v = filled(size_t(n) * dv, 1.f),
        out = filled(size_t(n) * dv, 0.f);
-  r = {"features", "softmax_attention_f32", strf("n=%lld d=dv=%d", (long long)n, d), double(n), "tokens",
-       4.0 * n * (2 * d + 2 * dv), 2.0 * n * n * d + 2.0 * n * n * dv, "flops = 2 n^2 d + 2 n^2 dv (exp not counted), f32", 0};
-  r.fp32 = true;
-  return [=] { posenc::check(posenc_softmax_attention_f32(q->data(), k->data(), v->data(), n, d, dv, 0, 0.125f, out->data())); };
+  return ProfileCase{strf("n=%lld d=dv=%d", (long long)n, d), double(n), "tokens", [=] {
+                       posenc::check(posenc_softmax_attention_f32(q->data(), k->data(), v->data(), n, d, dv, 0, 0.125f, out->data()));
+                     }};
 });
 
 }  // namespace

@@ -4,7 +4,7 @@
 #include <memory>
 #include <vector>
 
-#include "cli/report.hpp"
+#include "cli/profile.hpp"
 #include "posenc/posenc.hpp"
 
 namespace posenc_cli {
@@ -25,29 +25,27 @@ std::shared_ptr<Grid> grid(int64_t side) {
   return g;
 }
 
-RegisterProfile reg_lpe(30, [](ProfileResult& r, bool quick) -> std::function<void()> {
+RegisterProfile reg_lpe(30, "graph", "laplacian_pe_f64", [](bool quick) {
   const int64_t side = quick ? 64 : 128;
   auto g = grid(side);
   const int32_t k = 8;
   auto vals = std::make_shared<std::vector<double>>(size_t(k)), vecs = std::make_shared<std::vector<double>>(size_t(g->n) * k);
-  r = {"graph", "laplacian_pe_f64", strf("grid %lldx%lld, k=%d", (long long)side, (long long)side, k), double(g->n), "nodes",
-       0, 0, "iterative eigensolver: no byte/flop model", 0};
-  return [=] {
-    posenc::check(posenc_laplacian_pe_f64(g->n, g->src.data(), g->dst.data(), nullptr, int64_t(g->src.size()),
-                                          POSENC_LAPLACIAN_SYM, k, vals->data(), vecs->data()));
-  };
+  return ProfileCase{strf("grid %lldx%lld, k=%d", (long long)side, (long long)side, k), double(g->n), "nodes", [=] {
+                       posenc::check(posenc_laplacian_pe_f64(g->n, g->src.data(), g->dst.data(), nullptr,
+                                                             int64_t(g->src.size()), POSENC_LAPLACIAN_SYM, k, vals->data(),
+                                                             vecs->data()));
+                     }};
 });
 
-RegisterProfile reg_rwse(31, [](ProfileResult& r, bool quick) -> std::function<void()> {
+RegisterProfile reg_rwse(31, "graph", "rwse_f64", [](bool quick) {
   const int64_t side = quick ? 128 : 256;
   auto g = grid(side);
   const int32_t steps = 16;
   auto out = std::make_shared<std::vector<double>>(size_t(g->n) * steps);
-  r = {"graph", "rwse_f64", strf("grid %lldx%lld, steps=%d", (long long)side, (long long)side, steps), double(g->n), "nodes",
-       0, 0, "sparse walks per node: no byte/flop model", 0};
-  return [=] {
-    posenc::check(posenc_rwse_f64(g->n, g->src.data(), g->dst.data(), nullptr, int64_t(g->src.size()), steps, out->data()));
-  };
+  return ProfileCase{strf("grid %lldx%lld, steps=%d", (long long)side, (long long)side, steps), double(g->n), "nodes", [=] {
+                       posenc::check(posenc_rwse_f64(g->n, g->src.data(), g->dst.data(), nullptr, int64_t(g->src.size()),
+                                                     steps, out->data()));
+                     }};
 });
 
 }  // namespace

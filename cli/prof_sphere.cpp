@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "cli/report.hpp"
+#include "cli/profile.hpp"
 #include "posenc/posenc.hpp"
 
 namespace posenc_cli {
@@ -21,34 +21,20 @@ std::shared_ptr<std::vector<T>> directions(int64_t n) {
   return v;
 }
 
-// Flop model for real SH: per coefficient ~3 flops of the Legendre recurrence (FMA = 2, + 1 mul
-// of the normalization) and ~2 of the azimuthal factor; counted as 5 per output value.
-void reg_sh(int order, int L, bool f32) {
-  static std::vector<RegisterProfile> keep;
-  keep.emplace_back(order, [L, f32](ProfileResult& r, bool quick) -> std::function<void()> {
-    const int64_t n = quick ? 20000 : 100000, C = int64_t(L + 1) * (L + 1);
-    const double es = f32 ? 4 : 8;
-    r = {"sphere", f32 ? "sph_harm_real_f32" : "sph_harm_real_f64", strf("L=%d n=%lld", L, (long long)n), double(n), "points",
-         es * n * (C + 3), 5.0 * n * C, "bytes = xyz read + output written; flops = 5 per output value (model)", 0};
-    r.fp32 = f32;
-    if (f32) {
-      auto x = directions<float>(n);
-      auto o = std::make_shared<std::vector<float>>(size_t(n * C));
-      return [=] { posenc::check(posenc_sph_harm_real_f32(L, x->data(), n, o->data())); };
-    }
-    auto x = directions<double>(n);
-    auto o = std::make_shared<std::vector<double>>(size_t(n * C));
-    return [=] { posenc::check(posenc_sph_harm_real_f64(L, x->data(), n, o->data())); };
-  });
+template <class T>
+ProfileCase sh_case(int L, bool quick) {
+  const int64_t n = quick ? 20000 : 100000, C = int64_t(L + 1) * (L + 1);
+  auto x = directions<T>(n);
+  auto o = std::make_shared<std::vector<T>>(size_t(n * C));
+  return ProfileCase{strf("L=%d n=%lld", L, (long long)n), double(n), "points", [=] {
+                       if constexpr (sizeof(T) == 4) posenc::check(posenc_sph_harm_real_f32(L, x->data(), n, o->data()));
+                       else posenc::check(posenc_sph_harm_real_f64(L, x->data(), n, o->data()));
+                     }};
 }
 
-struct Init {
-  Init() {
-    reg_sh(20, 10, false);
-    reg_sh(21, 40, false);
-    reg_sh(22, 10, true);
-  }
-} init;
+RegisterProfile reg10(20, "sphere", "sph_harm_real_f64", [](bool quick) { return sh_case<double>(10, quick); });
+RegisterProfile reg40(21, "sphere", "sph_harm_real_f64", [](bool quick) { return sh_case<double>(40, quick); });
+RegisterProfile reg10f(22, "sphere", "sph_harm_real_f32", [](bool quick) { return sh_case<float>(10, quick); });
 
 }  // namespace
 }  // namespace posenc_cli

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// report.hpp — the pieces shared by `posenc report` experiments and `posenc profile` kernels:
-// the output folder (report.md, CSVs, PNGs), the one-screen summary, progress on stderr, the
-// registries that experiment files add themselves to, and the real-data loaders (cli/data.cpp).
+// report.hpp — the pieces shared by `posenc report` experiments: the output folder (report.md,
+// CSVs, PNGs), the one-screen summary, progress on stderr, the registry that experiment files add
+// themselves to, and the real-data loaders (cli/data.cpp). `posenc profile`: cli/profile.hpp.
 //
 // An experiment file cli/exp_<family>.cpp (or prof_<family>.cpp) starts with a line
 // `// requires: posenc_a posenc_b ...`; cli/CMakeLists.txt compiles it only when
@@ -74,44 +74,6 @@ struct RegisterExperiment {
     experiments().push_back({order, id, title, std::move(fn)});
   }
 };
-
-/// One kernel measurement of `posenc profile` (per call).
-struct ProfileResult {
-  std::string family, kernel, shape;
-  double items = 0;          ///< items per call (unit below)
-  std::string unit;          ///< e.g. "values", "points", "tokens"
-  double bytes = 0;          ///< bytes read + written per call (0 = not modelled)
-  double flops = 0;          ///< floating-point operations per call (FMA = 2; 0 = not modelled)
-  std::string note;          ///< how bytes/flops were counted
-  double seconds = 0;        ///< median wall time per call
-  bool fp32 = false;         ///< flops are float32 (compared with 2x the f64 FMA peak)
-};
-/// A profiled kernel: fills everything but `seconds`, and returns a callable that runs one call.
-struct ProfileKernel {
-  int order;
-  std::function<std::function<void()>(ProfileResult&, bool quick)> setup;
-};
-std::vector<ProfileKernel>& profile_kernels();
-struct RegisterProfile {
-  RegisterProfile(int order, std::function<std::function<void()>(ProfileResult&, bool)> fn) {
-    profile_kernels().push_back({order, std::move(fn)});
-  }
-};
-
-/// Median seconds per call of fn: warm-up, then repetitions for about `budget_s` (>= 3 calls).
-double time_median(const std::function<void()>& fn, double budget_s);
-
-/// Machine peaks used by profile: memcpy bandwidth (bytes read + written per second, all
-/// threads) and f64 FMA peak (flop/s, all threads, active ISA's vector width).
-struct MachinePeaks {
-  double memcpy_bytes_per_s = 0;
-  double fma_flops_per_s_f64 = 0;
-  std::string fma_how;
-};
-MachinePeaks measure_peaks(int threads, bool quick);
-
-/// Runs every registered profile kernel (of `family` only, if not empty); returns the results (sorted by order).
-std::vector<ProfileResult> run_profile(bool quick, bool verbose, const std::string& family = "");
 
 // ------------------------------------------------------------------ real data (cli/data.cpp)
 /// A city from tzdata's zone1970.tab: TZ name and geographic position in degrees.

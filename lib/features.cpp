@@ -161,6 +161,9 @@ extern "C" POSENC_API posenc_status posenc_rf_sample_f32(posenc_rf_sampling samp
   int64_t total = 0;
   POSENC_CHECK(checked_mul(m, d, &total, "omega [m, d]", sizeof(float)));
   POSENC_CHECK(check_not_null(omega, "omega"));
+  static const char* const kSamplePaths[] = {"rf_sample.iid", "rf_sample.orthogonal", "rf_sample.qmc", "rf_sample.pff"};
+  path(kSamplePaths[sv]);
+  POSENC_SHAPE("d=%d m=%d", d, m);
   return guarded([&] {
     // Sample into a scratch buffer so a failure (e.g. bad_alloc) leaves omega untouched.
     std::vector<float> tmp(static_cast<size_t>(total));
@@ -202,6 +205,11 @@ extern "C" POSENC_API posenc_status posenc_rf_features_f32(posenc_rf_kind kind, 
   if (n == 0) return POSENC_OK;
   const features_kernels_t* k = nullptr;
   POSENC_CHECK(features_kernels_active(&k));
+  static const char* const kFeaturePaths[] = {"rf_features.trig", "rf_features.positive", "rf_features.hyperbolic",
+                                              "rf_features.gaussian_positive"};
+  path(kFeaturePaths[kv]);
+  work(4.0 * double(nd + md + nout), 2.0 * double(n) * m * d, true);  // the projection; exp/sin/cos not counted
+  POSENC_SHAPE("n=%lld d=%d m=%d", (long long)n, d, m);
   return guarded([&] {
     const int64_t m_pad = round_up(m, kFeaturesColPad);
     // Omega^T packed [d, m_pad] (zero columns past m) and the per-feature scale.
@@ -250,6 +258,12 @@ extern "C" POSENC_API posenc_status posenc_linear_attention_f32(const float* phi
   if (n == 0) return POSENC_OK;
   const features_kernels_t* k = nullptr;
   POSENC_CHECK(features_kernels_active(&k));
+  // State (2 n F dv + n F) and read-out (2 n F dv + 2 n F); causal adds the 128-row chunks'
+  // quadratic part (2 n 128 (F + dv)).
+  path(causal ? "linear_attention.causal_chunked" : "linear_attention.global");
+  work(4.0 * double(n) * 2.0 * (F + dv),
+       4.0 * double(n) * F * dv + 3.0 * double(n) * F + (causal ? 2.0 * double(n) * 128 * (F + dv) : 0.0), true);
+  POSENC_SHAPE("n=%lld F=%d dv=%d", (long long)n, F, dv);
   return guarded([&] {
     const int64_t state = static_cast<int64_t>(F) * dv + F;  // S [F, dv] then z [F]
     if (!causal) {
@@ -324,6 +338,11 @@ extern "C" POSENC_API posenc_status posenc_softmax_attention_f32(const float* q,
   if (n == 0) return POSENC_OK;
   const features_kernels_t* k = nullptr;
   POSENC_CHECK(features_kernels_active(&k));
+  // 2 (d + dv) flops per (query, key) pair scored; exp not counted. Causal: pairs j <= i.
+  path(causal ? "softmax_attention.causal" : "softmax_attention.full");
+  work(4.0 * double(n) * 2.0 * (d + dv),
+       2.0 * double(d + dv) * (causal ? double(n) * double(n + 1) / 2.0 : double(n) * double(n)), true);
+  POSENC_SHAPE("n=%lld d=%d dv=%d", (long long)n, d, dv);
   return guarded([&] {
     const int64_t n_pad = round_up(n, kFeaturesColPad);
     std::vector<float> kt(static_cast<size_t>(d * n_pad), 0.0f);  // K^T [d, n_pad]

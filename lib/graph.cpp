@@ -649,6 +649,10 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
       fix_sign(eigvecs + j, n, k);
       maxres = std::max(maxres, res[static_cast<size_t>(cd.comp)][static_cast<size_t>(cd.col)]);
     }
+    path(method == POSENC_LAPPE_SHIFT_INVERT ? "laplacian_pe.shift_invert"
+         : method == POSENC_LAPPE_LANCZOS    ? "laplacian_pe.lanczos"
+                                             : "laplacian_pe.dense");
+    POSENC_SHAPE("nodes=%lld edges=%lld k=%d components=%zu", (long long)n, (long long)num_edges, k, comps.size());
     if (info != nullptr) {
       info->method = method;
       info->components = static_cast<int64_t>(comps.size());
@@ -835,6 +839,7 @@ extern "C" POSENC_API posenc_status posenc_rwse_f64(int64_t num_nodes, const int
     });
     const int64_t m = static_cast<int64_t>(order.size());
     const int64_t grain = 32 * kBlock;  // sources per tile
+    POSENC_SHAPE("nodes=%lld edges=%lld steps=%d", (long long)n, (long long)num_edges, steps);
     parallel_tiles(tiles_of(m, grain), [&](int64_t t) {
       RwseScratch& S = scratch.local();
       const int64_t i0 = t * grain, i1 = std::min(m, i0 + grain);

@@ -10,11 +10,20 @@
 //      only, so results are bitwise identical for any thread count.
 // Wrap the body in guarded(...) so that std::bad_alloc becomes POSENC_ERR_OUT_OF_MEMORY and any
 // other exception POSENC_ERR_INTERNAL: nothing throws across the C ABI.
+//
+// Profiling (docs/PROFILING.md): api_guard also produces the verbose line and the trace event of
+// the call (at its destruction, with the status), and parallel_tiles a trace event per tile, so a
+// new function gets both with no extra code. Where a function picks an implementation branch,
+// name it with a one-line `path("family_op.branch");` (the default path is the function name
+// without "posenc_"), and give the roofline model with `work(bytes, flops, f32)` and the shape with
+// `POSENC_SHAPE("n=%lld dim=%d", ...)`. With profiling off each of these is one relaxed load.
 #pragma once
 
 #include "posenc/posenc.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdarg>
 #include <cstdint>
@@ -36,9 +45,70 @@ posenc_status set_error(posenc_status s, const char* fmt, ...) __attribute__((fo
 const char* current_function();
 void set_current_function(const char* name);
 
-struct api_guard {
-  explicit api_guard(const char* fn) { set_current_function(fn); clear_error(); }
+/// Status of the last set_error on this thread since the call began (profiling only).
+posenc_status recorded_status();
+void reset_recorded_status();
+
+// ---------------------------------------------------------------- profiling (lib/verbose.cpp, lib/trace.cpp)
+/// The profiling word: verbose level (0..2) in bits 0-1, kProfTrace while a trace runs. 0 = off.
+extern std::atomic<uint32_t> g_prof;
+constexpr uint32_t kProfLevelMask = 3u, kProfTrace = 4u;
+inline uint32_t prof_flags() { return g_prof.load(std::memory_order_relaxed); }
+inline uint64_t prof_now_ns() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                   std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+/// The profiling state of the call running on this thread (lib/verbose.cpp).
+struct call_ctx;
+/// Starts recording a call (nullptr when not recorded: a call nested in another posenc call).
+call_ctx* call_begin(const char* fn, uint32_t flags);
+/// Ends it: the record for posenc_last_call_info, the verbose line, the trace event.
+void call_end(call_ctx* c);
+void set_path(const char* name);
+void set_work(double bytes, double flops, bool flops_f32);
+void set_shape(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/// Opens every public function: names it for error messages, clears the message, and records the
+/// call while profiling is on (verbose line and trace event at destruction, with the status).
+class api_guard {
+ public:
+  explicit api_guard(const char* fn) {
+    set_current_function(fn);
+    clear_error();
+    const uint32_t f = prof_flags();
+    if (__builtin_expect(f != 0, 0)) ctx_ = call_begin(fn, f);
+  }
+  ~api_guard() {
+    if (__builtin_expect(ctx_ != nullptr, 0)) call_end(ctx_);
+  }
+  api_guard(const api_guard&) = delete;
+  api_guard& operator=(const api_guard&) = delete;
+
+ private:
+  call_ctx* ctx_ = nullptr;
 };
+
+/// Names the implementation branch this call takes (a string literal listed in
+/// docs/PROFILING.md), e.g. path("sh_real.fast.stream_nt"). The last call wins.
+inline void path(const char* name) {
+  if (__builtin_expect(prof_flags() != 0, 0)) set_path(name);
+}
+/// The roofline model of the branch taken: bytes read + written and floating-point operations
+/// (FMA = 2; flops_f32: float32 operations). 0 = not modelled. Calls add up.
+inline void work(double bytes, double flops = 0.0, bool flops_f32 = false) {
+  if (__builtin_expect(prof_flags() != 0, 0)) set_work(bytes, flops, flops_f32);
+}
+/// The call's shape for the verbose line (printf format; name=value items separated by spaces).
+#define POSENC_SHAPE(...)                                                                        \
+  do {                                                                                           \
+    if (__builtin_expect(::posenc::detail::prof_flags() != 0, 0)) ::posenc::detail::set_shape(__VA_ARGS__); \
+  } while (0)
+
+/// Tile tracing (lib/trace.cpp): tiles_begin notes the tile count of a parallel section and
+/// returns the call to attach tile events to (nullptr: not tracing); tile_done records one.
+call_ctx* tiles_begin(int64_t num_tiles);
+void tile_done(const call_ctx* c, int64_t tile, int64_t num_tiles, uint64_t t0_ns);
 
 #define POSENC_CHECK(expr)                                   \
   do {                                                       \
@@ -157,14 +227,29 @@ int32_t thread_count();
 /// body must not throw (kernels do not).
 void parallel_tiles_impl(int64_t num_tiles, void (*fn)(void*, int64_t), void* ctx);
 template <class F>
-void parallel_tiles(int64_t num_tiles, F&& body) {
-  if (num_tiles <= 0) return;
+void run_tiles(int64_t num_tiles, F& body) {
   if (num_tiles == 1 || thread_count() == 1) {
     for (int64_t t = 0; t < num_tiles; ++t) body(t);
     return;
   }
   parallel_tiles_impl(
       num_tiles, [](void* c, int64_t t) { (*static_cast<F*>(c))(t); }, &body);
+}
+template <class F>
+void parallel_tiles(int64_t num_tiles, F&& body) {
+  if (num_tiles <= 0) return;
+  if (__builtin_expect(prof_flags() != 0, 0)) {
+    if (const call_ctx* c = tiles_begin(num_tiles)) {  // a trace runs: one event per tile
+      auto traced = [&](int64_t t) {
+        const uint64_t t0 = prof_now_ns();
+        body(t);
+        tile_done(c, t, num_tiles, t0);
+      };
+      run_tiles(num_tiles, traced);
+      return;
+    }
+  }
+  run_tiles(num_tiles, body);
 }
 /// Number of tiles of `grain` items covering `n` items.
 inline int64_t tiles_of(int64_t n, int64_t grain) { return n <= 0 ? 0 : (n + grain - 1) / grain; }

@@ -195,6 +195,8 @@ extern "C" POSENC_API posenc_status posenc_learned_add_f32(const float* table, i
   if (n == 0) return POSENC_OK;
   const learned_kernels_t* k = nullptr;
   POSENC_CHECK(learned_kernels_active(&k));
+  work(12.0 * double(x_size) + 8.0 * double(n), double(x_size), true);  // rows and x read, x written; one add
+  POSENC_SHAPE("n=%lld rows=%lld dim=%d", (long long)n, (long long)rows, dim);
   return guarded([&] {
     const int64_t grain = rows_per_tile(dim);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
@@ -228,6 +230,8 @@ extern "C" POSENC_API posenc_status posenc_learned_grad_f32(const float* grad_x,
     // list the touched table rows. Counting sort when the table is not much larger than n.
     const size_t nn = static_cast<size_t>(n);
     std::vector<int64_t> order(nn), urows, offsets;
+    path(rows / 4 <= n + 1024 ? "learned_grad.counting_sort" : "learned_grad.stable_sort");
+    POSENC_SHAPE("n=%lld rows=%lld dim=%d", (long long)n, (long long)rows, dim);
     if (rows / 4 <= n + 1024) {  // (no overflow: n <= 2^61 after the size checks)
       std::vector<int64_t> count(static_cast<size_t>(rows) + 1, 0);
       for (size_t i = 0; i < nn; ++i) ++count[static_cast<size_t>(positions[i]) + 1];
@@ -274,6 +278,9 @@ extern "C" POSENC_API posenc_status posenc_learned_spectrum_f32(const float* tab
   POSENC_CHECK(check_not_null(table, "table"));
   POSENC_CHECK(check_finite_table(table, table_size, dim));
   if (singular_values == nullptr && effective_rank == nullptr) return POSENC_OK;
+  const double mx = double(std::max<int64_t>(rows, dim)), mn = double(std::min<int64_t>(rows, dim));
+  work(4.0 * double(table_size), 4.0 * mx * mn * mn - 4.0 / 3.0 * mn * mn * mn);  // bidiagonalization, values only
+  POSENC_SHAPE("rows=%lld dim=%d", (long long)rows, dim);
   return guarded([&] {
     const Eigen::MatrixXd a = to_double(table, rows, dim);
     Eigen::BDCSVD<Eigen::MatrixXd> svd(a);
@@ -387,6 +394,12 @@ extern "C" POSENC_API posenc_status posenc_learned_resample_f32(const float* tab
     if (prefix > 0) std::memcpy(out, table, static_cast<size_t>(prefix) * d * sizeof(float));
     const float* grid = table + static_cast<size_t>(prefix) * d;
     float* dst = out + static_cast<size_t>(prefix) * d;
+    const double taps = (do_w ? double(old_h * new_w) * pw.max_taps : 0.0) + (do_h ? double(new_h * new_w) * ph.max_taps : 0.0);
+    work(4.0 * double(in_size + out_size), 2.0 * double(d) * taps, true);  // 2 flops a tap (max taps per axis)
+    path(!do_w && !do_h ? "learned_resample.copy" : do_w && do_h ? "learned_resample.width_height"
+         : do_w ? "learned_resample.width" : "learned_resample.height");
+    POSENC_SHAPE("prefix=%d old=%lldx%lld new=%lldx%lld dim=%d mode=%d", prefix, (long long)old_h, (long long)old_w,
+                 (long long)new_h, (long long)new_w, dim, mode_value);
     if (!do_w && !do_h) {
       std::memcpy(dst, grid, static_cast<size_t>(old_grid) * d * sizeof(float));
       return POSENC_OK;

@@ -48,6 +48,9 @@ extern "C" POSENC_API posenc_status posenc_sinusoidal_f32(const int64_t* positio
       const double w = std::pow(base, -2.0 * i / dim);  // Vaswani et al. §3.5, in float64
       phase_turns(w, &wh[static_cast<size_t>(i)], &wl[static_cast<size_t>(i)]);
     }
+    path(positions ? "sinusoidal.positions" : "sinusoidal.consecutive");
+    work(4.0 * double(total) + (positions ? 8.0 * double(n) : 0.0), 3.0 * double(total));
+    POSENC_SHAPE("n=%lld dim=%d layout=%s", (long long)n, dim, layout_i ? "halves" : "interleaved");
     const int64_t grain = rows_per_tile(dim);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       const int64_t r0 = t * grain, r1 = std::min(n, r0 + grain);
@@ -96,6 +99,9 @@ extern "C" POSENC_API posenc_status posenc_rope_cos_sin_f32(const posenc_rope_pa
     const bool mrope = enum_bits(pl.p.axes) != POSENC_ROPE_AXES_AXIAL;
     const rope_pos_t pos{positions, pl.naxes, pl.naxes > 1 && mrope ? n : 1, pl.naxes > 1 && !mrope ? pl.naxes : 1,
                          pl.naxes > 1 ? pl.axis_of.data() : nullptr};
+    path(positions ? "rope.cos_sin.positions" : "rope.cos_sin.consecutive");
+    work(8.0 * double(total) + (positions ? 8.0 * double(count) : 0.0), 8.0 * double(total));  // step + scale
+    POSENC_SHAPE("n=%lld rotary=%d", (long long)n, pl.p.rotary_dim);
     const int64_t grain = rows_per_tile(pl.p.rotary_dim);
     const size_t scratch = pad_lanes(static_cast<size_t>(pl.half));
     ScratchPool<double> pool(scratch);
@@ -134,6 +140,9 @@ extern "C" POSENC_API posenc_status posenc_rope_decay_f64(const double* inv_freq
   return guarded([&] {
     std::vector<double> inv(inv_freq, inv_freq + num_freqs), wh, wl;
     prep_turns(inv, 64, wh, wl);
+    path(bound ? "rope.decay.f_bound" : "rope.decay.f");
+    work(8.0 * double(count) * (bound ? 2 : 1), (bound ? 14.0 : 3.0) * double(count) * num_freqs);
+    POSENC_SHAPE("freqs=%d count=%lld", num_freqs, (long long)count);
     parallel_tiles(tiles_of(count, kRopeDecayTile), [&](int64_t t) {
       const int64_t r0 = t * kRopeDecayTile, r1 = std::min(count, r0 + kRopeDecayTile);
       k->decay_rows(wh.data(), wl.data(), num_freqs, n_begin, n_step, r0, r1, f, bound);

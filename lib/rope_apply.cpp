@@ -21,10 +21,22 @@ constexpr int64_t kStackScratch = 4096;
 
 int64_t elem_size(int dtype) { return dtype == kRopeF32 ? 4 : 2; }
 
+/// Roofline model and shape of an apply call: each rotated pair of every head is read and written
+/// (6 float32 flops: 4 multiplies, 2 adds) plus 8 bytes of position per token.
+void rope_apply_work(const rope_qk_t& h, int64_t tokens, int64_t elem) {
+  if (prof_flags() == 0) return;
+  path(h.layout == POSENC_ROPE_NEOX ? "rope.apply.neox" : "rope.apply.interleaved");
+  const double pairs = double(tokens) * double(h.num_q_heads + h.num_k_heads) * (h.rotary_dim / 2);
+  work(4.0 * double(elem) * pairs + 8.0 * double(tokens), 6.0 * pairs, true);
+  POSENC_SHAPE("tokens=%lld q=%lldx%lld k=%lldx%lld rotary=%d", (long long)tokens, (long long)h.num_q_heads,
+               (long long)h.head_dim, (long long)h.num_k_heads, (long long)h.head_dim, h.rotary_dim);
+}
+
 /// Runs the apply kernel of `dtype` over `tokens` tokens in tiles of kApplyTile.
 posenc_status run_apply(const rope_kernels_t* kt, int dtype, const rope_pos_t& pos, int64_t tokens,
                         const rope_freqs_t& f, const rope_qk_t& h) {
   const rope_apply_fn fn = kt->apply[dtype];
+  rope_apply_work(h, tokens, elem_size(dtype));
   if (tokens <= kApplyTile && rope_apply_scratch_floats(tokens, h.rotary_dim) <= kStackScratch) {
     alignas(64) float buf[kStackScratch];
     fn(&pos, 0, tokens, &f, &h, buf);
@@ -371,6 +383,9 @@ extern "C" POSENC_API posenc_status posenc_rope_apply_cached_f32(
   if (num_tokens == 0 || (h.num_q_heads == 0 && h.num_k_heads == 0)) return POSENC_OK;
   const rope_kernels_t* kt = nullptr;
   POSENC_CHECK(rope_kernels_active(&kt));
+  rope_apply_work(h, num_tokens, static_cast<int64_t>(sizeof(float)));
+  path(h.layout == POSENC_ROPE_NEOX ? "rope.apply_cached.neox" : "rope.apply_cached.interleaved");
+  work(8.0 * double(num_tokens) * (rotary_dim / 2));  // the cos and sin rows read
   const size_t scratch = 4 * pad_lanes(static_cast<size_t>(rotary_dim));
   if (num_tokens <= kApplyTile && scratch <= static_cast<size_t>(kStackScratch)) {
     alignas(64) float buf[kStackScratch];

@@ -24,7 +24,11 @@ namespace detail {
 namespace {
 thread_local std::string t_message;
 thread_local const char* t_function = "posenc";
+thread_local posenc_status t_status = POSENC_OK;  // of the last set_error (read by profiling)
 }  // namespace
+
+posenc_status recorded_status() { return t_status; }
+void reset_recorded_status() { t_status = POSENC_OK; }
 
 void clear_error() { t_message.clear(); }
 const char* error_message_cstr() { return t_message.c_str(); }
@@ -37,6 +41,7 @@ posenc_status set_error(posenc_status s, const char* fmt, ...) {
   va_start(ap, fmt);
   std::vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
+  t_status = s;
   try {
     t_message = std::string(t_function) + ": " + buf;
   } catch (...) {

@@ -212,6 +212,9 @@ posenc_status legendre_common(int norm, int32_t lmax, int32_t csphase, const TI*
     const plan_store& ps = *hold;
     const int64_t K = legendre_count(lmax), grain = points_per_tile(K, k->tile_points), sd = k->scratch_doubles(lmax);
     const sph_plan plan = call_plan(ps, total * int64_t(sizeof(TO)), k);
+    path(plan.stream ? "legendre.stream_nt" : "legendre.resident");
+    work(double(sizeof(TI)) * n + double(sizeof(TO)) * total, 3.0 * total);  // ~3 flops a value (model)
+    POSENC_SHAPE("n=%lld lmax=%d norm=%d", (long long)n, lmax, norm);
     auto fn = pick(k);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       double* scr = tile_scratch(sd);
@@ -220,6 +223,22 @@ posenc_status legendre_common(int norm, int32_t lmax, int32_t csphase, const TI*
     });
     return POSENC_OK;
   });
+}
+
+/// Path, roofline model (~5 flops an output value: the recurrence's multiply and FMA, the
+/// azimuthal factor) and shape of a real-SH call. The fast path (lmax <= kSphFastLmax) runs the
+/// orthonormal recurrence column-wise; float32 up to kSphF32NativeLmax computes in float32 on
+/// AVX2 / AVX-512; outputs >= 16 MB are written with non-temporal stores.
+void sh_real_profile(const sph_plan& plan, int64_t n, int32_t lmax, size_t in_bytes, size_t out_bytes) {
+  if (prof_flags() == 0) return;
+  const posenc_isa isa = posenc_isa_active();
+  const bool native32 = out_bytes == 4 && plan.fab32 && (isa == POSENC_ISA_AVX2 || isa == POSENC_ISA_AVX512);
+  path(!plan.fab ? (plan.stream ? "sh_real.general.stream_nt" : "sh_real.general")
+       : native32 ? (plan.stream ? "sh_real.fast_f32.stream_nt" : "sh_real.fast_f32")
+                  : (plan.stream ? "sh_real.fast.stream_nt" : "sh_real.fast"));
+  const double K = double(sh_count(lmax));
+  work(double(n) * (3.0 * double(in_bytes) + K * double(out_bytes)), 5.0 * double(n) * K, native32);
+  POSENC_SHAPE("n=%lld lmax=%d", (long long)n, lmax);
 }
 
 template <class TI, class TO, class Fn>
@@ -240,6 +259,7 @@ posenc_status sh_real_common(int32_t lmax, const TI* xyz, int64_t n, TO* out, Fn
     const plan_store& ps = *hold;
     const int64_t K = sh_count(lmax), grain = points_per_tile(K, k->sh_tile_points), sd = k->scratch_doubles(lmax);
     const sph_plan plan = call_plan(ps, total * int64_t(sizeof(TO)), k);
+    sh_real_profile(plan, n, lmax, sizeof(TI), sizeof(TO));
     auto fn = pick(k);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       double* scr = tile_scratch(sd);
@@ -374,6 +394,8 @@ extern "C" POSENC_API posenc_status posenc_legendre_poly_f64(int32_t lmax, const
   POSENC_CHECK(sphere_kernels_active(&k));
   return guarded([&] {
     const int64_t K = int64_t(lmax) + 1, grain = points_per_tile(K, k->tile_points), sd = k->scratch_doubles(0);
+    work(8.0 * double(n) * double(K + 1), 3.0 * double(n) * double(K));  // ~3 flops a value (model)
+    POSENC_SHAPE("n=%lld lmax=%d", (long long)n, lmax);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain);
       k->legendre_poly_f64(lmax, x + p0, p1 - p0, out + p0 * K, tile_scratch(sd));  // emitter stage: rows of one feature
@@ -406,6 +428,8 @@ extern "C" POSENC_API posenc_status posenc_sph_kernel_f64(int32_t lmax, const do
       beta[kk] = -double(kk) / (double(kk) + 1.0);
     }
     const int64_t grain = 4096;
+    work(16.0 * double(n), 4.0 * double(n) * double(N));  // Clenshaw: 4 flops a degree
+    POSENC_SHAPE("n=%lld lmax=%d", (long long)n, lmax);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain);
       k->legendre_sum_f64(lmax, c.data(), alpha.data(), beta.data(), cos_gamma + p0, p1 - p0, out + p0);
@@ -449,6 +473,9 @@ extern "C" POSENC_API posenc_status posenc_sph_harm_real_lonlat_f64(int32_t lmax
     const auto hold = cached_plan(-1, lmax, 1.0, k);
     const plan_store& ps = *hold;
     const int64_t K = sh_count(lmax), grain = points_per_tile(K, k->sh_tile_points), sd = k->scratch_doubles(lmax);
+    path(ps.plan.fab ? "sh_lonlat.fast" : "sh_lonlat.general");
+    work(double(n) * 8.0 * double(2 + K), 5.0 * double(n) * double(K));
+    POSENC_SHAPE("n=%lld lmax=%d", (long long)n, lmax);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain);
       double* scr = tile_scratch(sd);
@@ -492,6 +519,9 @@ extern "C" POSENC_API posenc_status posenc_sph_harm_complex_f64(int32_t lmax, co
     const plan_store& ps = *hold;
     const int64_t K = sh_count(lmax), grain = points_per_tile(2 * K, k->sh_tile_points), sd = k->scratch_doubles(lmax);
     const double h = 0.70710678118654752440;
+    path(ps.plan.fab ? "sh_complex.fast" : "sh_complex.general");
+    work(double(n) * 8.0 * double(2 + 2 * K), 5.0 * double(n) * double(K));
+    POSENC_SHAPE("n=%lld lmax=%d", (long long)n, lmax);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain), np = p1 - p0;
       double* scr = tile_scratch(sd);
@@ -570,6 +600,9 @@ extern "C" POSENC_API posenc_status posenc_sph_rotate_real_f64(int32_t lmax, con
     const int64_t K = sh_count(lmax), grain = points_per_tile(K, k->tile_points);
     // In place (out == coeffs) or overlapping: each tile reads a private copy of its rows.
     const bool overlap = out < coeffs + total && coeffs < out + total;
+    path(overlap ? "sph_rotate.overlap_copy" : "sph_rotate.direct");
+    work(16.0 * double(total), 2.0 * double(n) * double(d.size()));  // a matrix-vector product per block
+    POSENC_SHAPE("n=%lld lmax=%d", (long long)n, lmax);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain);
       const double* src = coeffs + p0 * K;

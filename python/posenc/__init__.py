@@ -45,11 +45,12 @@ from .sphere import *  # noqa: F401,F403
 from .features import *  # noqa: F401,F403
 from .graph import *  # noqa: F401,F403
 from .learned import *  # noqa: F401,F403
-from . import runtime, rope, sphere, features, graph, learned
+from .verbose import *  # noqa: F401,F403
+from . import runtime, rope, sphere, features, graph, learned, verbose
 
 __version__ = "0.1.0"
 
 __all__ = ["Error", "ArgumentError", "Status", "Isa", "library_path", "has", "__version__"]
-for _m in (runtime, rope, sphere, features, graph, learned):
+for _m in (runtime, rope, sphere, features, graph, learned, verbose):
     __all__ += list(_m.__all__)
 del _m
