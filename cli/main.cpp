@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // posenc — command-line tool.
+//   posenc --version                  the library version
 //   posenc info                       version, ISAs compiled / runnable / active, threads
 //   posenc report [--out DIR] [--quick] [--data DIR] [--only ID,...]
 //                                     the experiments on real data -> DIR/report.md, CSV, PNG
@@ -169,6 +170,11 @@ int cmd_report(const std::string& out, bool quick, const std::string& data_opt, 
 int main(int argc, char** argv) {
   CLI::App app{"posenc — positional-encoding kernels: info, report, profile"};
   app.require_subcommand(1, 1);
+  // The library's run-time version; a CLI built against another header says so.
+  std::string version = std::string("posenc ") + posenc_version_string();
+  if (std::strcmp(posenc_version_string(), POSENC_VERSION_STRING) != 0)
+    version += std::string(" (built against posenc.h ") + POSENC_VERSION_STRING + ")";
+  app.set_version_flag("--version", version, "print the version and exit");
   auto* info = app.add_subcommand("info", "version, ISAs compiled / runnable / active, threads");
   auto* report = app.add_subcommand("report", "run the experiments on real data; write DIR/report.md, CSVs and PNGs");
   std::string out = "report", data, only;
