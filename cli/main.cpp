@@ -58,16 +58,26 @@ int cmd_info() {
   return 0;
 }
 
-// The first of --data, $POSENC_DATA, the source tree, the install prefix that has zone1970.tab.
+// The folder of the running executable (/proc/self/exe), "" if it cannot be read.
+std::string exe_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : exe.parent_path().string();
+}
+
+// The first of --data, $POSENC_DATA, the install's data folder found relative to the executable
+// (<prefix>/bin/posenc -> <prefix>/share/posenc/data, wherever the prefix was moved), and, for a
+// binary in the build tree, the source tree's data/.
 std::string find_data_dir(const std::string& opt) {
   if (!opt.empty()) return opt;  // explicit: used as given (a missing file is then an error)
-  std::vector<std::string> cands;
   if (const char* e = std::getenv("POSENC_DATA")) return e;
+  std::vector<std::string> cands;
+#ifdef POSENC_DATA_DIR_FROM_BIN
+  const std::string bin = exe_dir();
+  if (!bin.empty()) cands.push_back((fs::path(bin) / POSENC_DATA_DIR_FROM_BIN).lexically_normal().string());
+#endif
 #ifdef POSENC_SOURCE_DATA_DIR
   cands.push_back(POSENC_SOURCE_DATA_DIR);
-#endif
-#ifdef POSENC_INSTALL_DATA_DIR
-  cands.push_back(POSENC_INSTALL_DATA_DIR);
 #endif
   for (const auto& c : cands)
     if (fs::exists(c + "/zone1970.tab")) return c;
