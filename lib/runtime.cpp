@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -139,11 +140,16 @@ dispatch_state& dispatch() {
 
 }  // namespace
 
+const std::string* threads_env_error();  // below: POSENC_NUM_THREADS held a value it cannot use
+
 posenc_status kernel_isa(posenc_isa* isa) {
   dispatch_state& d = dispatch();
   if (d.env_error.load(std::memory_order_acquire))
-    return set_error(POSENC_ERR_UNSUPPORTED, "%s (call posenc_isa_set to choose another path)",
+    return set_error(POSENC_ERR_UNSUPPORTED, "%s (unset it, or call posenc_isa_set to choose a path)",
                      d.env_message.c_str());
+  if (const std::string* m = threads_env_error())
+    return set_error(POSENC_ERR_INVALID_ARGUMENT, "%s (unset it, or call posenc_threads_set to choose a count)",
+                     m->c_str());
   *isa = static_cast<posenc_isa>(d.active.load(std::memory_order_acquire));
   return POSENC_OK;
 }
@@ -154,6 +160,10 @@ struct thread_state {
   std::mutex mu;
   std::shared_ptr<tbb::task_arena> arena;
   std::atomic<int32_t> count{1};
+  // Set while POSENC_NUM_THREADS holds a value that is not a whole number in 0..4096: kernel calls
+  // then fail (like an unusable POSENC_ISA) until posenc_threads_set is called.
+  std::atomic<bool> env_error{false};
+  std::string env_message;
 };
 
 int32_t hardware_threads() {
@@ -166,10 +176,17 @@ thread_state& threads() {
   static thread_state* st = [] {
     auto* s = new thread_state();
     int32_t n = 0;
-    if (const char* env = std::getenv("POSENC_NUM_THREADS")) {
+    if (const char* env = std::getenv("POSENC_NUM_THREADS"); env && *env) {  // empty = unset
       char* end = nullptr;
-      long v = std::strtol(env, &end, 10);
-      if (end != env && *end == '\0' && v >= 0 && v <= 4096) n = static_cast<int32_t>(v);
+      errno = 0;
+      const long v = std::strtol(env, &end, 10);
+      if (end != env && *end == '\0' && errno == 0 && v >= 0 && v <= 4096) {
+        n = static_cast<int32_t>(v);
+      } else {
+        s->env_error = true;
+        s->env_message = std::string("environment variable POSENC_NUM_THREADS='") + env +
+                         "' is not a whole number in 0..4096 (0 = all hardware threads)";
+      }
     }
     if (n == 0) n = hardware_threads();
     s->count = n;
@@ -185,6 +202,11 @@ std::shared_ptr<tbb::task_arena> current_arena() {
   return t.arena;
 }
 }  // namespace
+
+const std::string* threads_env_error() {
+  thread_state& t = threads();
+  return t.env_error.load(std::memory_order_acquire) ? &t.env_message : nullptr;
+}
 
 int32_t thread_count() { return threads().count.load(std::memory_order_relaxed); }
 
@@ -284,6 +306,7 @@ POSENC_API posenc_status posenc_threads_set(int32_t n) {
     std::lock_guard<std::mutex> lock(t.mu);
     t.arena = std::move(arena);
     t.count = want;
+    t.env_error.store(false, std::memory_order_release);  // an explicit count replaces a bad POSENC_NUM_THREADS
     return POSENC_OK;
   });
 }

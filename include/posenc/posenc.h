@@ -66,6 +66,22 @@ POSENC_API const char* posenc_status_string(posenc_status s);
  *  stays valid until the next posenc call on the same thread. */
 POSENC_API const char* posenc_last_error_message(void);
 
+/** Compile-time version of this header (Semantic Versioning; CHANGELOG.md, docs/VERSIONING.md).
+ *  posenc_version() is the version of the library loaded at run time: a program built against
+ *  this header may compare the two (POSENC_VERSION_NUMBER == posenc_version()). The build reads
+ *  the version from these three lines, so they are the one place it is written. */
+#define POSENC_VERSION_MAJOR 0
+#define POSENC_VERSION_MINOR 1
+#define POSENC_VERSION_PATCH 0
+/** MAJOR*10000 + MINOR*100 + PATCH, the encoding of posenc_version(). */
+#define POSENC_VERSION_NUMBER (POSENC_VERSION_MAJOR * 10000 + POSENC_VERSION_MINOR * 100 + POSENC_VERSION_PATCH)
+#define POSENC_VERSION_STR_(x) #x
+#define POSENC_VERSION_XSTR_(x) POSENC_VERSION_STR_(x)
+/** "MAJOR.MINOR.PATCH", the string posenc_version_string() returns. */
+#define POSENC_VERSION_STRING                                                    \
+  POSENC_VERSION_XSTR_(POSENC_VERSION_MAJOR) "." POSENC_VERSION_XSTR_(POSENC_VERSION_MINOR) "." \
+  POSENC_VERSION_XSTR_(POSENC_VERSION_PATCH)
+
 /** Library version as MAJOR*10000 + MINOR*100 + PATCH (0.1.0 -> 100). */
 POSENC_API uint32_t posenc_version(void);
 /** Library version as "MAJOR.MINOR.PATCH". Never NULL. */
