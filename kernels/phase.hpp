@@ -2,7 +2,7 @@
 // kernels/phase.hpp — exact-phase sin/cos, the primitive behind every S¹ encoding.
 //
 // Problem: sin(p * w) for integer positions p up to 2^24 (and beyond) and frequencies w in
-// radians per position. Forming the phase p*w in float32 loses ~1e-2 at p = 128K (REFERENCES.md
+// radians per position. Forming the phase p*w in float32 loses ~1e-2 at p = 128K (docs/REFERENCES.md
 // §1); generic vector sin/cos (xsimd 8.1) fall back to a scalar per-lane reduction once a lane
 // exceeds 64*pi. We never form a rounded phase in radians. Instead:
 //

@@ -306,7 +306,7 @@ typedef enum {
    *  sections[a] pairs, all of section a rotated by axis a, and each section has its own
    *  frequency ladder: the scaling type's inv_freq for rotary_dim 2*sections[a], indexed from 0
    *  within the section (arrays such as freq_factors stay indexed by the global pair j).
-   *  Conventions (docs/rope.md): Qwen2-VL / Qwen2.5-VL vision tower: NEOX over the whole head,
+   *  Conventions: Qwen2-VL / Qwen2.5-VL vision tower: NEOX over the whole head,
    *  sections (head_dim/4, head_dim/4), theta 10000; EVA-02: INTERLEAVED, sections
    *  (head_dim/4, head_dim/4), fine-tuned grids as LINEAR with factor ft_seq_len/pt_seq_len;
    *  FLUX: INTERLEAVED, three axes (text index, row, col) with axes_dim/2 = (8, 28, 28). */
@@ -629,7 +629,7 @@ POSENC_API posenc_status posenc_rope_decay_f64(const double* inv_freq, int32_t n
 
 /* @@SPHERE-BEGIN@@ (section owned by the sphere family) */
 
-/* Conventions of this section (REFERENCES.md §2):
+/* Conventions of this section:
  *  - theta is the polar angle (colatitude) in [0, pi], phi the azimuth, both in radians;
  *    x = cos(theta). Geographic input is in degrees with polar = 90 - latitude.
  *  - P_l^m(x) = (1 - x^2)^{m/2} d^m/dx^m P_l(x) WITHOUT the Condon-Shortley phase (-1)^m unless
