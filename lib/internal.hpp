@@ -179,6 +179,17 @@ inline posenc_status checked_mul(int64_t a, int64_t b, int64_t* out, const char*
 /// (message set). Reads POSENC_ISA / detects the CPU on first use.
 posenc_status kernel_isa(posenc_isa* isa);
 
+/// The int a C caller passed for an enum parameter, read through its object representation: a C
+/// caller may pass any int, and loading an out-of-range value as the C++ enum type is undefined
+/// behaviour (UBSan -fsanitize=enum). lib/ validates the value it returns.
+template <class E>
+int enum_bits(const E& e) {
+  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized here");
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+
 /// Index of the first zero 8-byte word of a kernel table, or -1 when there is none. Every entry of a
 /// table (kernels/<family>_table.hpp) is a function pointer or a non-zero int64_t, and the tables are
 /// filled member by member from a zeroed value (kernels/<family>.cpp), so a zero word is an entry
