@@ -5,9 +5,9 @@
 //
 // Every element is widened to float32 exactly, rotated in float32 with float32 cos/sin (computed
 // once per token in float64 from the exact phase and shared by all heads), and stored back; bf16
-// and f16 stores round to nearest, ties to even. The f16 conversions are integer bit
-// manipulations on x86 (no F16C or AVX-512-FP16 instruction: the AVX2 and AVX-512 paths need
-// only the flags of their ISA) and the AArch64 baseline conversions (FCVTL / FCVTN) on NEON.
+// and f16 stores round to nearest, ties to even. The f16 conversions need no instruction beyond
+// each path's own ISA: integer bit manipulations on AVX2 (no F16C), VCVTPH2PS / VCVTPS2PH on
+// AVX-512 (part of AVX-512F; no AVX-512-FP16), the AArch64 baseline FCVTL / FCVTN on NEON.
 #pragma once
 
 #include "kernels/rope.hpp"
@@ -178,18 +178,8 @@ struct codec_f16 {
     const __m256 r = _mm256_blendv_ps(of, rn, _mm256_castsi256_ps(sub));
     return vec<float>(_mm256_or_ps(r, _mm256_castsi256_ps(sign)));
 #elif defined(POSENC_ISA_AVX512)
-    const __m512i h = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
-    const __m512i sign = _mm512_slli_epi32(_mm512_and_si512(h, _mm512_set1_epi32(0x8000)), 16);
-    __m512i o = _mm512_slli_epi32(_mm512_and_si512(h, _mm512_set1_epi32(0x7fff)), 13);
-    const __m512i e = _mm512_and_si512(o, _mm512_set1_epi32(static_cast<int>(kF16ExpMask)));
-    o = _mm512_add_epi32(o, _mm512_set1_epi32(static_cast<int>(kF16Rebias)));
-    const __mmask16 infnan = _mm512_cmpeq_epi32_mask(e, _mm512_set1_epi32(static_cast<int>(kF16ExpMask)));
-    o = _mm512_mask_add_epi32(o, infnan, o, _mm512_set1_epi32(static_cast<int>(kF16InfNanRebias)));
-    const __mmask16 sub = _mm512_cmpeq_epi32_mask(e, _mm512_setzero_si512());
-    o = _mm512_mask_add_epi32(o, sub, o, _mm512_set1_epi32(1 << 23));
-    __m512 r = _mm512_castsi512_ps(o);
-    r = _mm512_mask_sub_ps(r, sub, r, _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(kF16SubMagic))));
-    return vec<float>(_mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(r), sign)));
+    // VCVTPH2PS zmm is AVX-512F (no F16C or AVX-512-FP16 needed): exact, subnormals included.
+    return vec<float>(_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))));
 #elif defined(POSENC_ISA_NEON)
     return vec<float>(vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))));
 #endif
@@ -218,22 +208,10 @@ struct codec_f16 {
     const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(o, o), 0xD8);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_castsi256_si128(packed));
 #elif defined(POSENC_ISA_AVX512)
-    const __m512i u = _mm512_castps_si512(static_cast<__m512>(v));
-    const __m512i sign = _mm512_and_si512(u, _mm512_set1_epi32(static_cast<int>(0x80000000u)));
-    const __m512i a = _mm512_xor_si512(u, sign);
-    __m512i o = _mm512_add_epi32(a, _mm512_set1_epi32(static_cast<int>(kF16NormRebias)));
-    o = _mm512_add_epi32(o, _mm512_and_si512(_mm512_srli_epi32(a, 13), _mm512_set1_epi32(1)));
-    o = _mm512_srli_epi32(o, 13);
-    const __mmask16 is_small = _mm512_cmplt_epi32_mask(a, _mm512_set1_epi32(static_cast<int>(kF16SubMagic)));
-    const __m512 sf = _mm512_add_ps(_mm512_castsi512_ps(a), _mm512_set1_ps(0.5f));
-    o = _mm512_mask_sub_epi32(o, is_small, _mm512_castps_si512(sf), _mm512_set1_epi32(static_cast<int>(kF16DenormMagic)));
-    const __mmask16 is_big = _mm512_cmpge_epi32_mask(a, _mm512_set1_epi32(static_cast<int>(kF16Overflow)));
-    o = _mm512_mask_mov_epi32(o, is_big, _mm512_set1_epi32(0x7c00));
-    const __mmask16 is_nan = _mm512_cmpgt_epi32_mask(a, _mm512_set1_epi32(0x7f800000));
-    o = _mm512_mask_or_epi32(o, is_nan, _mm512_set1_epi32(0x7e00),
-                             _mm512_and_si512(_mm512_srli_epi32(a, 13), _mm512_set1_epi32(0x3ff)));
-    o = _mm512_or_si512(o, _mm512_srli_epi32(sign, 16));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtepi32_epi16(o));
+    // VCVTPS2PH zmm (AVX-512F): round to nearest even by the immediate, whatever MXCSR says;
+    // f16 subnormal results are produced even under FTZ.
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p),
+                        _mm512_cvtps_ph(static_cast<__m512>(v), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 #elif defined(POSENC_ISA_NEON)
     vst1_u16(p, vreinterpret_u16_f16(vcvt_f16_f32(static_cast<float32x4_t>(v))));
 #endif

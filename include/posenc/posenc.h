@@ -496,7 +496,8 @@ POSENC_API posenc_status posenc_rope_apply_bf16(const posenc_rope_params* p, pos
  *  and NaNs included), rotated in float32 with the same float32 cos/sin, and rounded back to
  *  binary16 to nearest, ties to even (overflow to +-infinity, gradual underflow; a NaN stays a
  *  quiet NaN). The conversions need no F16C or AVX-512-FP16 instruction (integer bit operations
- *  on x86; FCVTL/FCVTN on NEON) and are exact under flush-to-zero modes.
+ *  on AVX2, the AVX-512F conversions VCVTPH2PS / VCVTPS2PH on AVX-512, FCVTL/FCVTN on NEON) and
+ *  are exact under flush-to-zero modes.
  *  Accuracy: the float32 result rounded once (<= 2^-11 relative per element in the normal range).
  *  Errors and arguments: as posenc_rope_apply_f32. */
 POSENC_API posenc_status posenc_rope_apply_f16(const posenc_rope_params* p, posenc_rope_layout layout,
