@@ -130,23 +130,12 @@ void sample_rows(posenc_rf_sampling sampling, int32_t d, int32_t m, double sigma
 
 int64_t round_up(int64_t v, int64_t q) { return (v + q - 1) / q * q; }
 
-/// The int a C caller passed for an enum parameter, read through its object representation: a C
-/// caller may pass any int, and loading an out-of-range value as the C++ enum type is undefined
-/// behaviour (UBSan -fsanitize=enum).
-template <class E>
-int enum_int(const E& e) {
-  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized here");
-  int v;
-  std::memcpy(&v, &e, sizeof v);
-  return v;
-}
-
 }  // namespace
 
 extern "C" POSENC_API posenc_status posenc_rf_sample_f32(posenc_rf_sampling sampling, int32_t d, int32_t m,
                                                         double sigma, uint64_t seed, float* omega) {
   api_guard g("posenc_rf_sample_f32");
-  const int sv = enum_int(sampling);
+  const int sv = enum_bits(sampling);
   if (sv < POSENC_RF_IID || sv > POSENC_RF_PFF)
     return set_error(POSENC_ERR_INVALID_ARGUMENT,
                      "sampling must be POSENC_RF_IID (0), POSENC_RF_ORTHOGONAL (1), POSENC_RF_QMC (2) or "
@@ -177,7 +166,7 @@ extern "C" POSENC_API posenc_status posenc_rf_features_f32(posenc_rf_kind kind, 
                                                           int32_t d, const float* weights, const float* x,
                                                           int64_t n, float* out) {
   api_guard g("posenc_rf_features_f32");
-  const int kv = enum_int(kind);
+  const int kv = enum_bits(kind);
   if (kv < POSENC_RF_TRIG || kv > POSENC_RF_GAUSSIAN_POSITIVE)
     return set_error(POSENC_ERR_INVALID_ARGUMENT,
                      "kind must be POSENC_RF_TRIG (0), POSENC_RF_POSITIVE (1), POSENC_RF_HYPERBOLIC (2) or "

@@ -431,7 +431,7 @@ TEST_P(FeaturesStats, UnbiasedMeanOverSeedsWithinLemma2Tolerance) {
 
 TEST_P(FeaturesStats, PffStandardNormalRadiiWouldBeBiased) {
   // Same PFF directions, radii replaced by the standard-normal quantile of stratified t (the
-  // mistake REFERENCES.md §3 warns about): mean far from K_G; the chi radii of the library are not.
+  // mistake docs/REFERENCES.md §3 warns about): mean far from K_G; the chi radii of the library are not.
   const int d = 16, m = 64, S = 400;
   const Point p = test_point(d, 0.8, 0.3);
   const Lemma2 L(p);
