@@ -8,7 +8,8 @@ C ABI lacks raise `posenc.ArgumentError` naming the argument and the fix.
 
 - `rope_apply` (autograd: backward = the transposed rotation), `RotaryEmbedding` (HF's rotary
   module from a config dict, with a fused ``apply(q, k, position_ids)``), `rope_params_from_hf`;
-- `learned_add` (autograd: deterministic gradient scatter for the table);
+- `learned_add` (autograd: deterministic gradient scatter for the table), `learned_resample`
+  (autograd: the adjoint of the resampling, posenc_learned_resample_backward_f32);
 - `sph_harm_real` (forward; not differentiable w.r.t. xyz);
 - `laplacian_pe`, `rwse` (plain functions of a PyG edge_index).
 
@@ -26,9 +27,9 @@ except ImportError as e:  # pragma: no cover - depends on the environment
                       "the rest of posenc works without it") from e
 
 from .rope import RotaryEmbedding, rope_apply, rope_params_from_hf
-from .learned import learned_add
+from .learned import learned_add, learned_resample
 from .sphere import NOT_DIFFERENTIABLE, sph_harm_real
 from .graph import laplacian_pe, rwse
 
-__all__ = ["RotaryEmbedding", "rope_apply", "rope_params_from_hf", "learned_add", "sph_harm_real",
+__all__ = ["RotaryEmbedding", "rope_apply", "rope_params_from_hf", "learned_add", "learned_resample", "sph_harm_real",
            "NOT_DIFFERENTIABLE", "laplacian_pe", "rwse"]

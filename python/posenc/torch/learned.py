@@ -6,6 +6,7 @@ import torch
 from torch.autograd.function import once_differentiable
 
 from .._lib import ArgumentError
+from ..learned import Resample
 from ._common import cfn, check, contiguous_c, positions_tensor, tensor
 
 _F32 = (torch.float32,)
@@ -80,4 +81,65 @@ def learned_add(x, table, positions):
     return out
 
 
-__all__ = ["learned_add"]
+_MODES = {"bicubic_aa": Resample.BICUBIC_AA, "bicubic": Resample.BICUBIC, "linear": Resample.LINEAR,
+          "bilinear": Resample.LINEAR}
+
+
+def _hw(v):
+    if isinstance(v, int):
+        return 1, int(v)
+    h, w = v
+    return int(h), int(w)
+
+
+def _resample(src, prefix, from_hw, to_hw, mode, backward):
+    """One C call: forward (table from_hw -> to_hw) or its adjoint (grad_out to_hw -> from_hw,
+    from_hw = the forward's old size)."""
+    (oh, ow), (nh, nw) = (from_hw, to_hw)
+    src = contiguous_c(src)
+    dim = src.shape[1]
+    rows = prefix + (oh * ow if backward else nh * nw)
+    out = torch.empty((max(rows, 0), dim), dtype=torch.float32)
+    name = "posenc_learned_resample_backward_f32" if backward else "posenc_learned_resample_f32"
+    check(cfn(name)(src.data_ptr(), prefix, oh, ow, dim, nh, nw, int(mode), out.data_ptr()))
+    return out
+
+
+class _LearnedResample(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, table, prefix, old_hw, new_hw, mode):
+        ctx.args = (prefix, old_hw, new_hw, mode)
+        return _resample(table, prefix, old_hw, new_hw, mode, False)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_out):
+        prefix, old_hw, new_hw, mode = ctx.args
+        return _resample(grad_out, prefix, old_hw, new_hw, mode, True), None, None, None, None
+
+
+def learned_resample(table, old_hw, new_hw, prefix=0, mode="bicubic_aa"):
+    """Resampled learned position grid (posenc_learned_resample_f32, timm resample_abs_pos_embed
+    with channels last) -> float32 [prefix + new_h*new_w, dim], with autograd.
+
+    table: float32 [prefix + old_h*old_w, dim] (the first `prefix` rows are class / register
+    tokens, copied); old_hw / new_hw: (h, w), or an int for a 1-D table. mode: "bicubic_aa"
+    (timm's default, F.interpolate(mode='bicubic', antialias=True)), "bicubic" (antialias=False),
+    "linear" / "bilinear", or a posenc.Resample. Backward: posenc_learned_resample_backward_f32,
+    the exact adjoint of the forward's float32 weights (PyTorch's F.interpolate backward up to
+    its float32 weights), bitwise identical for any posenc thread count."""
+    tensor(table, "table", _F32, _WHAT)
+    m = _MODES.get(mode) if isinstance(mode, str) else Resample(int(mode))
+    if m is None:
+        raise ArgumentError(f"mode must be one of {', '.join(_MODES)} or a posenc.Resample (got {mode!r})")
+    (oh, ow), (nh, nw) = _hw(old_hw), _hw(new_hw)
+    prefix = int(prefix)
+    if table.dim() != 2 or table.shape[0] != prefix + oh * ow:
+        raise ArgumentError(f"table must have shape ({prefix} + {oh}*{ow}, dim) = ({prefix + oh * ow}, dim) "
+                            f"(got {tuple(table.shape)})")
+    if torch.is_grad_enabled() and table.requires_grad:
+        return _LearnedResample.apply(table, prefix, (oh, ow), (nh, nw), m)
+    return _resample(table, prefix, (oh, ow), (nh, nw), m, False)
+
+
+__all__ = ["learned_add", "learned_resample"]
