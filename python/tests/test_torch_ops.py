@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
 # requires: posenc_learned_add_f32 posenc_learned_grad_f32 posenc_sph_harm_real_f64 posenc_sph_harm_real_f32 posenc_laplacian_pe_f64 posenc_rwse_f64
+# needs-modules: torch
 """posenc.torch learned_add (autograd), sph_harm_real (forward, non-differentiable), laplacian_pe and
 rwse of a PyG edge_index, against torch / NumPy float64 references.
 
@@ -141,3 +142,33 @@ def test_rwse_matches_dense_powers():
     # num_nodes beyond the largest id: an isolated node gets zeros (PyG's 1/0 -> 0)
     out2 = pt.rwse(ei, 3, num_nodes=n + 1)
     assert torch.equal(out2[n], torch.zeros(3, dtype=torch.float64))
+
+
+class _ShDataset(torch.utils.data.Dataset):
+    def __init__(self, xyz):
+        self.xyz = xyz
+
+    def __len__(self):
+        return self.xyz.shape[0]
+
+    def __getitem__(self, i):
+        return pt.sph_harm_real(self.xyz[i], 8), posenc.threads_get()
+
+
+def _one_thread(_):
+    posenc.threads_set(1)
+
+
+def test_dataloader_workers_after_the_parent_used_threads():
+    xyz = torch.randn(4, 20000, 3, dtype=torch.float64)
+    old = posenc.threads_get()
+    try:
+        posenc.threads_set(2)
+        want = pt.sph_harm_real(xyz, 8)
+        dl = torch.utils.data.DataLoader(_ShDataset(xyz), batch_size=None, num_workers=2,
+                                         worker_init_fn=_one_thread, multiprocessing_context="fork")
+        got = list(dl)
+    finally:
+        posenc.threads_set(old)
+    assert all(n == 1 for _, n in got)
+    assert torch.equal(torch.stack([y for y, _ in got]), want)

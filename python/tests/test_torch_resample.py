@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
 # requires: posenc_learned_resample_f32 posenc_learned_resample_backward_f32
+# needs-modules: torch
 """posenc.torch.learned_resample (autograd through posenc_learned_resample_backward_f32) and the
 NumPy binding learned_resample_backward, against torch's F.interpolate (timm's
 resample_abs_pos_embed) and its autograd in float64.

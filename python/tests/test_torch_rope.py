@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
 # requires: posenc_rope_plan_apply posenc_rope_apply_strided posenc_rope_cos_sin_f32 posenc_rope_plan_inv_freq
+# needs-modules: torch
 """posenc.torch RoPE: the autograd op against torch autograd of a float64 reference rotation, bf16 /
 fp16 against the float32 path, strided layouts, double backward, errors, thread determinism, the
 HF config mapping, and RotaryEmbedding inside a Llama attention block ported from transformers.
