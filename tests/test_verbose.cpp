@@ -238,6 +238,9 @@ std::map<std::string, Case> make_cases(Inputs& in, posenc_isa isa) {
   c["posenc_learned_resample_f32"] = {[=] {
     return posenc_learned_resample_f32(a, 1, 2, 2, 8, 3, 3, POSENC_RESAMPLE_BICUBIC_AA, o);
   }, {}};
+  c["posenc_learned_resample_backward_f32"] = {[=] {
+    return posenc_learned_resample_backward_f32(a, 1, 2, 2, 8, 3, 3, POSENC_RESAMPLE_BICUBIC_AA, o);
+  }, {}};
   return c;
 }
 

@@ -1227,6 +1227,31 @@ POSENC_API posenc_status posenc_learned_resample_f32(const float* table, int32_t
                                                      int64_t old_w, int32_t dim, int64_t new_h, int64_t new_w,
                                                      posenc_resample mode, float* out);
 
+/** Adjoint (transpose) of posenc_learned_resample_f32: the gradient of a loss with respect to the
+ *  table given its gradient with respect to the resampled table, for fine-tuning through a
+ *  resize (timm resample_abs_pos_embed inside a model; PyTorch's F.interpolate backward).
+ *
+ *  The forward is out = A table with A = [I_prefix, 0; 0, Wh (x) Ww] (Ww, Wh the per-axis weight
+ *  matrices of posenc_learned_resample_f32, as the same float32 weights); this computes
+ *  grad_table = A^T grad_out: the prefix rows copied, then a height pass with Wh^T (new_h ->
+ *  old_h rows) and a width pass with Ww^T (new_w -> old_w columns), an axis whose size does not
+ *  change copied exactly. Each output element is one ordered sum of its column of A (the
+ *  forward's taps transposed into a gather, increasing output index), so the result is bitwise
+ *  identical for any thread count; the sums use fused multiply-add where the ISA has FMA.
+ *
+ *  grad_out: [prefix + new_h*new_w, dim]; grad_table: [prefix + old_h*old_w, dim], overwritten
+ *  (not accumulated); layouts and arguments as posenc_learned_resample_f32 (old_* the sizes of
+ *  the forward's input). grad_out and grad_table must not overlap.
+ *  Accuracy: max abs error <= 1e-6 * sum_k |w_k| * max|grad_out| per pass against float64
+ *  evaluation of A^T with the same weights; <A x, y> = <x, A^T y> to float32 rounding (tests).
+ *
+ *  Errors: NULL_POINTER (grad_out or grad_table NULL); INVALID_ARGUMENT (prefix < 0, dim <= 0,
+ *  any size <= 0, mode not a posenc_resample); SIZE_OVERFLOW. Nothing is written on error. */
+POSENC_API posenc_status posenc_learned_resample_backward_f32(const float* grad_out, int32_t prefix, int64_t old_h,
+                                                              int64_t old_w, int32_t dim, int64_t new_h,
+                                                              int64_t new_w, posenc_resample mode,
+                                                              float* grad_table);
+
 /* @@LEARNED-END@@ */
 
 #ifdef __cplusplus

@@ -460,6 +460,13 @@ inline std::vector<float> learned_resample(const std::vector<float>& table, int3
   learned_resample(table.data(), prefix, old_h, old_w, dim, new_h, new_w, mode, out.data());
   return out;
 }
+/// posenc_learned_resample_backward_f32: grad_table [prefix + old_h*old_w, dim] = A^T grad_out
+/// [prefix + new_h*new_w, dim] (the adjoint of learned_resample; overwritten).
+inline void learned_resample_backward(const float* grad_out, int32_t prefix, int64_t old_h, int64_t old_w,
+                                      int32_t dim, int64_t new_h, int64_t new_w, posenc_resample mode,
+                                      float* grad_table) {
+  check(posenc_learned_resample_backward_f32(grad_out, prefix, old_h, old_w, dim, new_h, new_w, mode, grad_table));
+}
 // @@LEARNED-END@@
 
 }  // namespace posenc
