@@ -326,13 +326,14 @@ inline int64_t rf_feature_width(posenc_rf_kind kind, int32_t m) noexcept {
 }
 /// posenc_rf_features_f32: x [n, d] -> out [n, rf_feature_width(kind, m)]; weights [m] or nullptr.
 inline void rf_features(posenc_rf_kind kind, const float* omega, int32_t m, int32_t d, const float* weights,
-                        const float* x, int64_t n, float* out) {
-  check(posenc_rf_features_f32(kind, omega, m, d, weights, x, n, out));
+                        const float* x, int64_t n, float* out, posenc_rf_shift shift = POSENC_RF_SHIFT_OVERFLOW) {
+  check(posenc_rf_features_f32(kind, shift, omega, m, d, weights, x, n, out));
 }
 /// Allocating variant: omega holds m * d floats, x holds n * d floats. Throws posenc::error
 /// (INVALID_ARGUMENT) if omega.size() != m * d or x.size() is not a multiple of d.
 inline std::vector<float> rf_features(posenc_rf_kind kind, const std::vector<float>& omega, int32_t m, int32_t d,
-                                      const std::vector<float>& x, const float* weights = nullptr) {
+                                      const std::vector<float>& x, const float* weights = nullptr,
+                                      posenc_rf_shift shift = POSENC_RF_SHIFT_OVERFLOW) {
   if (m > 0 && d > 0 && omega.size() != static_cast<size_t>(m) * static_cast<size_t>(d))
     throw error(POSENC_ERR_INVALID_ARGUMENT, "posenc::rf_features: omega.size() must be m * d = " +
                                                  std::to_string(int64_t(m) * d) + " (got " + std::to_string(omega.size()) + ")");
@@ -341,7 +342,7 @@ inline std::vector<float> rf_features(posenc_rf_kind kind, const std::vector<flo
                                                  std::to_string(d) + " (got " + std::to_string(x.size()) + ")");
   const int64_t n = d > 0 ? int64_t(x.size()) / d : 0;
   std::vector<float> out = detail::out_buffer<float>("rf_features", {n, m > 0 ? rf_feature_width(kind, m) : 0});
-  rf_features(kind, omega.data(), m, d, weights, x.data(), n, out.data());
+  rf_features(kind, omega.data(), m, d, weights, x.data(), n, out.data(), shift);
   return out;
 }
 /// posenc_linear_attention_f32: phi_q, phi_k [n, F], v [n, dv] -> out [n, dv].
