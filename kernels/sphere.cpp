@@ -29,6 +29,9 @@ const sphere_kernels_t* sphere_kernels() {
       &sphere_rotate_f64,
       &sphere_xyz_bad_f64,
       &sphere_xyz_bad_f32,
+      &sphere_grad_scratch_doubles,
+      &sphere_sh_grad_f64,
+      &sphere_sh_grad_f32,
   };
   return &table;
 }
