@@ -31,6 +31,9 @@ constexpr sphere_kernels_t make_sphere_kernels() {
   t.rotate_f64 = &sphere_rotate_f64;
   t.xyz_bad_f64 = &sphere_xyz_bad_f64;
   t.xyz_bad_f32 = &sphere_xyz_bad_f32;
+  t.grad_scratch_doubles = &sphere_grad_scratch_doubles;
+  t.sh_grad_f64 = &sphere_sh_grad_f64;
+  t.sh_grad_f32 = &sphere_sh_grad_f32;
   return t;
 }
 

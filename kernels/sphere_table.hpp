@@ -4,6 +4,7 @@
 // here: lib/sphere.cpp includes this header with baseline flags.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 namespace posenc {
@@ -65,6 +66,53 @@ constexpr int32_t kSphF32NativeLmax = 16;
 /// Highest lmax of the real-SH fast path (its coefficient table is lmax (lmax+1) / 2 pairs, <= 1 MiB).
 constexpr int32_t kSphFastLmax = 360;
 
+
+/// Flags of the derivative kernels (posenc.h POSENC_SPH_SOLID / POSENC_SPH_ZERO_AS_ZERO).
+constexpr uint32_t kSphSolid = 1u;
+constexpr uint32_t kSphZeroAsZero = 2u;
+
+/// The five coefficients of degree l >= 1, order 0 <= m <= l, of the derivative kernel
+/// (kernels/sphere/sh_grad.hpp), into c[0..5):
+///   c[0] a:  the orthonormal recurrence ybar_l^m = (a cos theta) ybar_{l-1}^m + nb ybar_{l-2}^m
+///            (m < l), a = sqrt((4l^2-1)/((l-m)(l+m))); for m = l the sectoral factor
+///            (ybar_l^l = ybar_{l-1}^{l-1} (a sin theta)): sqrt(3) at l = 1, sqrt((2l+1)/(2l)) above
+///   c[1] nb: -sqrt((2l+1)(l-m-1)(l+m-1)/((2l-3)(l-m)(l+m))) for m < l-1, else 0
+///   c[2] cz: d/dz R_l,+-m = cz R_l-1,+-m,  cz = sqrt(k (l+m)(l-m)),  k = (2l+1)/(2l-1)
+///   c[3] alpha, c[4] beta: d/dx, d/dy of R_l,+-m from R_l-1,+-(m-1) and R_l-1,+-(m+1) (m >= 1):
+///            alpha = sqrt(k (l+m)(l+m-1)) / 2 (times sqrt(2) at m = 1), beta = sqrt(k (l-m)(l-m-1)) / 2;
+///            m = 0: c[3] = 0, c[4] = sqrt(k l (l-1) / 2) (d/dx R_l0 = -c[4] R_l-1,1).
+/// R_lm = r^l Y_lm are the real orthonormal solid harmonics (posenc.h real form). The ladder
+/// relations follow from d/dz Q_l^m = (l+m) Q_l-1^m and d/dx Q_l^m = -x Q_l-1^m+1 for
+/// r^l P_l^m(z/r) = rho^m Q_l^m (Bigi et al., J. Chem. Phys. 159, 064802 (2023), sphericart) and
+/// (x+iy)^m for the azimuth. lib/ tabulates these for lmax <= kSphGradTableLmax, the kernel
+/// computes them per degree above: the same expression, so the same bits.
+inline void sph_grad_coef(int32_t l, int32_t m, double* c) {
+  const double ld = l, md = m, lm = double(l - m), lp = double(l + m);
+  const double k = (2.0 * ld + 1.0) / (2.0 * ld - 1.0);
+  if (m < l) c[0] = std::sqrt((4.0 * ld * ld - 1.0) / (lm * lp));
+  else c[0] = l == 1 ? std::sqrt(3.0) : std::sqrt((2.0 * md + 1.0) / (2.0 * md));
+  c[1] = m < l - 1 ? -std::sqrt((2.0 * ld + 1.0) * (lm - 1.0) * (lp - 1.0) / ((2.0 * ld - 3.0) * lm * lp)) : 0.0;
+  c[2] = std::sqrt(k * lp * lm);
+  if (m == 0) {
+    c[3] = 0.0;
+    c[4] = std::sqrt(k * ld * (ld - 1.0) * 0.5);
+  } else {
+    c[3] = 0.5 * std::sqrt(k * lp * (lp - 1.0)) * (m == 1 ? 1.41421356237309504880 : 1.0);
+    c[4] = m < l - 1 ? 0.5 * std::sqrt(k * lm * (lm - 1.0)) : 0.0;
+  }
+}
+
+/// Degrees up to which lib/ passes the table of sph_grad_coef (5 (lmax+1)(lmax+2)/2 doubles,
+/// 2.6 MB at 360); above, the kernel computes each degree's row per block of points.
+constexpr int32_t kSphGradTableLmax = 360;
+
+/// One call of the derivative kernel (sphere_kernels_t::sh_grad_*).
+struct sph_grad_plan {
+  int32_t lmax;
+  uint32_t flags;       ///< kSphSolid | kSphZeroAsZero
+  const double* coef;   ///< sph_grad_coef of (l, m) at coef + 5 (l (l+1)/2 + m), or nullptr
+};
+
 struct sphere_kernels_t {
   /// Scratch doubles a block kernel needs for lmax (legendre / sh_real / legendre_poly).
   int64_t (*scratch_doubles)(int32_t lmax);
@@ -98,6 +146,14 @@ struct sphere_kernels_t {
   /// vectorized first pass of the argument check; lib names the first bad point itself).
   int (*xyz_bad_f64)(const double* xyz, int64_t n);
   int (*xyz_bad_f32)(const float* xyz, int64_t n);
+  /// Real SH (unit-sphere or solid, plan->flags) and their Cartesian first and second
+  /// derivatives of xyz [n, 3] (finite; (0, 0, 0) only with kSphZeroAsZero); each output may be
+  /// nullptr: values [n, K], grad [n, 3, K], hess [n, 3, 3, K], K = (lmax+1)^2.
+  int64_t (*grad_scratch_doubles)(int32_t lmax);
+  void (*sh_grad_f64)(const sph_grad_plan* plan, const double* xyz, int64_t n, double* values, double* grad,
+                      double* hess, double* scratch);
+  void (*sh_grad_f32)(const sph_grad_plan* plan, const float* xyz, int64_t n, float* values, float* grad,
+                      float* hess, double* scratch);
 };
 
 }  // namespace posenc

@@ -162,7 +162,7 @@ posenc_status check_unit_interval(const T* x, int64_t n, const char* name) {
 }
 
 template <class T>
-posenc_status check_xyz(const T* xyz, int64_t n, const sphere_kernels_t* k) {
+posenc_status check_xyz(const T* xyz, int64_t n, const sphere_kernels_t* k, bool allow_zero = false) {
   // Vectorized branch-free first pass (the kernel table's xyz_bad; a scalar pass was 7 % of a
   // 64k-point call at lmax 10); the loop below names the first bad point only when there is one.
   int bad = 0;
@@ -173,8 +173,10 @@ posenc_status check_xyz(const T* xyz, int64_t n, const sphere_kernels_t* k) {
     const double a = double(xyz[3 * i]), b = double(xyz[3 * i + 1]), c = double(xyz[3 * i + 2]);
     if (!(std::isfinite(a) && std::isfinite(b) && std::isfinite(c)))
       return set_error(POSENC_ERR_INVALID_ARGUMENT, "xyz[%lld] must be finite (got %g, %g, %g)", (long long)i, a, b, c);
-    if (a == 0.0 && b == 0.0 && c == 0.0)
-      return set_error(POSENC_ERR_INVALID_ARGUMENT, "xyz[%lld] must have nonzero length (got 0, 0, 0)", (long long)i);
+    if (a == 0.0 && b == 0.0 && c == 0.0 && !allow_zero)
+      return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                       "xyz[%lld] must have nonzero length (got 0, 0, 0; POSENC_SPH_ZERO_AS_ZERO accepts it)",
+                       (long long)i);
   }
   return POSENC_OK;
 }
@@ -255,6 +257,69 @@ posenc_status sh_real_common(int32_t lmax, const TI* xyz, int64_t n, TO* out, Fn
       double* scr = tile_scratch(sd);
       const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain);
       fn(&plan, xyz + 3 * p0, p1 - p0, out + p0 * K, scr);
+    });
+    return POSENC_OK;
+  });
+}
+
+/// The table of sph_grad_coef for lmax <= kSphGradTableLmax (built once per thread and reused
+/// while lmax repeats, as cached_plan), or nullptr above (the kernel computes each degree).
+std::shared_ptr<const std::vector<double>> cached_grad_coef(int32_t lmax) {
+  if (lmax > kSphGradTableLmax) return nullptr;
+  thread_local int32_t last_lmax = -1;
+  thread_local std::shared_ptr<const std::vector<double>> last;
+  if (last && last_lmax == lmax) return last;
+  auto t = std::make_shared<std::vector<double>>(size_t(5) * size_t(legendre_count(lmax)), 0.0);
+  for (int32_t l = 1; l <= lmax; ++l)
+    for (int32_t m = 0; m <= l; ++m) sph_grad_coef(l, m, t->data() + 5 * (size_t(l) * size_t(l + 1) / 2 + size_t(m)));
+  last = t;
+  last_lmax = lmax;
+  return t;
+}
+
+/// Validation, tiling and profiling of posenc_sph_harm_real_grad_* and (grad == hess == nullptr,
+/// values required) the flagged posenc_sph_harm_real_ex_*.
+template <class T, class Fn>
+posenc_status sh_grad_common(int32_t lmax, const T* xyz, int64_t n, uint32_t flags, T* values, T* grad, T* hess,
+                             bool grad_required, Fn pick) {
+  POSENC_CHECK(check_lmax(lmax));
+  POSENC_CHECK(check_nonneg(n, "n"));
+  if ((flags & ~(kSphSolid | kSphZeroAsZero)) != 0)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     "flags must combine POSENC_SPH_SOLID (1) and POSENC_SPH_ZERO_AS_ZERO (2) only (got %u)", flags);
+  const int64_t K = sh_count(lmax);
+  int64_t total = 0, n3 = 0, n9 = 0, tg = 0, th = 0;
+  POSENC_CHECK(checked_mul(n, 3, &n3, "xyz [n, 3]", sizeof(T)));
+  POSENC_CHECK(checked_mul(n, K, &total, grad_required ? "values [n, (lmax+1)^2]" : "out [n, (lmax+1)^2]", sizeof(T)));
+  POSENC_CHECK(checked_mul(n3, K, &tg, "grad [n, 3, (lmax+1)^2]", sizeof(T)));
+  if (hess) {
+    POSENC_CHECK(checked_mul(n, 9, &n9, "hess [n, 3, 3, (lmax+1)^2]", sizeof(T)));
+    POSENC_CHECK(checked_mul(n9, K, &th, "hess [n, 3, 3, (lmax+1)^2]", sizeof(T)));
+  }
+  POSENC_CHECK(check_not_null_if(xyz, n, "xyz"));
+  if (grad_required) POSENC_CHECK(check_not_null_if(grad, tg, "grad"));
+  else POSENC_CHECK(check_not_null_if(values, total, "out"));
+  const sphere_kernels_t* k = nullptr;
+  POSENC_CHECK(sphere_kernels_active(&k));
+  POSENC_CHECK(check_xyz(xyz, n, k, (flags & kSphZeroAsZero) != 0));
+  if (n == 0) return POSENC_OK;
+  return guarded([&] {
+    const auto coef = cached_grad_coef(lmax);
+    sph_grad_plan plan{lmax, flags, coef ? coef->data() : nullptr};
+    const int64_t planes = (values ? 1 : 0) + (grad ? 3 : 0) + (hess ? 9 : 0);
+    const int64_t grain = points_per_tile(planes * K, k->sh_tile_points), sd = k->grad_scratch_doubles(lmax);
+    if (prof_flags() != 0) {
+      path(hess ? "sh_grad.hess" : grad ? "sh_grad.grad" : "sh_grad.values");
+      // ~6 flops an output value (recurrence, ladder, chain rule), per plane
+      work(double(n) * (3.0 * double(sizeof(T)) + double(planes * K) * double(sizeof(T))), 6.0 * double(n) * double(planes * K));
+      POSENC_SHAPE("n=%lld lmax=%d flags=%u", (long long)n, lmax, flags);
+    }
+    auto fn = pick(k);
+    parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
+      double* scr = tile_scratch(sd);
+      const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain);
+      fn(&plan, xyz + 3 * p0, p1 - p0, values ? values + p0 * K : nullptr, grad ? grad + p0 * 3 * K : nullptr,
+         hess ? hess + p0 * 9 * K : nullptr, scr);
     });
     return POSENC_OK;
   });
@@ -436,6 +501,38 @@ extern "C" POSENC_API posenc_status posenc_sph_harm_real_f64(int32_t lmax, const
 extern "C" POSENC_API posenc_status posenc_sph_harm_real_f32(int32_t lmax, const float* xyz, int64_t n, float* out) {
   api_guard g("posenc_sph_harm_real_f32");
   return sh_real_common(lmax, xyz, n, out, [](const sphere_kernels_t* k) { return k->sh_real_f32; });
+}
+
+extern "C" POSENC_API posenc_status posenc_sph_harm_real_ex_f64(int32_t lmax, const double* xyz, int64_t n,
+                                                                uint32_t flags, double* out) {
+  api_guard g("posenc_sph_harm_real_ex_f64");
+  if (flags == 0) return sh_real_common(lmax, xyz, n, out, [](const sphere_kernels_t* k) { return k->sh_real_f64; });
+  return sh_grad_common<double>(lmax, xyz, n, flags, out, nullptr, nullptr, false,
+                                [](const sphere_kernels_t* k) { return k->sh_grad_f64; });
+}
+
+extern "C" POSENC_API posenc_status posenc_sph_harm_real_ex_f32(int32_t lmax, const float* xyz, int64_t n,
+                                                                uint32_t flags, float* out) {
+  api_guard g("posenc_sph_harm_real_ex_f32");
+  if (flags == 0) return sh_real_common(lmax, xyz, n, out, [](const sphere_kernels_t* k) { return k->sh_real_f32; });
+  return sh_grad_common<float>(lmax, xyz, n, flags, out, nullptr, nullptr, false,
+                               [](const sphere_kernels_t* k) { return k->sh_grad_f32; });
+}
+
+extern "C" POSENC_API posenc_status posenc_sph_harm_real_grad_f64(int32_t lmax, const double* xyz, int64_t n,
+                                                                  uint32_t flags, double* values, double* grad,
+                                                                  double* hess) {
+  api_guard g("posenc_sph_harm_real_grad_f64");
+  return sh_grad_common<double>(lmax, xyz, n, flags, values, grad, hess, true,
+                                [](const sphere_kernels_t* k) { return k->sh_grad_f64; });
+}
+
+extern "C" POSENC_API posenc_status posenc_sph_harm_real_grad_f32(int32_t lmax, const float* xyz, int64_t n,
+                                                                  uint32_t flags, float* values, float* grad,
+                                                                  float* hess) {
+  api_guard g("posenc_sph_harm_real_grad_f32");
+  return sh_grad_common<float>(lmax, xyz, n, flags, values, grad, hess, true,
+                               [](const sphere_kernels_t* k) { return k->sh_grad_f32; });
 }
 
 extern "C" POSENC_API posenc_status posenc_sph_harm_real_lonlat_f64(int32_t lmax, const double* lonlat, int64_t n,

@@ -211,6 +211,10 @@ std::map<std::string, Case> make_cases(Inputs& in, posenc_isa isa) {
   c["posenc_sph_kernel_f64"] = {[=] { return posenc_sph_kernel_f64(3, d, d, 4, od); }, {}};
   c["posenc_sph_harm_real_f64"] = {[=] { return posenc_sph_harm_real_f64(3, I->xyz.data(), 4, od); }, {}};
   c["posenc_sph_harm_real_f32"] = {[=] { return posenc_sph_harm_real_f32(3, I->xyzf.data(), 4, o); }, {}};
+  c["posenc_sph_harm_real_ex_f64"] = {[=] { return posenc_sph_harm_real_ex_f64(3, I->xyz.data(), 4, POSENC_SPH_SOLID, od); }, {}};
+  c["posenc_sph_harm_real_ex_f32"] = {[=] { return posenc_sph_harm_real_ex_f32(3, I->xyzf.data(), 4, POSENC_SPH_SOLID, o); }, {}};
+  c["posenc_sph_harm_real_grad_f64"] = {[=] { return posenc_sph_harm_real_grad_f64(3, I->xyz.data(), 4, 0u, od, od + 64, od + 256); }, {}};
+  c["posenc_sph_harm_real_grad_f32"] = {[=] { return posenc_sph_harm_real_grad_f32(3, I->xyzf.data(), 4, 0u, nullptr, o, nullptr); }, {}};
   c["posenc_sph_harm_real_lonlat_f64"] = {[=] { return posenc_sph_harm_real_lonlat_f64(3, d, 4, od); }, {}};
   c["posenc_sph_harm_complex_f64"] = {[=] { return posenc_sph_harm_complex_f64(3, d, d, 4, od); }, {}};
   c["posenc_wigner_d_real_f64"] = {[=] { return posenc_wigner_d_real_f64(2, I->rot.data(), od); }, {}};

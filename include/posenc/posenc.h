@@ -776,6 +776,88 @@ POSENC_API posenc_status posenc_sph_harm_real_f64(int32_t lmax, const double* xy
 /** float32 variant of posenc_sph_harm_real_f64: xyz [n, 3] float, out [n, (lmax+1)^2] float. */
 POSENC_API posenc_status posenc_sph_harm_real_f32(int32_t lmax, const float* xyz, int64_t n, float* out);
 
+/* Flags of posenc_sph_harm_real_ex_* and posenc_sph_harm_real_grad_*. */
+/** Solid harmonics R_lm(x) = |x|^l Y_lm(x/|x|) (sphericart's SolidHarmonics) instead of Y_lm(x/|x|). */
+#define POSENC_SPH_SOLID 1u
+/** A zero vector is accepted (instead of INVALID_ARGUMENT for the whole call, e3nn's rule): its
+ *  values are Y_00 = 1/sqrt(4 pi) and 0 for l >= 1. Unit-sphere derivatives there are all 0; with
+ *  POSENC_SPH_SOLID they are the exact derivatives of the polynomials R_lm at 0 (the constant
+ *  gradient of degree 1 and Hessian of degree 2, 0 elsewhere). */
+#define POSENC_SPH_ZERO_AS_ZERO 2u
+
+/** posenc_sph_harm_real_f64 with flags (POSENC_SPH_SOLID, POSENC_SPH_ZERO_AS_ZERO, or 0).
+ *
+ *  xyz: [n, 3], out: [n, (lmax+1)^2], index l(l+1)+m, the real form above. flags = 0 is
+ *  posenc_sph_harm_real_f64 (the same bits). Any other flags take the recurrence of
+ *  posenc_sph_harm_real_grad_f64 (values only; same functions, not the same bits: within
+ *  8.9e-13 block-relative of posenc_sph_harm_real_f64 at lmax 40, more accurate near the
+ *  poles, see there), then
+ *  SOLID multiplies degree l by |x|^l (which overflows to +-inf, or NaN where Y_lm = 0, once
+ *  |x|^l leaves the double range). Errors: as posenc_sph_harm_real_f64, plus INVALID_ARGUMENT
+ *  for flags with other bits; a zero vector is accepted with POSENC_SPH_ZERO_AS_ZERO. */
+POSENC_API posenc_status posenc_sph_harm_real_ex_f64(int32_t lmax, const double* xyz, int64_t n, uint32_t flags,
+                                                     double* out);
+/** float32 variant of posenc_sph_harm_real_ex_f64 (flags = 0: posenc_sph_harm_real_f32; other flags:
+ *  computed in float64, each value rounded once to float32). */
+POSENC_API posenc_status posenc_sph_harm_real_ex_f32(int32_t lmax, const float* xyz, int64_t n, uint32_t flags,
+                                                     float* out);
+
+/** Real SH (or, with POSENC_SPH_SOLID, solid harmonics) with their Cartesian gradients and
+ *  Hessians, in sphericart's layouts.
+ *
+ *  xyz: [n, 3] row-major, finite; any nonzero length (scaled by its largest component before it
+ *  is normalized); (0, 0, 0) only with POSENC_SPH_ZERO_AS_ZERO. flags: POSENC_SPH_SOLID |
+ *  POSENC_SPH_ZERO_AS_ZERO or 0.
+ *  values: [n, (lmax+1)^2] or NULL, index l(l+1)+m: Y_lm(x/|x|) (the real form above), or
+ *    |x|^l Y_lm with SOLID.
+ *  grad: [n, 3, (lmax+1)^2], required: grad[i, a, k] = d values[i, k] / d x_a (a = x, y, z).
+ *    Unit-sphere harmonics include the chain rule through x/|x|, so grad is orthogonal to x
+ *    and scales like 1/|x|.
+ *  hess: [n, 3, 3, (lmax+1)^2] or NULL: hess[i, a, b, k] = d^2 values[i, k] / d x_a d x_b
+ *    (symmetric: both triangles are written with the same values); scales like 1/|x|^2.
+ *  Derivatives that leave the double range (|x| near the smallest or largest doubles, or
+ *  |x|^l with SOLID) overflow to +-inf.
+ *  Method: the solid harmonics R_lm = r^l Y_lm are evaluated at u = x/|x|, degree by degree:
+ *  the orthonormal three-term recurrence in l for the Legendre part and (x+iy)^m for the azimuth
+ *  (as posenc_sph_harm_real_f64); d R_lm / dz = sqrt((2l+1)/(2l-1) (l+m)(l-m)) R_{l-1,m}, and
+ *  d/dx, d/dy of R_lm are combinations of R_{l-1,+-(m-1)} and R_{l-1,+-(m+1)}; the Hessian
+ *  applies the same relations to the gradients of degree l-1 (coefficients and derivation:
+ *  kernels/sphere_table.hpp sph_grad_coef). Homogeneity gives the solid results
+ *  (|x|^l R, |x|^{l-1} grad R, |x|^{l-2} hess R) and, with Euler's relations u.grad R = l R and
+ *  (hess R) u = (l-1) grad R, the quotient rule of Y = R / r^l:
+ *    grad Y = (grad R - l Y u) / r,
+ *    hess Y = (hess R - l (u grad R^T + grad R u^T) + l (l+2) Y u u^T - l Y I) / r^2.
+ *  Every quantity is a bounded orthonormal function at a unit vector: no r^l, factorial or
+ *  (2l-1)!! is formed, so the results stay finite at any degree (sphericart's break from l ~ 87
+ *  in float64 because its prefactors overflow). SIMD across points, blocks of the vector width;
+ *  bits do not depend on the thread count.
+ *  Near the poles cos theta is carried as +-1 -+ rho^2 / (r (r + |z|)), so the zonal
+ *  recurrence does not turn the rounding of z / r into l^2 ulp.
+ *  Accuracy (f64, tests/test_sphere_grad.cpp, docs/ACCURACY.md; errors relative to the rms of
+ *  the degree-l block of the same output, worst over random directions, the poles and
+ *  z = +-0.999627): against 8th-order long-double finite differences of an independent
+ *  long-double evaluation, lmax 40: values 1.2e-13, gradients 1.5e-13 (tested <= 2e-13 / 1e-12),
+ *  Hessians tested <= 3e-12 (the differences' own rounding: 1.5e-12 measured); against
+ *  sphericart 2.0.3's compute_with_hessians (both bases, lmax 1..40): values 1.1e-13,
+ *  gradients 1.4e-13, Hessians 2.2e-13 (tested <= 2e-13 / 1e-12 / 1e-12); |u . grad Y| <= 1.6e-14 of the
+ *  gradient block; values within 8.9e-13 of posenc_sph_harm_real_f64, whose own pole error
+ *  that is. lmax 1000: finite, values and gradients within 4.5e-10 of long double (tested
+ *  2e-9); Hessians finite (tested to lmax 300). float32 (computed in float64, rounded once):
+ *  within 1e-6 of the float64 result per degree block (one rounding of the largest element).
+ *  Errors: INVALID_ARGUMENT (lmax < 0, n < 0, flags with other bits, xyz[i] not finite, or
+ *  (0, 0, 0) without POSENC_SPH_ZERO_AS_ZERO; the message names the point); NULL_POINTER (xyz or
+ *  grad NULL while n > 0); SIZE_OVERFLOW (lmax > 2^20, or n 9 (lmax+1)^2 overflows with hess,
+ *  n 3 (lmax+1)^2 without). Sources: Bigi et al., J. Chem. Phys. 159, 064802 (2023)
+ *  (sphericart: (x+iy)^m, the Q_l^m derivative relations, these layouts); Wikipedia
+ *  "Spherical harmonics, real form". */
+POSENC_API posenc_status posenc_sph_harm_real_grad_f64(int32_t lmax, const double* xyz, int64_t n, uint32_t flags,
+                                                       double* values, double* grad, double* hess);
+/** float32 variant of posenc_sph_harm_real_grad_f64: xyz widened, computed in float64, every output
+ *  rounded once to float32 (so within 1e-6 of the float64 result per degree block, tested to
+ *  lmax 150). */
+POSENC_API posenc_status posenc_sph_harm_real_grad_f32(int32_t lmax, const float* xyz, int64_t n, uint32_t flags,
+                                                       float* values, float* grad, float* hess);
+
 /** Real orthonormal SH of geographic coordinates: lonlat [n, 2] = (longitude, latitude) in
  *  DEGREES, latitude in [-90, 90], longitude any finite value; polar angle = 90 - latitude,
  *  azimuth = longitude. Same basis and output as posenc_sph_harm_real_f64 (out [n, (lmax+1)^2]),

@@ -286,6 +286,23 @@ inline std::vector<T> sph_harm_real(int32_t lmax, const std::vector<T>& xyz) {
   sph_harm_real(lmax, xyz.data(), static_cast<int64_t>(xyz.size() / 3), out.data());
   return out;
 }
+/// posenc_sph_harm_real_ex_f64 / _f32: flags POSENC_SPH_SOLID | POSENC_SPH_ZERO_AS_ZERO (0: sph_harm_real).
+inline void sph_harm_real(int32_t lmax, const double* xyz, int64_t n, uint32_t flags, double* out) {
+  check(posenc_sph_harm_real_ex_f64(lmax, xyz, n, flags, out));
+}
+inline void sph_harm_real(int32_t lmax, const float* xyz, int64_t n, uint32_t flags, float* out) {
+  check(posenc_sph_harm_real_ex_f32(lmax, xyz, n, flags, out));
+}
+/// posenc_sph_harm_real_grad_f64 / _f32: values [n, K] (may be nullptr), grad [n, 3, K],
+/// hess [n, 3, 3, K] (may be nullptr), K = (lmax+1)^2.
+inline void sph_harm_real_grad(int32_t lmax, const double* xyz, int64_t n, uint32_t flags, double* values,
+                               double* grad, double* hess = nullptr) {
+  check(posenc_sph_harm_real_grad_f64(lmax, xyz, n, flags, values, grad, hess));
+}
+inline void sph_harm_real_grad(int32_t lmax, const float* xyz, int64_t n, uint32_t flags, float* values,
+                               float* grad, float* hess = nullptr) {
+  check(posenc_sph_harm_real_grad_f32(lmax, xyz, n, flags, values, grad, hess));
+}
 /// posenc_sph_harm_real_lonlat_f64: lonlat [n, 2] in degrees -> out [n, (lmax+1)^2].
 inline void sph_harm_real_lonlat(int32_t lmax, const double* lonlat, int64_t n, double* out) {
   check(posenc_sph_harm_real_lonlat_f64(lmax, lonlat, n, out));

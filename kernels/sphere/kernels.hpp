@@ -25,6 +25,12 @@ int sphere_xyz_bad_f32(const float* xyz, int64_t n);
 // kernels/sphere_sh_f64.cpp, kernels/sphere_sh_f32.cpp
 void sphere_sh_real_f64(const sph_plan* P, const double* xyz, int64_t n, double* out, double* scr);
 void sphere_sh_real_f32(const sph_plan* P, const float* xyz, int64_t n, float* out, double* scr);
+// kernels/sphere_sh_grad.cpp
+int64_t sphere_grad_scratch_doubles(int32_t lmax);
+void sphere_sh_grad_f64(const sph_grad_plan* P, const double* xyz, int64_t n, double* values, double* grad,
+                        double* hess, double* scr);
+void sphere_sh_grad_f32(const sph_grad_plan* P, const float* xyz, int64_t n, float* values, float* grad,
+                        float* hess, double* scr);
 
 }  // namespace POSENC_NS
 }  // namespace posenc

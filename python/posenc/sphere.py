@@ -11,6 +11,15 @@ from ._lib import ArgumentError, _P, _broadcast, _c_i32, _c_i64, _call, _in, _ou
 from . import _lib
 
 
+SPH_SOLID = 1  # posenc.h POSENC_SPH_SOLID: solid harmonics |x|^l Y_lm
+SPH_ZERO_AS_ZERO = 2  # posenc.h POSENC_SPH_ZERO_AS_ZERO: a zero vector gives Y_00 and 0
+
+
+def _sph_flags(solid, zero_as_zero, flags):
+    f = int(flags) | (SPH_SOLID if solid else 0) | (SPH_ZERO_AS_ZERO if zero_as_zero else 0)
+    return f
+
+
 class LegendreNorm(enum.IntEnum):
     NONE = 0
     SCHMIDT = 1
@@ -25,6 +34,10 @@ _lib.register({
     "posenc_sph_kernel_f64": (ctypes.c_int, [_c_i32, _P, _P, _c_i64, _P]),
     "posenc_sph_harm_real_f64": (ctypes.c_int, [_c_i32, _P, _c_i64, _P]),
     "posenc_sph_harm_real_f32": (ctypes.c_int, [_c_i32, _P, _c_i64, _P]),
+    "posenc_sph_harm_real_ex_f64": (ctypes.c_int, [_c_i32, _P, _c_i64, ctypes.c_uint32, _P]),
+    "posenc_sph_harm_real_ex_f32": (ctypes.c_int, [_c_i32, _P, _c_i64, ctypes.c_uint32, _P]),
+    "posenc_sph_harm_real_grad_f64": (ctypes.c_int, [_c_i32, _P, _c_i64, ctypes.c_uint32, _P, _P, _P]),
+    "posenc_sph_harm_real_grad_f32": (ctypes.c_int, [_c_i32, _P, _c_i64, ctypes.c_uint32, _P, _P, _P]),
     "posenc_sph_harm_real_lonlat_f64": (ctypes.c_int, [_c_i32, _P, _c_i64, _P]),
     "posenc_sph_harm_complex_f64": (ctypes.c_int, [_c_i32, _P, _P, _c_i64, _P]),
     "posenc_wigner_d_real_f64": (ctypes.c_int, [_c_i32, _P, _P]),
@@ -66,16 +79,40 @@ def sph_kernel(lmax, cos_gamma, weights=None, convert=False, out=None):
     return out
 
 
-def sph_harm_real(lmax, xyz, convert=False, out=None):
+def sph_harm_real(lmax, xyz, convert=False, out=None, solid=False, zero_as_zero=False, flags=0):
     """posenc_sph_harm_real_f64 / _f32 (by xyz's dtype): xyz [..., 3] -> [..., (lmax+1)^2], index
-    l(l+1)+m. out: None or the array to fill."""
+    l(l+1)+m. solid / zero_as_zero / flags (SPH_SOLID | SPH_ZERO_AS_ZERO): posenc_sph_harm_real_ex_*
+    (solid harmonics |x|^l Y_lm; a zero vector gives Y_00 and 0). out: None or the array to fill."""
     dt = xyz.dtype if isinstance(xyz, np.ndarray) and xyz.dtype in (np.float32, np.float64) else np.float64
     xyz, batch = _rows(xyz, dt, "xyz", (3,), convert)
     L = int(lmax)
     out = _out(out, batch + ((L + 1) ** 2,), dt, inputs={"xyz": xyz})
+    f = _sph_flags(solid, zero_as_zero, flags)
+    if f:
+        name = "posenc_sph_harm_real_ex_f32" if dt == np.float32 else "posenc_sph_harm_real_ex_f64"
+        _call(name, L, _ptr(xyz), xyz.shape[0], f, _ptr(out))
+        return out
     name = "posenc_sph_harm_real_f32" if dt == np.float32 else "posenc_sph_harm_real_f64"
     _call(name, L, _ptr(xyz), xyz.shape[0], _ptr(out))
     return out
+
+
+def sph_harm_real_grad(lmax, xyz, hessian=False, solid=False, zero_as_zero=False, flags=0, convert=False):
+    """posenc_sph_harm_real_grad_f64 / _f32 (by xyz's dtype): xyz [..., 3] -> (values [..., K],
+    grad [..., 3, K], hess [..., 3, 3, K] or None without hessian=True), K = (lmax+1)^2, index
+    l(l+1)+m; grad[..., a, k] = d values[..., k] / d x_a (sphericart's layout). Unit-sphere
+    harmonics include the chain rule through x/|x|; solid=True: |x|^l Y_lm and its derivatives;
+    zero_as_zero=True: a zero vector gives Y_00 and 0 instead of an error."""
+    dt = xyz.dtype if isinstance(xyz, np.ndarray) and xyz.dtype in (np.float32, np.float64) else np.float64
+    xyz, batch = _rows(xyz, dt, "xyz", (3,), convert)
+    K = (int(lmax) + 1) ** 2
+    values = _out(None, batch + (K,), dt, inputs={"xyz": xyz})
+    grad = _out(None, batch + (3, K), dt, inputs={"xyz": xyz})
+    hess = _out(None, batch + (3, 3, K), dt, inputs={"xyz": xyz}) if hessian else None
+    name = "posenc_sph_harm_real_grad_f32" if dt == np.float32 else "posenc_sph_harm_real_grad_f64"
+    _call(name, int(lmax), _ptr(xyz), xyz.shape[0], _sph_flags(solid, zero_as_zero, flags), _ptr(values), _ptr(grad),
+          _ptr(hess))
+    return values, grad, hess
 
 
 def sph_harm_real_lonlat(lmax, lonlat, convert=False, out=None):
@@ -133,4 +170,4 @@ def sph_rotate_real(lmax, rotation, coeffs, convert=False, out=None):
     return out
 
 
-__all__ = ['LegendreNorm', 'legendre', 'legendre_poly', 'sph_kernel', 'sph_harm_real', 'sph_harm_real_lonlat', 'sph_harm_complex', 'wigner_d_real', 'sph_rotate_real']
+__all__ = ['SPH_SOLID', 'SPH_ZERO_AS_ZERO', 'LegendreNorm', 'legendre', 'legendre_poly', 'sph_kernel', 'sph_harm_real', 'sph_harm_real_grad', 'sph_harm_real_lonlat', 'sph_harm_complex', 'wigner_d_real', 'sph_rotate_real']

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+// Real SH with Cartesian gradients and Hessians (posenc_sph_harm_real_grad_*) against
+// sphericart 2.0.3 in the same binary (the vendored CPU core, compiled with sphericart's own
+// Release flags -O3 -march=native, without OpenMP: one thread). Both write point-major
+// [n, K] / [n, 3, K] / [n, 3, 3, K] outputs; 100000 points, written in chunks of at most 64 MB
+// of output into one reused buffer per output (so the output traffic is that of a caller
+// consuming the features chunk by chunk). Also values only (posenc_sph_harm_real_* against
+// sphericart's compute_array), the comparison behind the L = 1..3 goal of the sphere family.
+// Compiled only where the sphericart sources are found (POSENC_HAVE_SPHERICART).
+#include "bench/bench_common.hpp"
+
+#if defined(POSENC_HAVE_SPHERICART)
+#include "sphericart.hpp"
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+using namespace posenc_bench;
+
+namespace {
+
+template <class T>
+std::vector<T> random_xyz(int64_t n) {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> N(0, 1);
+  std::vector<T> v(static_cast<size_t>(3 * n));
+  for (auto& x : v) x = T(N(rng));
+  return v;
+}
+
+int64_t npts() { return smoke() ? 64 : 100000; }
+
+/// mode 0: values, 1: values + gradients, 2: values + gradients + Hessians.
+template <class T>
+struct grad_case {
+  int L, mode;
+  int64_t n, K, ch;
+  std::vector<T> xyz, v, g, h;
+  explicit grad_case(benchmark::State& st) : L(int(st.range(0))), mode(int(st.range(1))) {
+    n = npts();
+    K = int64_t(L + 1) * (L + 1);
+    const int64_t per = K * int64_t(sizeof(T)) * (1 + (mode >= 1 ? 3 : 0) + (mode >= 2 ? 9 : 0));
+    ch = std::max<int64_t>(64, std::min<int64_t>(n, (int64_t(64) << 20) / per) / 64 * 64);
+    xyz = random_xyz<T>(n);
+    v.resize(size_t(ch * K));
+    if (mode >= 1) g.resize(size_t(3 * ch * K));
+    if (mode >= 2) h.resize(size_t(9 * ch * K));
+  }
+  void done(benchmark::State& st) {
+    st.SetItemsProcessed(st.iterations() * n);
+    st.SetBytesProcessed(st.iterations() * n * K * int64_t(sizeof(T)) * (1 + (mode >= 1 ? 3 : 0) + (mode >= 2 ? 9 : 0)));
+    label(st);
+  }
+};
+
+posenc_status values_posenc(int L, const double* x, int64_t n, double* o) { return posenc_sph_harm_real_f64(L, x, n, o); }
+posenc_status values_posenc(int L, const float* x, int64_t n, float* o) { return posenc_sph_harm_real_f32(L, x, n, o); }
+posenc_status grad_posenc(int L, const double* x, int64_t n, double* v, double* g, double* h) {
+  return posenc_sph_harm_real_grad_f64(L, x, n, 0u, v, g, h);
+}
+posenc_status grad_posenc(int L, const float* x, int64_t n, float* v, float* g, float* h) {
+  return posenc_sph_harm_real_grad_f32(L, x, n, 0u, v, g, h);
+}
+
+template <class T>
+void BM_sph_grad_posenc(benchmark::State& st) {
+  grad_case<T> c(st);
+  for (auto _ : st) {
+    for (int64_t p = 0; p < c.n; p += c.ch) {
+      const int64_t m = std::min(c.ch, c.n - p);
+      const T* x = c.xyz.data() + 3 * p;
+      const posenc_status s = c.mode == 0 ? values_posenc(c.L, x, m, c.v.data())
+                                          : grad_posenc(c.L, x, m, c.v.data(), c.g.data(), c.mode >= 2 ? c.h.data() : nullptr);
+      if (!ok(st, s)) return;
+    }
+    benchmark::DoNotOptimize(c.v.data());
+  }
+  c.done(st);
+}
+
+template <class T>
+void BM_sph_grad_sphericart(benchmark::State& st) {
+  grad_case<T> c(st);
+  sphericart::SphericalHarmonics<T> sc{static_cast<size_t>(c.L)};
+  for (auto _ : st) {
+    for (int64_t p = 0; p < c.n; p += c.ch) {
+      const size_t m = size_t(std::min(c.ch, c.n - p));
+      const T* x = c.xyz.data() + 3 * p;
+      const size_t k = size_t(c.K);
+      if (c.mode == 0) sc.compute_array(x, 3 * m, c.v.data(), m * k);
+      else if (c.mode == 1) sc.compute_array_with_gradients(x, 3 * m, c.v.data(), m * k, c.g.data(), 3 * m * k);
+      else sc.compute_array_with_hessians(x, 3 * m, c.v.data(), m * k, c.g.data(), 3 * m * k, c.h.data(), 9 * m * k);
+    }
+    benchmark::DoNotOptimize(c.v.data());
+  }
+  c.done(st);
+}
+
+// mode 0 values (L 1, 2, 3, 10, 40), 1 values + gradients (L 1, 3, 10, 40), 2 + Hessians (L 3, 10)
+#define SPH_GRAD_ARGS                                                                                     \
+  ->Args({1, 0})->Args({2, 0})->Args({3, 0})->Args({10, 0})->Args({40, 0})->Args({1, 1})->Args({3, 1})   \
+      ->Args({10, 1})->Args({40, 1})->Args({3, 2})->Args({10, 2})->ArgNames({"L", "mode"})                \
+      ->Unit(benchmark::kMillisecond)->UseRealTime()
+BENCHMARK_TEMPLATE(BM_sph_grad_posenc, double) SPH_GRAD_ARGS;
+BENCHMARK_TEMPLATE(BM_sph_grad_sphericart, double) SPH_GRAD_ARGS;
+BENCHMARK_TEMPLATE(BM_sph_grad_posenc, float) SPH_GRAD_ARGS;
+BENCHMARK_TEMPLATE(BM_sph_grad_sphericart, float) SPH_GRAD_ARGS;
+
+}  // namespace
+#endif

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+// kernels/sphere/sh_grad.hpp — real spherical harmonics with their Cartesian gradients and
+// Hessians (posenc_sph_harm_real_grad_*, posenc_sph_harm_real_ex_*).
+//
+// Everything is evaluated at the unit vector u = x / r, degree by degree, W points a vector:
+//   ybar_l^m   the orthonormal Legendre part (sph_grad_coef a, nb; sectoral seeds from sin theta),
+//   Y_l,+-m    ybar_l^m cos / sin (m phi), cos / sin (m phi) by complex multiplication,
+//   G_a        d/dx_a of the solid harmonic R_lm = r^l Y_lm at u: the ladder relations of
+//              sph_grad_coef applied to the row of degree l-1 (Y),
+//   H_ab       the same relations applied to the rows G_a of degree l-1 (d/dx_b of G_a).
+// Every quantity of the recurrence is a bounded orthonormal function at a unit vector (no r^l,
+// no factorial, no (2l-1)!!): finite at any degree; sectoral seeds below the double range
+// underflow gradually (their values are then below 1e-300 of the degree block's rms).
+// Output, per degree:
+//   solid (kSphSolid):  R = r^l Y,  grad R = r^(l-1) G,  hess R = r^(l-2) H  (homogeneity);
+//   unit sphere:        Y(x) = R(x) / r^l at u, so by Euler's relations u.G = l Y, H u = (l-1) G:
+//     grad Y = (G - l Y u) / r,
+//     hess Y = (H - l (u G^T + G u^T) + l (l+2) Y u u^T - l Y I) / r^2
+//   (the chain rule through x / |x|: grad Y is orthogonal to x).
+// Rows are written through one emitter per output plane (kernels/sphere/writers.hpp): values,
+// three gradient planes, nine Hessian planes (the symmetric pairs get the same vectors).
+#pragma once
+
+#include "kernels/sphere/writers.hpp"
+
+namespace posenc {
+namespace POSENC_NS {
+namespace sph {
+
+/// Vectors of one padded degree row: orders -(lmax+2)..lmax+2 (the ladder reads m +- 1 one
+/// order past the previous degree, whose entries there are kept zero).
+inline int64_t grad_row_vecs(int32_t lmax) { return 2 * static_cast<int64_t>(lmax) + 5; }
+
+/// Scratch doubles of sh_grad_impl: two Legendre rows, cos / sin (m phi), two Y rows, two
+/// triples of G rows, a coefficient row, 13 emitter stages, and 64-byte alignment slack.
+inline int64_t grad_scratch(int32_t lmax) {
+  const int64_t N = static_cast<int64_t>(lmax) + 1, Wd = static_cast<int64_t>(W), R = grad_row_vecs(lmax);
+  const int64_t crow = (5 * N + 7) / 8 * 8;
+  return 4 * N * Wd + 8 * R * Wd + crow + 13 * stage_doubles(lmax) + 8;
+}
+
+template <class TI, class TO>
+inline void sh_grad_impl(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* val, TO* grad, TO* hess,
+                         double* scr_in) {
+  double* s = align64(scr_in);
+  const int32_t L = P->lmax;
+  const int64_t N = static_cast<int64_t>(L) + 1, Wd = static_cast<int64_t>(W), K = N * N, R = grad_row_vecs(L);
+  const int64_t c0 = static_cast<int64_t>(L) + 2;  // order 0 of a padded row
+  const bool solid = (P->flags & kSphSolid) != 0;
+  const bool needG = grad != nullptr || hess != nullptr;
+  double* yb[2] = {s, s + N * Wd};
+  double* const cm = s + 2 * N * Wd;
+  double* const sm = s + 3 * N * Wd;
+  double* Yr[2] = {s + 4 * N * Wd, s + 4 * N * Wd + R * Wd};
+  double* Gr[2][3];
+  for (int b = 0; b < 2; ++b)
+    for (int a = 0; a < 3; ++a) Gr[b][a] = s + 4 * N * Wd + (2 + 3 * b + a) * R * Wd;
+  double* const crow = s + 4 * N * Wd + 8 * R * Wd;
+  double* const stages = crow + (5 * N + 7) / 8 * 8;
+  const int64_t sd = stage_doubles(L);
+  const V one(1.0), zero(0.0);
+  const double fy00 = 0.28209479177387814347;  // 1 / sqrt(4 pi)
+
+  for (int64_t p0 = 0; p0 < n; p0 += Wd) {
+    const std::size_t np = block_points(n, p0);
+    V X, Y, Z;
+    {
+      alignas(64) double xb[W], ybb[W], zb[W];
+      for (std::size_t i = 0; i < W; ++i) {
+        if (i < np) {
+          const TI* q = xyz + 3 * (p0 + static_cast<int64_t>(i));
+          xb[i] = static_cast<double>(q[0]);
+          ybb[i] = static_cast<double>(q[1]);
+          zb[i] = static_cast<double>(q[2]);
+        } else {
+          xb[i] = 0.0;
+          ybb[i] = 0.0;
+          zb[i] = 1.0;
+        }
+      }
+      X = load(xb);
+      Y = load(ybb);
+      Z = load(zb);
+    }
+    // Scale by the largest component (no square overflows or underflows), then normalize.
+    const V mx = max(max(abs(X), abs(Y)), abs(Z));
+    const auto zl = mx == zero;  // (0, 0, 0): validated to occur only with kSphZeroAsZero
+    const V mxs = select(zl, one, mx);
+    const V Xs = X / mxs, Ys = Y / mxs, Zs = select(zl, one, Z / mxs);
+    const V rxy2 = Xs * Xs + Ys * Ys;
+    const V rs = sqrt(rxy2 + Zs * Zs);
+    const V irs = one / rs;
+    const V ux = Xs * irs, uy = Ys * irs, uz = Zs * irs;
+    // cos theta as xh + xl: within 60 degrees of a pole xh = +-1 and xl = -+(1 - |cos theta|)
+    // = -+rho^2 / (r (r + |z|)), accurate to a few ulp of itself (z / r alone carries ~1 ulp of
+    // 1, which the zonal column turns into l^2 ulp near the poles: 7e-13 of the block at l = 40,
+    // z = 0.999627); elsewhere xh = cos theta, xl = 0.
+    const V ct = min(max(uz, V(-1.0)), one);
+    const V tpol = rxy2 / (rs * (rs + abs(Zs)));
+    const auto nearp = abs(ct) > V(0.5);
+    const V sgn = select(Zs < zero, V(-1.0), one);
+    const V xh = select(nearp, sgn, ct), xl = select(nearp, zero - sgn * tpol, zero);
+    const auto pos = rxy2 > zero;
+    const V rxy = sqrt(rxy2);
+    const V st = rxy * irs;
+    const V irxy = one / select(pos, rxy, one);
+    const V c1 = select(pos, Xs * irxy, one), s1 = select(pos, Ys * irxy, zero);
+    const V r = select(zl, zero, mx * rs);           // |x| (solid: r^l, r^(l-1), r^(l-2))
+    const V ir = select(zl, zero, one / (mx * rs));  // 1 / |x|; 0 for a zero vector (all derivatives 0)
+    const V nz = select(zl, zero, one);              // unit sphere: 0 for degrees >= 1 of a zero vector
+    // cos / sin (m phi): two chains (even, odd m) stepping by e^{2 i phi}.
+    {
+      const V c2 = c1 * c1 - s1 * s1, s2 = (c1 * s1) * V(2.0);
+      V ce = one, se = zero, co = c1, so = s1;
+      stu(cm, ce);
+      stu(sm, se);
+      if (N > 1) {
+        stu(cm + Wd, co);
+        stu(sm + Wd, so);
+      }
+      for (int64_t m = 2; m < N; m += 2) {
+        const V cn = ce * c2 - se * s2, sn = ce * s2 + se * c2;
+        ce = cn;
+        se = sn;
+        stu(cm + m * Wd, ce);
+        stu(sm + m * Wd, se);
+        if (m + 1 < N) {
+          const V cn2 = co * c2 - so * s2, sn2 = co * s2 + so * c2;
+          co = cn2;
+          so = sn2;
+          stu(cm + (m + 1) * Wd, co);
+          stu(sm + (m + 1) * Wd, so);
+        }
+      }
+    }
+    // The 13 output planes: 0 values, 1 + a gradient a, 4 + 3a + b Hessian (a, b).
+    emitter<TO> em[13] = {
+        emitter<TO>(stages, val ? val + p0 * K : nullptr, K, np),
+        emitter<TO>(stages + 1 * sd, grad ? grad + p0 * 3 * K : nullptr, 3 * K, np),
+        emitter<TO>(stages + 2 * sd, grad ? grad + p0 * 3 * K + K : nullptr, 3 * K, np),
+        emitter<TO>(stages + 3 * sd, grad ? grad + p0 * 3 * K + 2 * K : nullptr, 3 * K, np),
+        emitter<TO>(stages + 4 * sd, hess ? hess + p0 * 9 * K : nullptr, 9 * K, np),
+        emitter<TO>(stages + 5 * sd, hess ? hess + p0 * 9 * K + 1 * K : nullptr, 9 * K, np),
+        emitter<TO>(stages + 6 * sd, hess ? hess + p0 * 9 * K + 2 * K : nullptr, 9 * K, np),
+        emitter<TO>(stages + 7 * sd, hess ? hess + p0 * 9 * K + 3 * K : nullptr, 9 * K, np),
+        emitter<TO>(stages + 8 * sd, hess ? hess + p0 * 9 * K + 4 * K : nullptr, 9 * K, np),
+        emitter<TO>(stages + 9 * sd, hess ? hess + p0 * 9 * K + 5 * K : nullptr, 9 * K, np),
+        emitter<TO>(stages + 10 * sd, hess ? hess + p0 * 9 * K + 6 * K : nullptr, 9 * K, np),
+        emitter<TO>(stages + 11 * sd, hess ? hess + p0 * 9 * K + 7 * K : nullptr, 9 * K, np),
+        emitter<TO>(stages + 12 * sd, hess ? hess + p0 * 9 * K + 8 * K : nullptr, 9 * K, np),
+    };
+    const V u[3] = {ux, uy, uz};
+
+    // Degree 0.
+    stu(yb[0], V(fy00));
+    stu(yb[1], zero);
+    {
+      double* Y0 = Yr[0] + c0 * Wd;
+      for (int64_t j = -2; j <= 2; ++j) stu(Y0 + j * Wd, j == 0 ? V(fy00) : zero);
+      if (needG)
+        for (int a = 0; a < 3; ++a)
+          for (int64_t j = -2; j <= 2; ++j) stu(Gr[0][a] + (c0 + j) * Wd, zero);
+      if (val) em[0].put(0, V(fy00));
+      for (int a = 0; a < 3 && grad; ++a) em[1 + a].put(0, zero);
+      for (int a = 0; a < 9 && hess; ++a) em[4 + a].put(0, zero);
+      for (int e = 0; e < 13; ++e)
+        if (em[e].out) em[e].commit(1);
+    }
+    V rl = one, rl1 = zero, rl2 = zero;  // r^l, r^(l-1), r^(l-2) (solid)
+
+    // One ladder step: the derivatives d/dx, d/dy, d/dz at orders +m and -m of degree l from the
+    // padded row `src` of degree l-1 (centre at order 0), coefficients c (sph_grad_coef).
+    auto ladder = [&](const double* src, int64_t m, const double* c, V* dp, V* dn) POSENC_HOT_LAMBDA {
+      auto at = [&](int64_t q) POSENC_HOT_LAMBDA { return load(src + q * Wd); };
+      const V cz(c[2]), al(c[3]), be(c[4]);
+      if (m == 0) {
+        dp[0] = zero - be * at(1);
+        dp[1] = zero - be * at(-1);
+        dp[2] = cz * at(0);
+      } else if (m == 1) {
+        const V y0 = at(0), ypp = at(2), ymm = at(-2);
+        dp[0] = al * y0 - be * ypp;
+        dp[1] = zero - be * ymm;
+        dp[2] = cz * at(1);
+        dn[0] = zero - be * ymm;
+        dn[1] = al * y0 + be * ypp;
+        dn[2] = cz * at(-1);
+      } else {
+        const V ap = at(m - 1), an = at(-(m - 1)), bp = at(m + 1), bn = at(-(m + 1));
+        dp[0] = al * ap - be * bp;
+        dp[1] = zero - (al * an + be * bn);
+        dp[2] = cz * at(m);
+        dn[0] = al * an - be * bn;
+        dn[1] = al * ap + be * bp;
+        dn[2] = cz * at(-m);
+      }
+    };
+
+    for (int32_t l = 1; l <= L; ++l) {
+      const int64_t lw = l;
+      const double* cr = P->coef ? P->coef + 5 * (lw * (lw + 1) / 2) : crow;
+      if (!P->coef)
+        for (int32_t m = 0; m <= l; ++m) sph_grad_coef(l, m, crow + 5 * m);
+      // Legendre row l (over row l-2, kept in cur).
+      double* cur = yb[l & 1];
+      double* prv = yb[(l - 1) & 1];
+      for (int64_t m = 0; m < lw; ++m) {
+        const double* c = cr + 5 * m;
+        const V a(c[0]), p = load(prv + m * Wd);
+        const V y = madd(a * xh, p, madd(a * xl, p, V(c[1]) * load(cur + m * Wd)));
+        stu(cur + m * Wd, y);
+      }
+      stu(cur + lw * Wd, load(prv + (lw - 1) * Wd) * (V(cr[5 * lw]) * st));
+      stu(prv + lw * Wd, zero);  // ybar_{l-1}^l = 0 for degree l + 1
+      // Y row l, zero past |m| = l.
+      double* Yc = Yr[l & 1] + c0 * Wd;
+      stu(Yc, load(cur));
+      for (int64_t m = 1; m <= lw; ++m) {
+        const V y = load(cur + m * Wd);
+        stu(Yc + m * Wd, y * load(cm + m * Wd));
+        stu(Yc - m * Wd, y * load(sm + m * Wd));
+      }
+      for (int64_t j = lw + 1; j <= lw + 2; ++j) {
+        stu(Yc + j * Wd, zero);
+        stu(Yc - j * Wd, zero);
+      }
+      const double* Yp = Yr[(l - 1) & 1] + c0 * Wd;
+      double* Gc[3] = {Gr[l & 1][0] + c0 * Wd, Gr[l & 1][1] + c0 * Wd, Gr[l & 1][2] + c0 * Wd};
+      const double* Gp[3] = {Gr[(l - 1) & 1][0] + c0 * Wd, Gr[(l - 1) & 1][1] + c0 * Wd, Gr[(l - 1) & 1][2] + c0 * Wd};
+      if (solid) {
+        rl2 = rl1;
+        rl1 = rl;
+        rl = rl * r;
+      }
+      const double ld = l;
+      const V lv(ld), l2v(ld * (ld + 2.0));
+      // Order m (both signs), output position j = l + m within the degree's row.
+      for (int64_t m = 0; m <= lw; ++m) {
+        const double* c = cr + 5 * m;
+        const int nsg = m == 0 ? 1 : 2;
+        V g[2][3] = {{zero, zero, zero}, {zero, zero, zero}}, h[2][6];
+        if (needG) {
+          ladder(Yp, m, c, g[0], g[1]);
+          for (int sg = 0; sg < nsg; ++sg)
+            for (int a = 0; a < 3; ++a) stu(Gc[a] + (sg ? -m : m) * Wd, g[sg][a]);
+        }
+        if (hess) {
+          V t[2][3] = {{zero, zero, zero}, {zero, zero, zero}};
+          ladder(Gp[0], m, c, t[0], t[1]);  // d/dx_b G_x: xx, xy, xz
+          for (int sg = 0; sg < nsg; ++sg) {
+            h[sg][0] = t[sg][0];
+            h[sg][1] = t[sg][1];
+            h[sg][2] = t[sg][2];
+          }
+          ladder(Gp[1], m, c, t[0], t[1]);  // yy, yz
+          for (int sg = 0; sg < nsg; ++sg) {
+            h[sg][3] = t[sg][1];
+            h[sg][4] = t[sg][2];
+          }
+          ladder(Gp[2], m, c, t[0], t[1]);  // zz
+          for (int sg = 0; sg < nsg; ++sg) h[sg][5] = t[sg][2];
+        }
+        for (int sg = 0; sg < nsg; ++sg) {
+          const int64_t q = sg ? -m : m;
+          const std::size_t j = static_cast<std::size_t>(lw + q);
+          const V y = load(Yc + q * Wd);
+          if (val) em[0].put(j, solid ? rl * y : nz * y);
+          if (grad) {
+            for (int a = 0; a < 3; ++a) {
+              const V ga = solid ? rl1 * g[sg][a] : (g[sg][a] - (lv * y) * u[a]) * ir;
+              em[1 + a].put(j, ga);
+            }
+          }
+          if (hess) {
+            static constexpr int hi[3][3] = {{0, 1, 2}, {1, 3, 4}, {2, 4, 5}};
+            for (int a = 0; a < 3; ++a) {
+              for (int b = a; b < 3; ++b) {
+                const V hab = h[sg][hi[a][b]];
+                V o;
+                if (solid) {
+                  o = l >= 2 ? rl2 * hab : zero;
+                } else {
+                  V w = hab - lv * (u[a] * g[sg][b] + g[sg][a] * u[b]) + (l2v * y) * (u[a] * u[b]);
+                  if (a == b) w = w - lv * y;
+                  o = (w * ir) * ir;
+                }
+                em[4 + 3 * a + b].put(j, o);
+                if (b != a) em[4 + 3 * b + a].put(j, o);
+              }
+            }
+          }
+        }
+      }
+      if (needG)
+        for (int a = 0; a < 3; ++a)
+          for (int64_t jj = lw + 1; jj <= lw + 2; ++jj) {
+            stu(Gc[a] + jj * Wd, zero);
+            stu(Gc[a] - jj * Wd, zero);
+          }
+      for (int e = 0; e < 13; ++e)
+        if (em[e].out) em[e].commit(static_cast<std::size_t>(2 * lw + 1));
+    }
+    for (int e = 0; e < 13; ++e)
+      if (em[e].out) em[e].finish();
+  }
+}
+
+}  // namespace sph
+}  // namespace POSENC_NS
+}  // namespace posenc
