@@ -47,11 +47,11 @@ class _Cfg:
         self.multi = self.na > 1 or p.axes == RopeAxes.AXIAL
 
 
-def _operand(x, heads_first):
-    """(RopeOperand, batch, tokens) of a tensor [..., tokens, heads, head_dim] (heads_first:
-    [..., heads, tokens, head_dim]) whose leading dimensions collapse into one stride, or None."""
-    nd = x.dim()
-    shape, st = x.shape, x.stride()
+_LAYOUTS = {}  # (shape, strides, heads_first) -> (num_heads, head_stride, token_stride, batch_stride, batch, tokens) or None
+
+
+def _layout(shape, st, heads_first):
+    nd = len(shape)
     h_ax, t_ax = (nd - 3, nd - 2) if heads_first else (nd - 2, nd - 3)
     if shape[-1] > 1 and st[-1] != 1:
         return None
@@ -62,9 +62,24 @@ def _operand(x, heads_first):
     batch = 1
     for n in shape[:nd - 3]:
         batch *= n
-    op = RopeOperand(x.data_ptr(), shape[h_ax], st[h_ax] if shape[h_ax] > 1 else 0,
-                     st[t_ax] if shape[t_ax] > 1 else 0, dims[-1][1] if dims else 0)
-    return op, batch, shape[t_ax]
+    return (shape[h_ax], st[h_ax] if shape[h_ax] > 1 else 0, st[t_ax] if shape[t_ax] > 1 else 0,
+            dims[-1][1] if dims else 0, batch, shape[t_ax])
+
+
+def _operand(x, heads_first):
+    """(RopeOperand, batch, tokens) of a tensor [..., tokens, heads, head_dim] (heads_first:
+    [..., heads, tokens, head_dim]) whose leading dimensions collapse into one stride, or None.
+    The layout of a (shape, strides) pair is computed once and cached."""
+    key = (x.shape, x.stride(), heads_first)
+    lay = _LAYOUTS.get(key, False)
+    if lay is False:
+        lay = _layout(tuple(x.shape), key[1], heads_first)
+        if len(_LAYOUTS) > 4096:
+            _LAYOUTS.clear()
+        _LAYOUTS[key] = lay
+    if lay is None:
+        return None
+    return RopeOperand(x.data_ptr(), lay[0], lay[1], lay[2], lay[3]), lay[4], lay[5]
 
 
 def _fresh(x, heads_first):
