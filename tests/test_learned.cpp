@@ -4,7 +4,7 @@
 //
 // References: naive sequential loops (add, grad: bitwise), Eigen::JacobiSVD (one-sided Jacobi,
 // independent of the BDCSVD the library uses), the Roy & Vetterli formula, Eckart-Young, the
-// 14 -> 24 weight tables of REFERENCES.md §5 (checked there against torch 1.13 F.interpolate),
+// 14 -> 24 weight tables of docs/REFERENCES.md §5 (checked there against torch 1.13 F.interpolate),
 // and a dense, non-separable float64 resampler written here from the formulas.
 #include "tests/test_common.hpp"
 
@@ -460,7 +460,7 @@ std::vector<float> impulse_weights(posenc_resample mode, int64_t in, int64_t out
 }
 
 TEST_P(LearnedResample, WeightTablesOfReferences14To24) {
-  // REFERENCES.md §5 (torch 1.13 F.interpolate), 14 -> 24.
+  // docs/REFERENCES.md §5 (torch 1.13 F.interpolate), 14 -> 24.
   struct Expect { posenc_resample mode; int64_t j; int64_t first; std::vector<double> w; };
   const std::vector<Expect> table = {
       {POSENC_RESAMPLE_BICUBIC_AA, 0, 0, {1.077742, -0.077742}},

@@ -80,8 +80,9 @@ TEST_P(RopeF16, EveryBinary16InputIsFloat32MathRoundedToNearestEven) {
   }
 }
 
-TEST_P(RopeF16, WidenThenNarrowIsTheIdentity) {
-  // Angle 0 (every position 0, attention factor 1): x' = x*1 - y*0 with y = 1.0 exactly.
+/// Checks that angle 0 (every position 0, attention factor 1: x' = x*1 - y*0 with y = 1.0
+/// exactly) gives back every binary16 input, NaNs quieted.
+void expect_widen_narrow_identity() {
   const auto p = make_params(POSENC_ROPE_DEFAULT, 2, 1e4);
   std::vector<uint16_t> q(2 * 65536);
   for (size_t i = 0; i < 65536; ++i) {
@@ -99,6 +100,23 @@ TEST_P(RopeF16, WidenThenNarrowIsTheIdentity) {
   }
   EXPECT_EQ(bad, 0u);
 }
+
+TEST_P(RopeF16, WidenThenNarrowIsTheIdentity) { expect_widen_narrow_identity(); }
+
+#if defined(__x86_64__) || defined(__i386__)
+TEST_P(RopeF16, WidenThenNarrowIsTheIdentityUnderFlushToZero) {
+  // MXCSR FTZ (bit 15) and DAZ (bit 6) set, as some inference runtimes run: binary16
+  // subnormals must still widen and narrow exactly (they are normal float32 values).
+  // MXCSR is per thread: one posenc thread, so the work runs on this one.
+  const int threads = posenc_threads_get();
+  ASSERT_EQ(posenc_threads_set(1), POSENC_OK);
+  const unsigned saved = __builtin_ia32_stmxcsr();
+  __builtin_ia32_ldmxcsr(saved | 0x8040u);
+  expect_widen_narrow_identity();
+  __builtin_ia32_ldmxcsr(saved);
+  ASSERT_EQ(posenc_threads_set(threads), POSENC_OK);
+}
+#endif
 
 // ---------------------------------------------------------------- strided operands
 class RopeStrided : public IsaTest {};

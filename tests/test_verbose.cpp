@@ -63,7 +63,7 @@ std::map<std::string, std::set<std::string>> documented_paths() {
 const std::set<std::string> kNotLogged = {
     "posenc_status_string", "posenc_last_error_message", "posenc_version",  "posenc_version_string",
     "posenc_isa_available", "posenc_isa_active",         "posenc_isa_name", "posenc_threads_get",
-    "posenc_verbose_get",   "posenc_last_call_info"};
+    "posenc_verbose_get",   "posenc_last_call_info", "posenc_rope_plan_destroy"};
 
 /// Collects verbose lines through the callback for the lifetime of the object.
 struct Capture;
@@ -137,13 +137,22 @@ struct Inputs {
   posenc_call_info ci{};
   posenc_roofline rl{};
   std::string trace_path;
+  posenc_rope_plan* plan = nullptr;      // made from p by the constructor
+  posenc_rope_plan* made = nullptr;      // what the plan_create case makes (its undo destroys it)
+  posenc_rope_operand qop{}, kop{};      // [1, 4, 2, 8] and [1, 4, 1, 8] float32 operands
   Inputs() {
     posenc_rope_params_init(&p, POSENC_ROPE_DEFAULT, 8, 1e4);
+    posenc_rope_plan_create(&p, &plan);
+    qop = {f32c.data(), 2, 0, 0, 0};
+    kop = {f32c.data() + 256, 1, 0, 0, 0};
     posenc_laplacian_pe_info_init(&info);
     posenc_call_info_init(&ci);
     posenc_roofline_init(&rl);
     trace_path = ::testing::TempDir() + "posenc_verbose_case_trace.json";
   }
+  ~Inputs() { posenc_rope_plan_destroy(plan); }
+  Inputs(const Inputs&) = delete;
+  Inputs& operator=(const Inputs&) = delete;
 };
 
 std::map<std::string, Case> make_cases(Inputs& in, posenc_isa isa) {
@@ -178,6 +187,22 @@ std::map<std::string, Case> make_cases(Inputs& in, posenc_isa isa) {
   c["posenc_rope_apply_bf16"] = {[=] {
     return posenc_rope_apply_bf16(p, POSENC_ROPE_NEOX, pos, 4, 8, I->bf.data(), 2, 0, I->bf.data() + 64, 1, 0, 0);
   }, {}};
+  c["posenc_rope_apply_f16"] = {[=] {
+    return posenc_rope_apply_f16(p, POSENC_ROPE_NEOX, pos, 4, 8, I->bf.data(), 2, 0, I->bf.data() + 64, 1, 0, 0);
+  }, {}};
+  c["posenc_rope_apply_strided"] = {[=] {
+    return posenc_rope_apply_strided(p, POSENC_ROPE_F32, POSENC_ROPE_NEOX, pos, 1, 1, 4, 8, &I->qop, &I->kop, 0);
+  }, {}};
+  c["posenc_rope_plan_create"] = {[=] { return posenc_rope_plan_create(p, &I->made); },
+                                  [=] { posenc_rope_plan_destroy(I->made); I->made = nullptr; }};
+  c["posenc_rope_plan_inv_freq"] = {[=] { return posenc_rope_plan_inv_freq(I->plan, od, nullptr); }, {}};
+  c["posenc_rope_plan_apply"] = {[=] {
+    return posenc_rope_plan_apply(I->plan, POSENC_ROPE_F32, POSENC_ROPE_NEOX, pos, 1, 1, 4, 8, &I->qop, &I->kop, 0);
+  }, {}};
+  c["posenc_rope_plan_rerotate"] = {[=] {
+    return posenc_rope_plan_rerotate(I->plan, I->plan, POSENC_ROPE_F32, POSENC_ROPE_NEOX, pos, 1, 1, 4, 8, &I->qop,
+                                     &I->kop);
+  }, {}};
   c["posenc_rope_decay_f64"] = {[=] { return posenc_rope_decay_f64(d, 4, 0, 1, 8, od, nullptr); }, {}};
   // sphere
   c["posenc_legendre_f64"] = {[=] { return posenc_legendre_f64(POSENC_LEGENDRE_SPHARM, 3, 1, d, 4, od); }, {}};
@@ -192,7 +217,7 @@ std::map<std::string, Case> make_cases(Inputs& in, posenc_isa isa) {
   c["posenc_sph_rotate_real_f64"] = {[=] { return posenc_sph_rotate_real_f64(2, I->rot.data(), d, 4, od); }, {}};
   // features
   c["posenc_rf_sample_f32"] = {[=] { return posenc_rf_sample_f32(POSENC_RF_IID, 4, 8, 1.0, 1, o); }, {}};
-  c["posenc_rf_features_f32"] = {[=] { return posenc_rf_features_f32(POSENC_RF_TRIG, a, 8, 4, nullptr, b, 4, o); }, {}};
+  c["posenc_rf_features_f32"] = {[=] { return posenc_rf_features_f32(POSENC_RF_TRIG, POSENC_RF_SHIFT_OVERFLOW, a, 8, 4, nullptr, b, 4, o); }, {}};
   c["posenc_linear_attention_f32"] = {[=] { return posenc_linear_attention_f32(a, b, a, 4, 8, 4, 0, 1e-6f, o); }, {}};
   c["posenc_softmax_attention_f32"] = {[=] { return posenc_softmax_attention_f32(a, b, a, 4, 4, 4, 0, 0.5f, o); }, {}};
   // graph (a path of 5 nodes)
