@@ -427,3 +427,34 @@ def test_module_apply_with_a_function_is_nn_module_apply():
     seen = []
     assert emb.apply(lambda m: seen.append(type(m).__name__)) is emb
     assert seen == ["RotaryEmbedding"]
+
+
+def test_inplace_on_hf_views_equals_the_copy_bitwise():
+    plan = posenc.RopePlan(posenc.rope_params(posenc.RopeType.LLAMA3, 64, 500000.0, factor=8.0,
+                                              original_max_position=8192))
+    B, S, Hq, Hk, D = 2, 9, 4, 2, 64
+    wq = torch.randn(B, S, Hq * D, requires_grad=True)
+    wk = torch.randn(B, S, Hk * D, requires_grad=True)
+    pos = torch.randint(0, 50000, (B, S))
+    gq, gk = torch.randn(B, Hq, S, D), torch.randn(B, Hk, S, D)
+    res = []
+    for inplace in (False, True):
+        wq.grad = wk.grad = None
+        q = (wq * 1).view(B, S, Hq, D).transpose(1, 2)  # HF: a transposed view of the projection
+        k = (wk * 1).view(B, S, Hk, D).transpose(1, 2)
+        qr, kr = pt.rope_apply(plan, q, k, pos, heads_first=True, inplace=inplace)
+        assert (qr is q) == inplace and (kr is k) == inplace
+        torch.autograd.backward((qr, kr), (gq, gk))
+        res.append((qr.detach().clone(), kr.detach().clone(), wq.grad.clone(), wk.grad.clone()))
+    assert all(torch.equal(a, b) for a, b in zip(*res))
+    with torch.no_grad():  # no autograd: rotated in place as well
+        q = torch.randn(B, S, Hq, D)
+        want, _ = pt.rope_apply(plan, q, None, pos)
+        got, _ = pt.rope_apply(plan, q, None, pos, inplace=True)
+        assert got is q and torch.equal(q, want)
+    leaf = torch.randn(B, S, Hq, D, requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        pt.rope_apply(plan, leaf, None, pos, inplace=True)
+    odd = torch.randn(B, S, Hq, D).transpose(-1, -2).contiguous().transpose(-1, -2)
+    with pytest.raises(posenc.ArgumentError, match="inplace=True: q .* unit-stride head_dim"):
+        pt.rope_apply(plan, odd, None, pos, inplace=True)

@@ -47,11 +47,11 @@ class _Cfg:
         self.multi = self.na > 1 or p.axes == RopeAxes.AXIAL
 
 
-def _operand(x, heads_first):
-    """(RopeOperand, batch, tokens) of a tensor [..., tokens, heads, head_dim] (heads_first:
-    [..., heads, tokens, head_dim]) whose leading dimensions collapse into one stride, or None."""
-    nd = x.dim()
-    shape, st = x.shape, x.stride()
+_LAYOUTS = {}  # (shape, strides, heads_first) -> (num_heads, head_stride, token_stride, batch_stride, batch, tokens) or None
+
+
+def _layout(shape, st, heads_first):
+    nd = len(shape)
     h_ax, t_ax = (nd - 3, nd - 2) if heads_first else (nd - 2, nd - 3)
     if shape[-1] > 1 and st[-1] != 1:
         return None
@@ -62,9 +62,24 @@ def _operand(x, heads_first):
     batch = 1
     for n in shape[:nd - 3]:
         batch *= n
-    op = RopeOperand(x.data_ptr(), shape[h_ax], st[h_ax] if shape[h_ax] > 1 else 0,
-                     st[t_ax] if shape[t_ax] > 1 else 0, dims[-1][1] if dims else 0)
-    return op, batch, shape[t_ax]
+    return (shape[h_ax], st[h_ax] if shape[h_ax] > 1 else 0, st[t_ax] if shape[t_ax] > 1 else 0,
+            dims[-1][1] if dims else 0, batch, shape[t_ax])
+
+
+def _operand(x, heads_first):
+    """(RopeOperand, batch, tokens) of a tensor [..., tokens, heads, head_dim] (heads_first:
+    [..., heads, tokens, head_dim]) whose leading dimensions collapse into one stride, or None.
+    The layout of a (shape, strides) pair is computed once and cached."""
+    key = (x.shape, x.stride(), heads_first)
+    lay = _LAYOUTS.get(key, False)
+    if lay is False:
+        lay = _layout(tuple(x.shape), key[1], heads_first)
+        if len(_LAYOUTS) > 4096:
+            _LAYOUTS.clear()
+        _LAYOUTS[key] = lay
+    if lay is None:
+        return None
+    return RopeOperand(x.data_ptr(), lay[0], lay[1], lay[2], lay[3]), lay[4], lay[5]
 
 
 def _fresh(x, heads_first):
@@ -85,6 +100,38 @@ def _run(cfg, positions, xs, inverse):
     check(cfg.fn(*cfg.first, _DTYPES[xs[0].dtype], cfg.layout,
                  None if positions is None else positions.data_ptr(), cfg.na, batch, seq, xs[0].shape[-1],
                  q, k, int(inverse)))
+
+
+def _in_place(xs, heads_first):
+    for nm, x in zip(("q", "k"), xs):
+        if _operand(x, heads_first) is None:
+            raise ArgumentError(f"inplace=True: {nm} (shape {tuple(x.shape)}, strides {x.stride()}) must have a "
+                                f"unit-stride head_dim and leading dimensions that collapse into one stride; "
+                                f"use inplace=False (a copy is rotated)")
+    if len(xs) == 2 and xs[0].data_ptr() == xs[1].data_ptr():
+        raise ArgumentError("inplace=True: q and k must not share memory")
+    return list(xs)
+
+
+class _RopeInPlace(torch.autograd.Function):
+    """In-place RoPE of one tensor x (autograd's CopySlices, used when x is a view, expects the
+    modified tensor to be the first input and the only output)."""
+
+    @staticmethod
+    def forward(ctx, x, cfg, positions, inverse):
+        _run(cfg, positions, [x], inverse)
+        ctx.mark_dirty(x)
+        ctx.cfg, ctx.positions, ctx.inverse = cfg, positions, inverse
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        if torch.is_grad_enabled():
+            (out,) = _RopeFunction.apply(ctx.cfg, ctx.positions, not ctx.inverse, g)
+        else:
+            out = _fresh(g, ctx.cfg.heads_first)
+            _run(ctx.cfg, ctx.positions, [out], not ctx.inverse)
+        return out, None, None, None
 
 
 class _RopeFunction(torch.autograd.Function):
@@ -158,7 +205,24 @@ def _check_qk(q, k, heads_first):
                             f"k {tuple(k.shape)})")
 
 
-def rope_apply(params, q, k=None, positions=None, layout=RopeLayout.NEOX, inverse=False, heads_first=False):
+def _rope(cfg, q, k, positions, inverse, inplace):
+    _check_qk(q, k, cfg.heads_first)
+    t_ax = -2 if cfg.heads_first else -3
+    pos = _prepare_positions(cfg, positions, tuple(q.shape[:-3]), q.shape[t_ax])
+    xs = (q,) if k is None else (q, k)
+    if torch.is_grad_enabled() and any(x.requires_grad for x in xs):
+        if inplace:  # autograd takes an in-place Function on a view only with one output: q, k apart
+            outs = [_RopeInPlace.apply(x, cfg, pos, bool(inverse)) for x in _in_place(xs, cfg.heads_first)]
+        else:
+            outs = _RopeFunction.apply(cfg, pos, bool(inverse), *xs)
+    else:
+        outs = _in_place(xs, cfg.heads_first) if inplace else [_fresh(x, cfg.heads_first) for x in xs]
+        _run(cfg, pos, outs, bool(inverse))
+    return (outs[0], outs[1] if k is not None else None)
+
+
+def rope_apply(params, q, k=None, positions=None, layout=RopeLayout.NEOX, inverse=False, heads_first=False,
+               inplace=False):
     """RoPE of q (and k) -> (q_rotated, k_rotated or None), new tensors with autograd.
 
     params: a posenc.RopePlan (parameters validated and frequencies derived once: use it for
@@ -173,20 +237,16 @@ def rope_apply(params, q, k=None, positions=None, layout=RopeLayout.NEOX, invers
     inverse=True applies the transpose (the un-rotation). Accuracy: that of posenc_rope_apply_f32
     (|error| <= 4e-7 (|a| + |b|) max(A, 1) per element against a float64 rotation).
     Backward: the transposed rotation of the incoming gradient (exact transpose of the float32
-    cos/sin used forward); positions get no gradient."""
+    cos/sin used forward); positions get no gradient.
+    inplace=True rotates q and k themselves (no copy; FlashAttention's rotary inplace=True) and
+    returns them, recorded for autograd as an in-place op (torch.autograd.Function.mark_dirty),
+    so it works on views such as HF's transposed projections but not on leaf tensors that
+    require grad (with autograd, q and k then take one C call each: autograd allows only one
+    output for an in-place Function on a view); q / k must then have a unit-stride head_dim and leading dimensions that
+    collapse into one stride."""
     if isinstance(params, RotaryEmbedding):
         params = params.plan
-    cfg = _Cfg(params, layout, heads_first)
-    _check_qk(q, k, cfg.heads_first)
-    t_ax = -2 if cfg.heads_first else -3
-    pos = _prepare_positions(cfg, positions, tuple(q.shape[:-3]), q.shape[t_ax])
-    xs = (q,) if k is None else (q, k)
-    if torch.is_grad_enabled() and any(x.requires_grad for x in xs):
-        outs = _RopeFunction.apply(cfg, pos, bool(inverse), *xs)
-    else:
-        outs = [_fresh(x, cfg.heads_first) for x in xs]
-        _run(cfg, pos, outs, bool(inverse))
-    return (outs[0], outs[1] if k is not None else None)
+    return _rope(_Cfg(params, layout, heads_first), q, k, positions, inverse, inplace)
 
 
 # --------------------------------------------------------------------------- HF config -> params
@@ -309,23 +369,14 @@ class RotaryEmbedding(torch.nn.Module):
         dt = x.dtype if isinstance(x, torch.Tensor) else torch.float32
         return cos.to(dt), sin.to(dt)
 
-    def apply(self, q, k=None, position_ids=None, heads_first=True):
-        """Fused RoPE of q and k (see the class docstring) -> (q_rotated, k_rotated).
+    def apply(self, q, k=None, position_ids=None, heads_first=True, inplace=False):
+        """Fused RoPE of q and k (see the class docstring) -> (q_rotated, k_rotated);
+        inplace=True rotates q and k themselves (see `rope_apply`).
         Called with one callable (torch.nn.Module.apply's signature, e.g. model.apply(init_fn)
         reaching this submodule), it is Module.apply."""
         if callable(q) and not isinstance(q, torch.Tensor) and k is None and position_ids is None:
             return super().apply(q)
-        cfg = self._cfg[bool(heads_first)]
-        _check_qk(q, k, cfg.heads_first)
-        t_ax = -2 if cfg.heads_first else -3
-        pos = _prepare_positions(cfg, position_ids, tuple(q.shape[:-3]), q.shape[t_ax])
-        xs = (q,) if k is None else (q, k)
-        if torch.is_grad_enabled() and any(x.requires_grad for x in xs):
-            outs = _RopeFunction.apply(cfg, pos, False, *xs)
-        else:
-            outs = [_fresh(x, cfg.heads_first) for x in xs]
-            _run(cfg, pos, outs, False)
-        return (outs[0], outs[1] if k is not None else None)
+        return _rope(self._cfg[bool(heads_first)], q, k, position_ids, False, inplace)
 
     def extra_repr(self):
         return (f"rope_type={self.rope_type!r}, head_dim={self.head_dim}, rotary_dim={self.rotary_dim}, "

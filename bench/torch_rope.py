@@ -1,0 +1,189 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 OR MIT
+"""RoPE forward + backward in PyTorch: posenc.torch (RotaryEmbedding.apply, one C call each way)
+vs transformers' eager rotary code (rotate_half / apply_rotary_pos_emb, ported; LlamaRotaryEmbedding
+.forward for cos/sin), at the Llama-3.1-8B attention shape, in one process, interleaved.
+
+    PYTHONPATH=python /usr/bin/python3 bench/torch_rope.py [--tokens 1 64 4096] [--threads 1] [--reps 30]
+
+Shape: batch 1, 32 query heads, 8 key/value heads, head_dim 128, llama3 scaling (theta 5e5,
+factor 8, original 8192), float32 (and --dtype bfloat16), q / k as HF makes them: views
+[1, heads, seq, 128] of the projections' [1, seq, heads*128] output (transpose(1, 2)).
+One step = forward of q and k, then autograd backward with given output gradients
+(torch.autograd.backward((q_rot, k_rot), (gq, gk))) into the projections' outputs.
+
+Reported per token count (median of --reps steps, both sides alternating):
+  hf_apply   HF apply_rotary_pos_emb with cos/sin precomputed (HF computes them once per model
+             forward and shares them across layers, so the per-layer cost is this),
+  hf_full    HF rotary forward (cos/sin from position_ids) + apply_rotary_pos_emb,
+  posenc     RotaryEmbedding.apply(q, k, position_ids) (cos/sin computed inside every call;
+             q and k copied once, the copies rotated),
+  inplace    RotaryEmbedding.apply(q, k, position_ids, inplace=True) (q and k rotated in place,
+             no copy; the backward still rotates a copy of the incoming gradient),
+  ratios     posenc / hf_apply, posenc / hf_full, and inplace / hf_apply where both sides start
+             from the same non-leaf (x * 1) (hf_apply timed again that way).
+Times are the minimum over --reps interleaved steps (the least disturbed run of each side; on a
+shared machine medians mostly measure the other tenants) and, in brackets, the median.
+Per-call overhead (1 token, no grad): the raw ctypes call of posenc_rope_plan_apply on
+prepared operands (the C call alone), RotaryEmbedding.apply under no_grad (checks, clone of q
+and k, positions, the call), and the autograd forward+backward; overhead = apply - C call.
+Both torch and posenc use --threads threads (torch.set_num_threads, posenc.threads_set)."""
+import argparse
+import ctypes
+import statistics
+import time
+
+import torch
+
+import posenc
+import posenc.torch as pt
+from posenc.torch import rope as ptr
+
+
+def rotate_half(x):
+    x1 = x[..., : x.shape[-1] // 2]
+    x2 = x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def apply_rotary_pos_emb(q, k, cos, sin, unsqueeze_dim=1):
+    cos = cos.unsqueeze(unsqueeze_dim)
+    sin = sin.unsqueeze(unsqueeze_dim)
+    return (q * cos) + (rotate_half(q) * sin), (k * cos) + (rotate_half(k) * sin)
+
+
+def hf_cos_sin(inv_freq, position_ids, dtype):
+    inv_freq_expanded = inv_freq[None, :, None].float().expand(position_ids.shape[0], -1, 1)
+    position_ids_expanded = position_ids[:, None, :].float()
+    freqs = (inv_freq_expanded.float() @ position_ids_expanded.float()).transpose(1, 2)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    return emb.cos().to(dtype), emb.sin().to(dtype)
+
+
+CFG = {"hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+       "rope_theta": 500000.0, "max_position_embeddings": 131072,
+       "rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                        "original_max_position_embeddings": 8192}}
+
+
+def timeit(fn, reps):
+    ts = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t)
+    return ts
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--tokens", type=int, nargs="+", default=[1, 64, 4096])
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    posenc.threads_set(args.threads)
+    dtype = getattr(torch, args.dtype)
+    emb = pt.RotaryEmbedding(CFG)
+    inv_freq = emb.inv_freq
+    Hq, Hk, D = 32, 8, 128
+    print(f"posenc {posenc.__version__} ({posenc.library_path()}), isa {posenc.isa_name(posenc.isa_active())}, "
+          f"torch {torch.__version__}, threads {args.threads}, dtype {args.dtype}")
+    print(f"{'tokens':>7} {'hf_apply ms':>20} {'hf_full ms':>20} {'posenc ms':>20} {'inplace ms':>20} "
+          f"{'posenc/hf_apply':>16} {'posenc/hf_full':>15} {'inplace/hf_apply':>17}")
+    for T in args.tokens:
+        xq = torch.randn(1, T, Hq * D).to(dtype).requires_grad_()
+        xk = torch.randn(1, T, Hk * D).to(dtype).requires_grad_()
+        gq = torch.randn(1, Hq, T, D).to(dtype)
+        gk = torch.randn(1, Hk, T, D).to(dtype)
+        pos = torch.arange(T)[None] + 1000
+        cos, sin = hf_cos_sin(inv_freq, pos, dtype)
+
+        def views():
+            xq.grad = xk.grad = None
+            return xq.view(1, T, Hq, D).transpose(1, 2), xk.view(1, T, Hk, D).transpose(1, 2)
+
+        def hf_apply():
+            q, k = views()
+            torch.autograd.backward(apply_rotary_pos_emb(q, k, cos, sin), (gq, gk))
+
+        def hf_full():
+            q, k = views()
+            torch.autograd.backward(apply_rotary_pos_emb(q, k, *hf_cos_sin(inv_freq, pos, dtype)), (gq, gk))
+
+        def posenc_step():
+            q, k = views()
+            torch.autograd.backward(emb.apply(q, k, pos), (gq, gk))
+
+        def inplace_step():
+            xq.grad = xk.grad = None
+            q, k = (xq * 1).view(1, T, Hq, D).transpose(1, 2), (xk * 1).view(1, T, Hk, D).transpose(1, 2)
+            torch.autograd.backward(emb.apply(q, k, pos, inplace=True), (gq, gk))
+
+        def hf_apply_mul1():  # the same (x * 1) as inplace_step (a non-leaf to rotate in place)
+            xq.grad = xk.grad = None
+            q, k = (xq * 1).view(1, T, Hq, D).transpose(1, 2), (xk * 1).view(1, T, Hk, D).transpose(1, 2)
+            torch.autograd.backward(apply_rotary_pos_emb(q, k, cos, sin), (gq, gk))
+
+        reps = args.reps if T <= 64 else max(5, args.reps // 3)
+        steps = (hf_apply, hf_full, posenc_step, inplace_step, hf_apply_mul1)
+        for f in steps:  # warm up
+            f()
+        ts = [[] for _ in steps]
+        for _ in range(reps):  # interleaved
+            for t, f in zip(ts, steps):
+                t += timeit(f, 1)
+        mins = [min(t) * 1e3 for t in ts]
+        meds = [statistics.median(t) * 1e3 for t in ts]
+        cells = " ".join(f"{m:>9.4f} [{d:>8.4f}]" for m, d in zip(mins[:4], meds[:4]))
+        print(f"{T:>7} {cells} {mins[2] / mins[0]:>16.3f} {mins[2] / mins[1]:>15.3f} {mins[3] / mins[4]:>17.3f}")
+        # anchors: one new q-sized tensor written once (allocation + first touch of its pages), and
+        # the C rotation alone of preallocated q and k (what the kernel costs without torch)
+        qo, ko = xq.detach().view(1, T, Hq, D).transpose(1, 2).clone(), xk.detach().view(1, T, Hk, D).transpose(1, 2).clone()
+        alloc = min(timeit(lambda: torch.empty_like(xq).fill_(1.0), reps)) * 1e3
+        c_only = min(timeit(lambda: ptr._run(emb._cfg[True], pos, [qo, ko], False), reps)) * 1e3
+        print(f"{'':>7} anchors: new q-sized tensor written once {alloc:.4f} ms; C rotation of preallocated q and k "
+              f"{c_only:.4f} ms")
+
+    # per-call overhead at 1 token
+    q = torch.randn(1, 1, Hq * D).view(1, 1, Hq, D).transpose(1, 2).to(dtype)
+    k = torch.randn(1, 1, Hk * D).view(1, 1, Hk, D).transpose(1, 2).to(dtype)
+    pos = torch.tensor([[1000]])
+    cfg = emb._cfg[True]
+    qo, ko = q.clone(), k.clone()
+    ops = [ptr._operand(x, True)[0] for x in (qo, ko)]
+    fn, first, code = cfg.fn, cfg.first, ptr._DTYPES[dtype]
+    bq, bk = ctypes.byref(ops[0]), ctypes.byref(ops[1])
+    pptr = pos.data_ptr()
+
+    def c_call():
+        fn(*first, code, 0, pptr, 1, 1, 1, D, bq, bk, 0)
+
+    def no_grad_apply():
+        with torch.no_grad():
+            emb.apply(q, k, pos)
+
+    qg = q.clone().requires_grad_()
+    kg = k.clone().requires_grad_()
+    g1, g2 = torch.randn_like(q), torch.randn_like(k)
+
+    def autograd_step():
+        qg.grad = kg.grad = None
+        torch.autograd.backward(emb.apply(qg, kg, pos), (g1, g2))
+
+    n = 2000
+    res = {}
+    for name, f in (("C call (ctypes, prepared operands)", c_call), ("RotaryEmbedding.apply, no grad", no_grad_apply),
+                    ("RotaryEmbedding.apply fwd+bwd (autograd)", autograd_step)):
+        for _ in range(50):
+            f()
+        ts = [min(timeit(f, 1)[0] for _ in range(5)) for _ in range(n // 5)]
+        res[name] = statistics.median(ts) * 1e6
+        print(f"  {name:44s} {res[name]:8.2f} us per call")
+    names = list(res)
+    print(f"  wrapper overhead (apply, no grad - C call): {res[names[1]] - res[names[0]]:.2f} us")
+
+
+if __name__ == "__main__":
+    main()
