@@ -107,11 +107,11 @@ std::vector<double> mse_curve(const Points& pts, Method meth, const std::vector<
       std::vector<float> w;
       if (meth == WPFF) {
         std::vector<float> ftr(static_cast<size_t>(ntr * F));
-        posenc::check(posenc_rf_features_f32(kind, omega.data(), m, pts.d, nullptr, tr.data(), ntr, ftr.data()));
+        posenc::check(posenc_rf_features_f32(kind, POSENC_RF_SHIFT_OVERFLOW, omega.data(), m, pts.d, nullptr, tr.data(), ntr, ftr.data()));
         w = fit_wpff(to_mat(ftr, ntr, F), Xtr, seed ^ 0x9e3779b97f4a7c15ull);
       }
       std::vector<float> fte(static_cast<size_t>(nte * F));
-      posenc::check(posenc_rf_features_f32(kind, omega.data(), m, pts.d, w.empty() ? nullptr : w.data(), te.data(), nte, fte.data()));
+      posenc::check(posenc_rf_features_f32(kind, POSENC_RF_SHIFT_OVERFLOW, omega.data(), m, pts.d, w.empty() ? nullptr : w.data(), te.data(), nte, fte.data()));
       const Eigen::MatrixXd Phi = to_mat(fte, nte, F);
       acc += pair_mse(Phi * Phi.transpose(), K);
     }
@@ -203,8 +203,8 @@ void exp_features(Report& rep) {
     posenc::check(posenc_softmax_attention_f32(Q.data(), Kk.data(), V.data(), n, d, dv, 0, 1.0f, o_soft.data()));
     const double ts = now_s() - t0;
     t0 = now_s();
-    posenc::check(posenc_rf_features_f32(POSENC_RF_POSITIVE, omega.data(), m, d, nullptr, Q.data(), n, pq.data()));
-    posenc::check(posenc_rf_features_f32(POSENC_RF_POSITIVE, omega.data(), m, d, nullptr, Kk.data(), n, pk.data()));
+    posenc::check(posenc_rf_features_f32(POSENC_RF_POSITIVE, POSENC_RF_SHIFT_OVERFLOW, omega.data(), m, d, nullptr, Q.data(), n, pq.data()));
+    posenc::check(posenc_rf_features_f32(POSENC_RF_POSITIVE, POSENC_RF_SHIFT_OVERFLOW, omega.data(), m, d, nullptr, Kk.data(), n, pk.data()));
     posenc::check(posenc_linear_attention_f32(pq.data(), pk.data(), V.data(), n, m, dv, 0, 1e-6f, o_lin.data()));
     const double tl = now_s() - t0;
     double num = 0, den = 0;

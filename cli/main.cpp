@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // posenc — command-line tool.
+//   posenc --version                  the library version
 //   posenc info                       version, ISAs compiled / runnable / active, threads
 //   posenc report [--out DIR] [--quick] [--data DIR] [--only ID,...]
 //                                     the experiments on real data -> DIR/report.md, CSV, PNG/SVG
@@ -49,24 +50,41 @@ int cmd_info() {
   std::printf("ISAs runnable:  %s\n", isa_list(false).c_str());
   std::printf("ISA active:     %s\n", posenc_isa_name(posenc_isa_active()));
   std::printf("threads:        %d\n", posenc_threads_get());
+  return 0;
+}
+
+// POSENC_ISA and POSENC_NUM_THREADS are read by the library: a value it cannot use makes every
+// kernel call fail with one message naming the variable. The tool asks once, before any command
+// prints or writes anything, and prints that message alone.
+int check_environment() {
   float probe[2];
   if (posenc_sinusoidal_f32(nullptr, 1, 2, 10000.0, POSENC_SINUSOIDAL_HALVES, probe) != POSENC_OK) {
     std::fprintf(stderr, "posenc: %s\n", posenc_last_error_message());
-    return 1;
+    return 2;
   }
   return 0;
 }
 
-// The first of --data, $POSENC_DATA, the source tree, the install prefix that has zone1970.tab.
+// The folder of the running executable (/proc/self/exe), "" if it cannot be read.
+std::string exe_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : exe.parent_path().string();
+}
+
+// The first of --data, $POSENC_DATA, the install's data folder found relative to the executable
+// (<prefix>/bin/posenc -> <prefix>/share/posenc/data, wherever the prefix was moved), and, for a
+// binary in the build tree, the source tree's data/.
 std::string find_data_dir(const std::string& opt) {
   if (!opt.empty()) return opt;  // explicit: used as given (a missing file is then an error)
-  std::vector<std::string> cands;
   if (const char* e = std::getenv("POSENC_DATA")) return e;
+  std::vector<std::string> cands;
+#ifdef POSENC_DATA_DIR_FROM_BIN
+  const std::string bin = exe_dir();
+  if (!bin.empty()) cands.push_back((fs::path(bin) / POSENC_DATA_DIR_FROM_BIN).lexically_normal().string());
+#endif
 #ifdef POSENC_SOURCE_DATA_DIR
   cands.push_back(POSENC_SOURCE_DATA_DIR);
-#endif
-#ifdef POSENC_INSTALL_DATA_DIR
-  cands.push_back(POSENC_INSTALL_DATA_DIR);
 #endif
   for (const auto& c : cands)
     if (fs::exists(c + "/zone1970.tab")) return c;
@@ -75,27 +93,8 @@ std::string find_data_dir(const std::string& opt) {
 
 int cmd_report(const std::string& out, bool quick, const std::string& data_opt, const std::string& only) {
   const double t0 = now_s();
-  std::error_code ec;
-  fs::create_directories(out, ec);
-  if (ec || !fs::is_directory(out)) {
-    std::fprintf(stderr, "posenc report: cannot create output folder '%s': %s\n", out.c_str(),
-                 ec ? ec.message().c_str() : "not a directory");
-    return 2;
-  }
-  const std::string md_path = out + "/report.md";
-  {
-    std::ofstream probe(md_path);
-    if (!probe) {
-      std::fprintf(stderr, "posenc report: cannot write '%s': %s\n", md_path.c_str(), std::strerror(errno));
-      return 2;
-    }
-  }
-  const std::string data = find_data_dir(data_opt);
-  for (const char* f : {"zone1970.tab", "karate.edges", "debian-bookworm-depends.txt.gz"})
-    if (!fs::exists(data + "/" + f)) {
-      std::fprintf(stderr, "posenc report: missing data file %s/%s (use --data DIR or POSENC_DATA)\n", data.c_str(), f);
-      return 2;
-    }
+  // Everything is validated before the output folder is touched: a bad --only or --data leaves
+  // an existing DIR/report.md as it was.
   auto exps = experiments();
   std::stable_sort(exps.begin(), exps.end(), [](const Experiment& a, const Experiment& b) { return a.order < b.order; });
   if (!only.empty()) {
@@ -113,6 +112,29 @@ int cmd_report(const std::string& out, bool quick, const std::string& data_opt, 
       sel.push_back(*it);
     }
     exps = sel;
+  }
+  const std::string data = find_data_dir(data_opt);
+  for (const char* f : {"zone1970.tab", "karate.edges", "debian-bookworm-depends.txt.gz"})
+    if (!fs::exists(data + "/" + f)) {
+      std::fprintf(stderr, "posenc report: missing data file %s/%s (use --data DIR or POSENC_DATA)\n", data.c_str(), f);
+      return 2;
+    }
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec || !fs::is_directory(out)) {
+    std::fprintf(stderr, "posenc report: cannot create output folder '%s': %s\n", out.c_str(),
+                 ec ? ec.message().c_str() : "not a directory");
+    return 2;
+  }
+  // report.md is written to a temporary file in DIR and renamed over report.md at the end: a
+  // reader sees the old report or the new one, never a truncated file.
+  const std::string md_path = out + "/report.md", md_tmp = out + "/.report.md.tmp";
+  {
+    std::ofstream probe(md_tmp);
+    if (!probe) {
+      std::fprintf(stderr, "posenc report: cannot write '%s': %s\n", md_tmp.c_str(), std::strerror(errno));
+      return 2;
+    }
   }
   Report rep(out, data, quick);
   std::ostringstream body;
@@ -144,7 +166,7 @@ int cmd_report(const std::string& out, bool quick, const std::string& data_opt, 
   char date[64];
   std::time_t tt = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", std::gmtime(&tt));
-  std::ofstream md(md_path);
+  std::ofstream md(md_tmp, std::ios::trunc);
   md << "# posenc report\n\n";
   md << strf("posenc %s, ISA %s (runnable: %s), %d thread(s), %s%s, total %.1f s. Data: `%s`.\n\n",
              posenc_version_string(), posenc_isa_name(posenc_isa_active()), isa_list(false).c_str(),
@@ -154,8 +176,10 @@ int cmd_report(const std::string& out, bool quick, const std::string& data_opt, 
   if (exps.empty()) md << "\n(no experiment is built into this posenc: its families have not landed)\n";
   md << "\n" << rep.with_plots(body.str(), plot_failure);
   md.close();
-  if (!md) {
-    std::fprintf(stderr, "posenc report: write error on %s\n", md_path.c_str());
+  if (!md || (fs::rename(md_tmp, md_path, ec), ec)) {
+    std::fprintf(stderr, "posenc report: write error on %s%s%s\n", md_path.c_str(), ec ? ": " : "",
+                 ec ? ec.message().c_str() : "");
+    std::remove(md_tmp.c_str());
     return 2;
   }
   std::printf("posenc report — %s, ISA %s, %d thread(s)%s\n", posenc_version_string(),
@@ -170,6 +194,11 @@ int cmd_report(const std::string& out, bool quick, const std::string& data_opt, 
 int main(int argc, char** argv) {
   CLI::App app{"posenc — positional-encoding kernels: info, report, profile"};
   app.require_subcommand(1, 1);
+  // The library's run-time version; a CLI built against another header says so.
+  std::string version = std::string("posenc ") + posenc_version_string();
+  if (std::strcmp(posenc_version_string(), POSENC_VERSION_STRING) != 0)
+    version += std::string(" (built against posenc.h ") + POSENC_VERSION_STRING + ")";
+  app.set_version_flag("--version", version, "print the version and exit");
   auto* info = app.add_subcommand("info", "version, ISAs compiled / runnable / active, threads");
   auto* report = app.add_subcommand("report", "run the experiments on real data; write DIR/report.md, CSVs and plots (PNG, SVG)");
   std::string out = "report", data, only;
@@ -200,6 +229,7 @@ int main(int argc, char** argv) {
     }
   }
   CLI11_PARSE(app, argc, argv);
+  if (int rc = check_environment()) return rc;
   try {
     if (info->parsed()) return cmd_info();
     if (report->parsed()) return cmd_report(out, quick, data, only);

@@ -2,6 +2,9 @@
 // lib/runtime.cpp — status strings, thread-local errors, version, ISA dispatch and threads.
 #include "lib/internal.hpp"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
@@ -10,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -53,17 +57,26 @@ posenc_status set_error(posenc_status s, const char* fmt, ...) {
 // ---------------------------------------------------------------- dispatch
 namespace {
 
+#if defined(__x86_64__) || defined(__i386__)
+/// CPUID.1:ECX bit 29 (F16C: VCVTPH2PS / VCVTPS2PH on 128/256-bit vectors), which the AVX2 and
+/// AVX-512 paths are compiled with (-mf16c). Every x86 CPU with AVX2 has it.
+bool has_f16c() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)) != 0;
+}
+#endif
+
 uint32_t detect_available() {
   uint32_t mask = POSENC_ISA_SCALAR;
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
 #if defined(POSENC_HAVE_AVX2)
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) mask |= POSENC_ISA_AVX2;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && has_f16c()) mask |= POSENC_ISA_AVX2;
 #endif
 #if defined(POSENC_HAVE_AVX512)
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && has_f16c())
     mask |= POSENC_ISA_AVX512;
 #endif
 #endif
@@ -127,11 +140,16 @@ dispatch_state& dispatch() {
 
 }  // namespace
 
+const std::string* threads_env_error();  // below: POSENC_NUM_THREADS held a value it cannot use
+
 posenc_status kernel_isa(posenc_isa* isa) {
   dispatch_state& d = dispatch();
   if (d.env_error.load(std::memory_order_acquire))
-    return set_error(POSENC_ERR_UNSUPPORTED, "%s (call posenc_isa_set to choose another path)",
+    return set_error(POSENC_ERR_UNSUPPORTED, "%s (unset it, or call posenc_isa_set to choose a path)",
                      d.env_message.c_str());
+  if (const std::string* m = threads_env_error())
+    return set_error(POSENC_ERR_INVALID_ARGUMENT, "%s (unset it, or call posenc_threads_set to choose a count)",
+                     m->c_str());
   *isa = static_cast<posenc_isa>(d.active.load(std::memory_order_acquire));
   return POSENC_OK;
 }
@@ -142,6 +160,10 @@ struct thread_state {
   std::mutex mu;
   std::shared_ptr<tbb::task_arena> arena;
   std::atomic<int32_t> count{1};
+  // Set while POSENC_NUM_THREADS holds a value that is not a whole number in 0..4096: kernel calls
+  // then fail (like an unusable POSENC_ISA) until posenc_threads_set is called.
+  std::atomic<bool> env_error{false};
+  std::string env_message;
 };
 
 int32_t hardware_threads() {
@@ -154,10 +176,17 @@ thread_state& threads() {
   static thread_state* st = [] {
     auto* s = new thread_state();
     int32_t n = 0;
-    if (const char* env = std::getenv("POSENC_NUM_THREADS")) {
+    if (const char* env = std::getenv("POSENC_NUM_THREADS"); env && *env) {  // empty = unset
       char* end = nullptr;
-      long v = std::strtol(env, &end, 10);
-      if (end != env && *end == '\0' && v >= 0 && v <= 4096) n = static_cast<int32_t>(v);
+      errno = 0;
+      const long v = std::strtol(env, &end, 10);
+      if (end != env && *end == '\0' && errno == 0 && v >= 0 && v <= 4096) {
+        n = static_cast<int32_t>(v);
+      } else {
+        s->env_error = true;
+        s->env_message = std::string("environment variable POSENC_NUM_THREADS='") + env +
+                         "' is not a whole number in 0..4096 (0 = all hardware threads)";
+      }
     }
     if (n == 0) n = hardware_threads();
     s->count = n;
@@ -173,6 +202,11 @@ std::shared_ptr<tbb::task_arena> current_arena() {
   return t.arena;
 }
 }  // namespace
+
+const std::string* threads_env_error() {
+  thread_state& t = threads();
+  return t.env_error.load(std::memory_order_acquire) ? &t.env_message : nullptr;
+}
 
 int32_t thread_count() { return threads().count.load(std::memory_order_relaxed); }
 
@@ -272,6 +306,7 @@ POSENC_API posenc_status posenc_threads_set(int32_t n) {
     std::lock_guard<std::mutex> lock(t.mu);
     t.arena = std::move(arena);
     t.count = want;
+    t.env_error.store(false, std::memory_order_release);  // an explicit count replaces a bad POSENC_NUM_THREADS
     return POSENC_OK;
   });
 }

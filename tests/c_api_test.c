@@ -21,8 +21,14 @@ int main(void) {
   int64_t positions[3] = {0, 1, 1000};
   posenc_status s;
   int i;
-  CHECK(posenc_version() == 100u);
-  CHECK(strcmp(posenc_version_string(), "0.1.0") == 0);
+  /* The header's compile-time version is the library's run-time version. */
+  CHECK(posenc_version() == (uint32_t)POSENC_VERSION_NUMBER);
+  CHECK(posenc_version() ==
+        (uint32_t)(POSENC_VERSION_MAJOR * 10000 + POSENC_VERSION_MINOR * 100 + POSENC_VERSION_PATCH));
+  CHECK(strcmp(posenc_version_string(), POSENC_VERSION_STRING) == 0);
+#if POSENC_VERSION_NUMBER < 100
+#error "POSENC_VERSION_NUMBER must be usable in #if"
+#endif
   CHECK((posenc_isa_available() & POSENC_ISA_SCALAR) != 0);
   CHECK(posenc_isa_active() != POSENC_ISA_AUTO);
   s = posenc_sinusoidal_f32(positions, 3, 8, 10000.0, POSENC_SINUSOIDAL_INTERLEAVED, out);

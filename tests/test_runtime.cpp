@@ -20,8 +20,14 @@ TEST(Runtime, StatusStrings) {
 }
 
 TEST(Runtime, Version) {
-  EXPECT_EQ(posenc_version(), 100u);
-  EXPECT_STREQ(posenc_version_string(), "0.1.0");
+  // The header's compile-time version (posenc.h) is the library's run-time version.
+  EXPECT_EQ(posenc_version(), static_cast<uint32_t>(POSENC_VERSION_NUMBER));
+  EXPECT_EQ(posenc_version(), static_cast<uint32_t>(POSENC_VERSION_MAJOR * 10000 + POSENC_VERSION_MINOR * 100 +
+                                                    POSENC_VERSION_PATCH));
+  EXPECT_STREQ(posenc_version_string(), POSENC_VERSION_STRING);
+  EXPECT_EQ(std::to_string(POSENC_VERSION_MAJOR) + "." + std::to_string(POSENC_VERSION_MINOR) + "." +
+                std::to_string(POSENC_VERSION_PATCH),
+            posenc_version_string());
 }
 
 TEST(Runtime, IsaNames) {

@@ -6,7 +6,10 @@
 // the C ABI (shapes are documented there); the wrappers add no copies and no allocations.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -35,6 +38,57 @@ inline void check(posenc_status s) {
   }
 }
 
+namespace detail {
+/// The largest output an allocating wrapper will try to allocate, in bytes: 2^57 (the largest
+/// virtual address space of a 64-bit CPU posenc runs on: x86-64 with 5-level paging; aarch64 has
+/// 2^52), or PTRDIFF_MAX where that is smaller. Anything larger cannot exist on any machine.
+constexpr uint64_t kMaxOutputBytes =
+    static_cast<uint64_t>(PTRDIFF_MAX) < (uint64_t(1) << 57) ? static_cast<uint64_t>(PTRDIFF_MAX) : (uint64_t(1) << 57);
+
+/// Element count of an output of shape dims, checked before anything is allocated: 0 if a
+/// dimension is <= 0 (the C function then accepts the empty shape or names the bad argument);
+/// throws posenc::error(POSENC_ERR_SIZE_OVERFLOW) if the product, in bytes, exceeds kMaxOutputBytes.
+template <class T>
+inline size_t out_count(const char* fn, std::initializer_list<int64_t> dims) {
+  for (int64_t d : dims)
+    if (d <= 0) return 0;
+  const uint64_t limit = kMaxOutputBytes / sizeof(T);
+  uint64_t count = 1;
+  bool over = false;
+  for (int64_t d : dims) {
+    if (over || count > limit / static_cast<uint64_t>(d)) {
+      over = true;
+    } else {
+      count *= static_cast<uint64_t>(d);
+    }
+  }
+  if (over) {
+    std::string shape;
+    for (int64_t d : dims) shape += (shape.empty() ? "" : " x ") + std::to_string(d);
+    throw error(POSENC_ERR_SIZE_OVERFLOW, std::string("posenc::") + fn + ": an output of [" + shape + "] elements of " +
+                                              std::to_string(sizeof(T)) + " bytes exceeds the largest possible allocation (" +
+                                              std::to_string(kMaxOutputBytes) + " bytes)");
+  }
+  return static_cast<size_t>(count);
+}
+/// std::vector<T>(count); an allocation failure is posenc::error(POSENC_ERR_OUT_OF_MEMORY).
+template <class T>
+inline std::vector<T> alloc(const char* fn, size_t count) {
+  try {
+    return std::vector<T>(count);
+  } catch (const std::bad_alloc&) {
+    throw error(POSENC_ERR_OUT_OF_MEMORY, std::string("posenc::") + fn + ": cannot allocate " +
+                                              std::to_string(count) + " elements of " + std::to_string(sizeof(T)) +
+                                              " bytes for the output");
+  }
+}
+/// The output buffer of an allocating wrapper: out_count, then alloc.
+template <class T>
+inline std::vector<T> out_buffer(const char* fn, std::initializer_list<int64_t> dims) {
+  return alloc<T>(fn, out_count<T>(fn, dims));
+}
+}  // namespace detail
+
 // ---------------------------------------------------------------- runtime
 inline uint32_t version() noexcept { return posenc_version(); }
 inline const char* version_string() noexcept { return posenc_version_string(); }
@@ -54,7 +108,7 @@ inline void sinusoidal(const int64_t* positions, int64_t n, int32_t dim, double 
 /// Allocating variant: returns the [n, dim] table for positions 0..n-1.
 inline std::vector<float> sinusoidal(int64_t n, int32_t dim, double base = 10000.0,
                                      posenc_sinusoidal_layout layout = POSENC_SINUSOIDAL_INTERLEAVED) {
-  std::vector<float> out(static_cast<size_t>(n > 0 && dim > 0 ? n * dim : 0));
+  std::vector<float> out = detail::out_buffer<float>("sinusoidal", {n, dim});
   sinusoidal(nullptr, n, dim, base, layout, out.data());
   return out;
 }
@@ -180,7 +234,7 @@ inline void rope_decay(const double* inv_freq, int32_t num_freqs, int64_t n_begi
 }
 /// Allocating variant: f_n for n = 0..count-1.
 inline std::vector<double> rope_decay(const std::vector<double>& inv_freq, int64_t count) {
-  std::vector<double> f(static_cast<size_t>(count > 0 ? count : 0));
+  std::vector<double> f = detail::out_buffer<double>("rope_decay", {count});
   rope_decay(inv_freq.data(), static_cast<int32_t>(inv_freq.size()), 0, 1, count, f.data());
   return f;
 }
@@ -201,7 +255,7 @@ inline void legendre(posenc_legendre_norm norm, int32_t lmax, int32_t csphase, c
 inline std::vector<double> legendre(posenc_legendre_norm norm, int32_t lmax, const std::vector<double>& x,
                                     int32_t csphase = 1) {
   const int64_t k = lmax >= 0 ? (int64_t(lmax) + 1) * (int64_t(lmax) + 2) / 2 : 0;
-  std::vector<double> out(x.size() * static_cast<size_t>(k));
+  std::vector<double> out = detail::out_buffer<double>("legendre", {static_cast<int64_t>(x.size()), k});
   legendre(norm, lmax, csphase, x.data(), static_cast<int64_t>(x.size()), out.data());
   return out;
 }
@@ -221,10 +275,14 @@ inline void sph_harm_real(int32_t lmax, const float* xyz, int64_t n, float* out)
   check(posenc_sph_harm_real_f32(lmax, xyz, n, out));
 }
 /// Allocating variant: xyz holds n = xyz.size()/3 points; returns [n, (lmax+1)^2].
+/// Throws posenc::error (INVALID_ARGUMENT) if xyz.size() is not a multiple of 3.
 template <class T>
 inline std::vector<T> sph_harm_real(int32_t lmax, const std::vector<T>& xyz) {
-  const size_t k = lmax >= 0 ? static_cast<size_t>(lmax + 1) * static_cast<size_t>(lmax + 1) : 0;
-  std::vector<T> out(xyz.size() / 3 * k);
+  if (xyz.size() % 3 != 0)
+    throw error(POSENC_ERR_INVALID_ARGUMENT, "posenc::sph_harm_real: xyz.size() must be a multiple of 3 (points as x, y, z; got " +
+                                                 std::to_string(xyz.size()) + ")");
+  const int64_t k = lmax >= 0 ? (int64_t(lmax) + 1) * (int64_t(lmax) + 1) : 0;
+  std::vector<T> out = detail::out_buffer<T>("sph_harm_real", {static_cast<int64_t>(xyz.size() / 3), k});
   sph_harm_real(lmax, xyz.data(), static_cast<int64_t>(xyz.size() / 3), out.data());
   return out;
 }
@@ -239,7 +297,8 @@ inline void sph_harm_complex(int32_t lmax, const double* theta, const double* ph
 /// posenc_wigner_d_real_f64: rotation [3, 3] -> D^0..D^lmax blocks concatenated.
 inline std::vector<double> wigner_d_real(int32_t lmax, const double* rotation) {
   const int64_t L = lmax >= 0 ? lmax : 0;
-  std::vector<double> out(static_cast<size_t>((L + 1) * (2 * L + 1) * (2 * L + 3) / 3));
+  std::vector<double> out = detail::alloc<double>(
+      "wigner_d_real", detail::out_count<double>("wigner_d_real", {L + 1, 2 * L + 1, 2 * L + 3}) / 3);
   check(posenc_wigner_d_real_f64(lmax, rotation, out.data()));
   return out;
 }
@@ -257,7 +316,7 @@ inline void rf_sample(posenc_rf_sampling sampling, int32_t d, int32_t m, double 
 /// Allocating variant: returns Omega [m, d].
 inline std::vector<float> rf_sample(posenc_rf_sampling sampling, int32_t d, int32_t m, double sigma = 1.0,
                                     uint64_t seed = 0) {
-  std::vector<float> omega(static_cast<size_t>(d > 0 && m > 0 ? int64_t(d) * m : 0));
+  std::vector<float> omega = detail::out_buffer<float>("rf_sample", {m, d});
   rf_sample(sampling, d, m, sigma, seed, omega.data());
   return omega;
 }
@@ -267,15 +326,23 @@ inline int64_t rf_feature_width(posenc_rf_kind kind, int32_t m) noexcept {
 }
 /// posenc_rf_features_f32: x [n, d] -> out [n, rf_feature_width(kind, m)]; weights [m] or nullptr.
 inline void rf_features(posenc_rf_kind kind, const float* omega, int32_t m, int32_t d, const float* weights,
-                        const float* x, int64_t n, float* out) {
-  check(posenc_rf_features_f32(kind, omega, m, d, weights, x, n, out));
+                        const float* x, int64_t n, float* out, posenc_rf_shift shift = POSENC_RF_SHIFT_OVERFLOW) {
+  check(posenc_rf_features_f32(kind, shift, omega, m, d, weights, x, n, out));
 }
-/// Allocating variant: omega holds m * d floats, x holds n * d floats.
+/// Allocating variant: omega holds m * d floats, x holds n * d floats. Throws posenc::error
+/// (INVALID_ARGUMENT) if omega.size() != m * d or x.size() is not a multiple of d.
 inline std::vector<float> rf_features(posenc_rf_kind kind, const std::vector<float>& omega, int32_t m, int32_t d,
-                                      const std::vector<float>& x, const float* weights = nullptr) {
+                                      const std::vector<float>& x, const float* weights = nullptr,
+                                      posenc_rf_shift shift = POSENC_RF_SHIFT_OVERFLOW) {
+  if (m > 0 && d > 0 && omega.size() != static_cast<size_t>(m) * static_cast<size_t>(d))
+    throw error(POSENC_ERR_INVALID_ARGUMENT, "posenc::rf_features: omega.size() must be m * d = " +
+                                                 std::to_string(int64_t(m) * d) + " (got " + std::to_string(omega.size()) + ")");
+  if (d > 0 && x.size() % static_cast<size_t>(d) != 0)
+    throw error(POSENC_ERR_INVALID_ARGUMENT, "posenc::rf_features: x.size() must be a multiple of d = " +
+                                                 std::to_string(d) + " (got " + std::to_string(x.size()) + ")");
   const int64_t n = d > 0 ? int64_t(x.size()) / d : 0;
-  std::vector<float> out(static_cast<size_t>(n > 0 && m > 0 ? n * rf_feature_width(kind, m) : 0));
-  rf_features(kind, omega.data(), m, d, weights, x.data(), n, out.data());
+  std::vector<float> out = detail::out_buffer<float>("rf_features", {n, m > 0 ? rf_feature_width(kind, m) : 0});
+  rf_features(kind, omega.data(), m, d, weights, x.data(), n, out.data(), shift);
   return out;
 }
 /// posenc_linear_attention_f32: phi_q, phi_k [n, F], v [n, dv] -> out [n, dv].
@@ -317,8 +384,8 @@ inline laplacian_pe_result laplacian_pe(int64_t num_nodes, const std::vector<int
   check(posenc_laplacian_pe_info_init(&r.info));
   r.info.solver = solver;
   const int64_t kk = k > 0 ? k : 0, nn = num_nodes > 0 ? num_nodes : 0;
-  r.eigvals.resize(static_cast<size_t>(kk));
-  r.eigvecs.resize(static_cast<size_t>(nn) * static_cast<size_t>(kk));
+  r.eigvecs = detail::out_buffer<double>("laplacian_pe", {nn, kk});
+  r.eigvals = detail::out_buffer<double>("laplacian_pe", {kk});
   check(posenc_laplacian_pe_ex_f64(num_nodes, src.data(), dst.data(), weights.empty() ? nullptr : weights.data(),
                                    static_cast<int64_t>(src.size()), laplacian, k, r.eigvals.data(),
                                    r.eigvecs.data(), &r.info));
@@ -334,7 +401,7 @@ inline std::vector<double> rwse(int64_t num_nodes, const std::vector<int64_t>& s
                                 int32_t steps, const std::vector<double>& weights = {}) {
   if (src.size() != dst.size() || (!weights.empty() && weights.size() != src.size()))
     throw error(POSENC_ERR_INVALID_ARGUMENT, "rwse: src, dst (and weights, if given) must have equal sizes");
-  std::vector<double> out(static_cast<size_t>(num_nodes > 0 ? num_nodes : 0) * static_cast<size_t>(steps > 0 ? steps : 0));
+  std::vector<double> out = detail::out_buffer<double>("rwse", {num_nodes, steps});
   check(posenc_rwse_f64(num_nodes, src.data(), dst.data(), weights.empty() ? nullptr : weights.data(),
                         static_cast<int64_t>(src.size()), steps, out.data()));
   return out;
@@ -389,9 +456,17 @@ inline std::vector<float> learned_resample(const std::vector<float>& table, int3
   if (in_size >= 0 && table.size() != static_cast<size_t>(in_size))
     throw error(POSENC_ERR_INVALID_ARGUMENT, "posenc::learned_resample: table.size() != (prefix + old_h*old_w) * dim");
   // With invalid sizes, out stays empty and the C function reports which argument is wrong.
-  std::vector<float> out(in_size >= 0 && out_size >= 0 ? static_cast<size_t>(out_size) : 0);
+  std::vector<float> out =
+      detail::out_buffer<float>("learned_resample", {in_size >= 0 && out_size >= 0 ? out_size : 0});
   learned_resample(table.data(), prefix, old_h, old_w, dim, new_h, new_w, mode, out.data());
   return out;
+}
+/// posenc_learned_resample_backward_f32: grad_table [prefix + old_h*old_w, dim] = A^T grad_out
+/// [prefix + new_h*new_w, dim] (the adjoint of learned_resample; overwritten).
+inline void learned_resample_backward(const float* grad_out, int32_t prefix, int64_t old_h, int64_t old_w,
+                                      int32_t dim, int64_t new_h, int64_t new_w, posenc_resample mode,
+                                      float* grad_table) {
+  check(posenc_learned_resample_backward_f32(grad_out, prefix, old_h, old_w, dim, new_h, new_w, mode, grad_table));
 }
 // @@LEARNED-END@@
 

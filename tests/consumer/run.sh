@@ -8,6 +8,11 @@ build=$1; src=$2; work=$3
 rm -rf "$work"; mkdir -p "$work"
 prefix="$work/prefix"
 cmake --install "$build" --prefix "$prefix" >/dev/null
+# The installed package names its license and carries the texts and the changelog.
+for f in LICENSE LICENSE-APACHE LICENSE-MIT CHANGELOG.md README.md; do
+  test -s "$prefix/share/doc/posenc/$f" || { echo "missing $prefix/share/doc/posenc/$f"; exit 1; }
+done
+grep -q '^License: Apache-2.0 OR MIT$' "$prefix"/lib*/pkgconfig/posenc.pc || { echo "posenc.pc: no License line"; exit 1; }
 cmake -S "$src/tests/consumer" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$work/cmake-build" >/dev/null
 "$work/cmake-build/consumer_cpp"
