@@ -14,6 +14,9 @@
 namespace posenc_cli {
 namespace {
 
+constexpr size_t kMaxGraphTextBytes = size_t(64) << 20;  // decompressed graph text (15x the shipped one)
+constexpr size_t kMaxGraphLineBytes = 4096;
+
 // Parses "±DDMM", "±DDMMSS" (deg_digits = 2) or "±DDDMM", "±DDDMMSS" (3) at s[pos..]; advances pos.
 double iso6709_part(const std::string& s, size_t& pos, int deg_digits, const std::string& where) {
   if (pos >= s.size() || (s[pos] != '+' && s[pos] != '-'))
@@ -86,13 +89,39 @@ Graph load_edge_list(const std::string& path) {
 Graph load_gz_graph(const std::string& path) {
   gzFile z = gzopen(path.c_str(), "rb");
   if (!z) throw std::runtime_error("cannot open " + path);
+  // A hostile or corrupt file must fail fast with a reason, not inflate until the machine gives
+  // out: the decompressed text and every line are capped (the shipped graph is 4.2 MB, lines
+  // <= 83 bytes), and the node and edge counts must fit in the text that holds them.
   std::string text;
   char buf[1 << 16];
   int n;
-  while ((n = gzread(z, buf, sizeof buf)) > 0) text.append(buf, size_t(n));
-  const bool bad = n < 0;
+  bool too_big = false;
+  while ((n = gzread(z, buf, sizeof buf)) > 0) {
+    if (text.size() + size_t(n) > kMaxGraphTextBytes) {
+      too_big = true;
+      break;
+    }
+    text.append(buf, size_t(n));
+  }
+  int zerr = Z_OK;
+  gzerror(z, &zerr);  // a truncated or corrupt stream ends the loop with n == 0 and Z_BUF_ERROR
+  const bool bad = n < 0 || (zerr != Z_OK && zerr != Z_STREAM_END);
   gzclose(z);
-  if (bad) throw std::runtime_error(path + ": gzip decompression failed");
+  if (too_big)
+    throw std::runtime_error(path + ": decompresses to more than " + std::to_string(kMaxGraphTextBytes >> 20) +
+                             " MiB (a graph file is a few MB; refusing a gzip bomb)");
+  if (bad) throw std::runtime_error(path + ": gzip decompression failed (corrupt or truncated file)");
+  {
+    size_t start = 0, lineno = 1;
+    for (size_t i = 0; i <= text.size(); ++i) {
+      if (i == text.size() || text[i] == '\n') {
+        if (i - start > kMaxGraphLineBytes)
+          throw std::runtime_error(path + ":" + std::to_string(lineno) + ": line longer than " +
+                                   std::to_string(kMaxGraphLineBytes) + " bytes");
+        start = i + 1, ++lineno;
+      }
+    }
+  }
   std::istringstream in(text);
   Graph g;
   std::string line, word;
@@ -102,6 +131,9 @@ Graph load_gz_graph(const std::string& path) {
     std::istringstream ss(line);
     if (!(ss >> word >> nn) || word != "nodes" || nn < 0) throw std::runtime_error(path + ": expected 'nodes N'");
   }
+  if (static_cast<unsigned long long>(nn) > text.size())
+    throw std::runtime_error(path + ": 'nodes " + std::to_string(nn) + "' is more than the file's " +
+                             std::to_string(text.size()) + " bytes can hold");
   g.num_nodes = nn;
   g.names.resize(size_t(nn));
   for (long long i = 0; i < nn; ++i)
@@ -111,6 +143,9 @@ Graph load_gz_graph(const std::string& path) {
     std::istringstream ss(line);
     if (!(ss >> word >> ne) || word != "edges" || ne < 0) throw std::runtime_error(path + ": expected 'edges M'");
   }
+  if (static_cast<unsigned long long>(ne) > text.size() / 4)
+    throw std::runtime_error(path + ": 'edges " + std::to_string(ne) + "' is more than the file's " +
+                             std::to_string(text.size()) + " bytes can hold");
   g.src.resize(size_t(ne)), g.dst.resize(size_t(ne));
   for (long long e = 0; e < ne; ++e) {
     long long u, v;

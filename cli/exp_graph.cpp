@@ -58,10 +58,13 @@ GraphRun run_lpe(Report& rep, const std::string& name, const Graph& g, int32_t k
   r.vals.resize(size_t(k));
   r.vecs.resize(size_t(g.num_nodes) * k);
   posenc::check(posenc_laplacian_pe_info_init(&r.info));
-  const double t0 = now_s();
-  posenc::check(posenc_laplacian_pe_ex_f64(g.num_nodes, g.src.data(), g.dst.data(), nullptr, int64_t(g.src.size()),
-                                           POSENC_LAPLACIAN_SYM, k, r.vals.data(), r.vecs.data(), &r.info));
-  r.t = now_s() - t0;
+  {
+    Report::Phase ph(strf("graph %s: eigensolve, %lld nodes", name.c_str(), (long long)g.num_nodes));
+    const double t0 = now_s();
+    posenc::check(posenc_laplacian_pe_ex_f64(g.num_nodes, g.src.data(), g.dst.data(), nullptr, int64_t(g.src.size()),
+                                             POSENC_LAPLACIAN_SYM, k, r.vals.data(), r.vecs.data(), &r.info));
+    r.t = now_s() - t0;
+  }
   r.residual = sym_residual(g, k, r.vals, r.vecs);
   rep.progress("graph %s: %lld nodes, k=%d, %.3f s (%s), residual %.2g", name.c_str(), (long long)g.num_nodes, k, r.t,
                method_name(r.info.method), r.residual);
@@ -70,9 +73,12 @@ GraphRun run_lpe(Report& rep, const std::string& name, const Graph& g, int32_t k
 
 void exp_graph(Report& rep) {
   const Graph karate = load_edge_list(rep.data_file("karate.edges"));
-  rep.progress("loading the Debian dependency graph ...");
-  const Graph deb_all = load_gz_graph(rep.data_file("debian-bookworm-depends.txt.gz"));
-  const Graph deb = largest_component(deb_all);
+  Graph deb_all, deb;
+  {
+    Report::Phase ph("loading the Debian dependency graph");
+    deb_all = load_gz_graph(rep.data_file("debian-bookworm-depends.txt.gz"));
+    deb = largest_component(deb_all);
+  }
   std::string date = "?";
   const auto p = deb_all.header.find("index date");
   if (p != std::string::npos) date = deb_all.header.substr(deb_all.header.find(':', p) + 2, deb_all.header.find('\n', p) - deb_all.header.find(':', p) - 2);

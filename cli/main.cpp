@@ -3,7 +3,7 @@
 //   posenc --version                  the library version
 //   posenc info                       version, ISAs compiled / runnable / active, threads
 //   posenc report [--out DIR] [--quick] [--data DIR] [--only ID,...]
-//                                     the experiments on real data -> DIR/report.md, CSV, PNG
+//                                     the experiments on real data -> DIR/report.md, CSV, PNG/SVG
 //   posenc profile [--isa X|all] [--threads N] [--out DIR] [--json FILE] [--quick] [--family F,..]
 //                  [--rounds N]       each family's kernels at standard sizes on every ISA and
 //                                     thread count: tables, DIR/profile.json, roofline CSV + plot
@@ -161,6 +161,7 @@ int cmd_report(const std::string& out, bool quick, const std::string& data_opt, 
     body << strf("\n_(%.2f s)_\n\n", dt);
     std::fprintf(stderr, "  done in %.2f s\n", dt);
   }
+  const std::string plot_failure = rep.draw_plots();
   const double total = now_s() - t0;
   char date[64];
   std::time_t tt = std::time(nullptr);
@@ -173,7 +174,7 @@ int cmd_report(const std::string& out, bool quick, const std::string& data_opt, 
   md << "## Summary\n\n| experiment | quantity | value |\n|---|---|---|\n";
   for (const auto& r : rep.summary_rows()) md << "| " << r[0] << " | " << r[1] << " | " << r[2] << " |\n";
   if (exps.empty()) md << "\n(no experiment is built into this posenc: its families have not landed)\n";
-  md << "\n" << body.str();
+  md << "\n" << rep.with_plots(body.str(), plot_failure);
   md.close();
   if (!md || (fs::rename(md_tmp, md_path, ec), ec)) {
     std::fprintf(stderr, "posenc report: write error on %s%s%s\n", md_path.c_str(), ec ? ": " : "",
@@ -199,7 +200,7 @@ int main(int argc, char** argv) {
     version += std::string(" (built against posenc.h ") + POSENC_VERSION_STRING + ")";
   app.set_version_flag("--version", version, "print the version and exit");
   auto* info = app.add_subcommand("info", "version, ISAs compiled / runnable / active, threads");
-  auto* report = app.add_subcommand("report", "run the experiments on real data; write DIR/report.md, CSVs and PNGs");
+  auto* report = app.add_subcommand("report", "run the experiments on real data; write DIR/report.md, CSVs and plots (PNG, SVG)");
   std::string out = "report", data, only;
   bool quick = false;
   report->add_option("--out", out, "output folder (created if missing)")->capture_default_str();

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // report.hpp — the pieces shared by `posenc report` experiments: the output folder (report.md,
-// CSVs, PNGs), the one-screen summary, progress on stderr, the registry that experiment files add
-// themselves to, and the real-data loaders (cli/data.cpp). `posenc profile`: cli/profile.hpp.
+// CSVs, plots drawn by python/posenc/report_plots.py with matplotlib), the one-screen summary,
+// progress on stderr, the registry that experiment files add themselves to, and the real-data
+// loaders (cli/data.cpp). `posenc profile`: cli/profile.hpp.
 //
 // An experiment file cli/exp_<family>.cpp (or prof_<family>.cpp) starts with a line
 // `// requires: posenc_a posenc_b ...`; cli/CMakeLists.txt stops the configure with an error
@@ -17,7 +18,6 @@
 #include <string>
 #include <vector>
 
-#include "cli/png.hpp"
 
 namespace posenc_cli {
 
@@ -26,6 +26,23 @@ inline double now_s() {
   using namespace std::chrono;
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
+
+/// One curve: (x[i], y[i]) joined by straight segments; non-finite points (and, on a log axis,
+/// points <= 0) break the line. points = true draws markers instead of a line.
+struct Series {
+  std::string name;
+  std::vector<double> x, y;
+  bool points = false;
+};
+
+/// A 2-D line plot: title, axis labels, optional log10 axes, and its curves (up to 8 colors).
+struct Plot {
+  std::string title, xlabel, ylabel;
+  bool logx = false, logy = false;
+  std::vector<Series> series;
+  int width = 900, height = 560;
+  int legend = 0;  ///< legend corner: 0 top-right, 1 bottom-right, 2 top-left, 3 bottom-left
+};
 
 /// printf into a std::string.
 std::string strf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -47,19 +64,41 @@ class Report {
   /// DIR/<name>.csv with the given columns (all the same length); links it from report.md.
   void csv(const std::string& name, const std::vector<std::string>& header,
            const std::vector<std::vector<double>>& columns);
-  /// DIR/<name>.png; embeds it in report.md.
+  /// DIR/<name>.plot.json (the plot and its data); report.md embeds DIR/<name>.png, which
+  /// draw_plots() renders with matplotlib (PNG and SVG) after the experiments.
   void plot(const std::string& name, const Plot& p);
+  /// Runs posenc/report_plots.py on the output folder. Returns "" when every plot was drawn,
+  /// else the reason (said once on stderr); report.md then names the reason instead of the images.
+  std::string draw_plots() const;
+  /// Text of report.md with every plot that was not drawn replaced by a note naming `reason`.
+  std::string with_plots(const std::string& md, const std::string& reason) const;
   /// One line of the one-screen summary (experiment, quantity, value).
   void summary(const std::string& experiment, const std::string& what, const std::string& value);
   const std::vector<std::vector<std::string>>& summary_rows() const { return summary_; }
   /// Progress line on stderr ("  <text>").
   void progress(const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 
+  /// A phase that may take more than a few seconds (a data load, an eigensolve): announces it on
+  /// stderr, keeps showing the elapsed time while it runs (an updating line on a terminal, a line
+  /// every 10 s otherwise) and prints "done in X s" when the object goes out of scope.
+  class Phase {
+   public:
+    explicit Phase(std::string what);
+    ~Phase();
+    Phase(const Phase&) = delete;
+    Phase& operator=(const Phase&) = delete;
+
+   private:
+    struct State;
+    State* s_;
+  };
+
  private:
   std::string out_, data_;
   bool quick_;
   std::ostringstream md_;
   std::vector<std::vector<std::string>> summary_;
+  std::vector<std::pair<std::string, std::string>> plots_;  ///< (name, title)
 };
 
 /// An experiment of `posenc report`: runs, writes its section into the report, adds summary lines.

@@ -142,9 +142,8 @@ template <class T> using vec = typename vec_type<T, arch>::type;
 template <class T> using vbool = typename vec<T>::batch_bool_type;
 template <class T> inline constexpr std::size_t width = vec<T>::size;
 
-/// Largest number of double / float lanes of any ISA (for padding of scratch arrays in lib/).
+/// Largest number of double lanes of any ISA: the sphere kernels tile points and pad scratch by it.
 inline constexpr std::size_t kMaxLanesF64 = 8;
-inline constexpr std::size_t kMaxLanesF32 = 16;
 
 // ------------------------------------------------------------------------------------------
 // Loads, stores, arithmetic helpers valid for every path

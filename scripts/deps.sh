@@ -25,11 +25,20 @@ if [ $cross = 1 ]; then
 fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "deps: installing ${missing[*]}" >&2
-  apt-get update -qq
+  # apt shows its own progress: a bar on a terminal, one line per step otherwise (CI logs).
+  echo "deps: apt-get update" >&2
+  apt-get update
   real=()
   for p in "${missing[@]}"; do [ "$p" = force-update ] || real+=("$p"); done
   # libgsl-dev is not co-installable across architectures: the arm64 cross build links the
   # arm64 runtime libgsl.so.27 with the (identical) amd64 headers.
-  [ ${#real[@]} -gt 0 ] && apt-get install -y -qq --no-install-recommends "${real[@]}" >/dev/null
+  if [ ${#real[@]} -gt 0 ]; then
+    echo "deps: apt-get install (${#real[@]} packages)" >&2
+    if [ -t 1 ]; then
+      apt-get install -y --no-install-recommends -o Dpkg::Progress-Fancy=1 "${real[@]}"
+    else
+      apt-get install -y --no-install-recommends -o Dpkg::Use-Pty=0 "${real[@]}"
+    fi
+  fi
 fi
 echo "deps: ok" >&2

@@ -21,11 +21,13 @@ import sys
 SKIP_DIRS = {".git", "__pycache__", ".pytest_cache"}
 BINARY_EXT = {".png", ".gz", ".jpg", ".pdf", ".so", ".a", ".o", ".svg"}
 
-UP = re.compile(r"(?<![\w.])((?:\.\./)+[\w.@+-][\w./@+-]*)")
+# A path that starts with ../ (not $ORIGIN/../lib or dir/../x, which stay inside what they name).
+UP = re.compile(r"(?<![\w./$}])((?:\.\./)+[\w.@+-][\w./@+-]*)")
 ABS = re.compile(r"(?<![\w.:/])((?:/work|/home|/Users)/[\w./@+-]*|~/[\w./@+-]+)")
 # Documents: an upper-case name (DESIGN.md) or any Markdown file under docs/; lower-case names
 # elsewhere are outputs (report.md) rather than documents.
 MD = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[A-Z][A-Z0-9_-]*\.md|(?:[\w.-]+/)*docs/[\w./-]+\.md)\b")
+PLACEHOLDERS = {"FILE.md", "NAME.md", "X.md"}  # names in usage lines, not documents
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
@@ -67,6 +69,8 @@ def check_file(root, path, text):
             out.append((no, f"'{m.group(1)}' is a path on a developer's machine"))
         for m in MD.finditer(line):
             name = m.group(1)
+            if name in PLACEHOLDERS:
+                continue
             if not any(os.path.exists(os.path.join(b, name)) for b in (here, root)):
                 out.append((no, f"'{name}' names a document that is not in the repository"))
         if path.endswith(".md"):
