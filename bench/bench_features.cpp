@@ -30,7 +30,7 @@ void BM_rf_features(benchmark::State& st) {
   const int64_t len = (kind == POSENC_RF_TRIG || kind == POSENC_RF_HYPERBOLIC) ? 2 * m : m;
   std::vector<float> out(static_cast<size_t>(n * len));
   for (auto _ : st) {
-    if (!ok(st, posenc_rf_features_f32(kind, om.data(), m, d, nullptr, x.data(), n, out.data()))) return;
+    if (!ok(st, posenc_rf_features_f32(kind, POSENC_RF_SHIFT_OVERFLOW, om.data(), m, d, nullptr, x.data(), n, out.data()))) return;
     benchmark::DoNotOptimize(out.data());
   }
   st.SetItemsProcessed(st.iterations() * n * m);

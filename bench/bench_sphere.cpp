@@ -216,7 +216,7 @@ double median_of(std::vector<double> v) {
 // buffer), in alternating order, 10 pairs per iteration; the counters are the medians over all
 // pairs of the two times (ms per pass) and of the per-pair ratio scalar / posenc. The real time
 // of an iteration is the sum of its 20 passes. The shared dev VM's load changes over tens of
-// seconds by up to 1.8x (docs/PERFORMANCE.md, session 9), which separate benchmarks run
+// seconds by up to 1.8x (measured while tuning the sphere kernels), which separate benchmarks run
 // minutes apart cannot cancel; passes milliseconds apart see the same load.
 template <class T>
 void BM_sh_real_vs_scalar(benchmark::State& st) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// requires: posenc_rf_sample_f32 posenc_rf_features_f32 posenc_linear_attention_f32 posenc_softmax_attention_f32
+// requires: posenc_rf_sample_f32 posenc_rf_features_f32 posenc_linear_attention_f32 posenc_softmax_attention_f32 posenc_sph_harm_real_lonlat_f64
 // posenc report, experiment 6: random features (Bochner) on real vectors — kernel-approximation
 // MSE against m for IID / ORF / QMC / PFF / WPFF — and linear vs softmax attention against n.
 #include <Eigen/Dense>
@@ -107,11 +107,11 @@ std::vector<double> mse_curve(const Points& pts, Method meth, const std::vector<
       std::vector<float> w;
       if (meth == WPFF) {
         std::vector<float> ftr(static_cast<size_t>(ntr * F));
-        posenc::check(posenc_rf_features_f32(kind, omega.data(), m, pts.d, nullptr, tr.data(), ntr, ftr.data()));
+        posenc::check(posenc_rf_features_f32(kind, POSENC_RF_SHIFT_OVERFLOW, omega.data(), m, pts.d, nullptr, tr.data(), ntr, ftr.data()));
         w = fit_wpff(to_mat(ftr, ntr, F), Xtr, seed ^ 0x9e3779b97f4a7c15ull);
       }
       std::vector<float> fte(static_cast<size_t>(nte * F));
-      posenc::check(posenc_rf_features_f32(kind, omega.data(), m, pts.d, w.empty() ? nullptr : w.data(), te.data(), nte, fte.data()));
+      posenc::check(posenc_rf_features_f32(kind, POSENC_RF_SHIFT_OVERFLOW, omega.data(), m, pts.d, w.empty() ? nullptr : w.data(), te.data(), nte, fte.data()));
       const Eigen::MatrixXd Phi = to_mat(fte, nte, F);
       acc += pair_mse(Phi * Phi.transpose(), K);
     }
@@ -203,8 +203,8 @@ void exp_features(Report& rep) {
     posenc::check(posenc_softmax_attention_f32(Q.data(), Kk.data(), V.data(), n, d, dv, 0, 1.0f, o_soft.data()));
     const double ts = now_s() - t0;
     t0 = now_s();
-    posenc::check(posenc_rf_features_f32(POSENC_RF_POSITIVE, omega.data(), m, d, nullptr, Q.data(), n, pq.data()));
-    posenc::check(posenc_rf_features_f32(POSENC_RF_POSITIVE, omega.data(), m, d, nullptr, Kk.data(), n, pk.data()));
+    posenc::check(posenc_rf_features_f32(POSENC_RF_POSITIVE, POSENC_RF_SHIFT_OVERFLOW, omega.data(), m, d, nullptr, Q.data(), n, pq.data()));
+    posenc::check(posenc_rf_features_f32(POSENC_RF_POSITIVE, POSENC_RF_SHIFT_OVERFLOW, omega.data(), m, d, nullptr, Kk.data(), n, pk.data()));
     posenc::check(posenc_linear_attention_f32(pq.data(), pk.data(), V.data(), n, m, dv, 0, 1e-6f, o_lin.data()));
     const double tl = now_s() - t0;
     double num = 0, den = 0;
@@ -253,19 +253,12 @@ std::vector<Points> feature_datasets(Report& rep) {
     a.x.push_back(float(1.5 * std::sin(la)));
   }
   Points b{"", "", 64, {}};
-#if defined(POSENC_CLI_HAVE_SPHERE)
   b.name = "tz cities, spherical PE L=7 (64 channels), rows normalized";
   b.label = "cities-SPE";
   std::vector<double> lonlat, y(cities.size() * 64);
   for (const City& c : cities) lonlat.push_back(c.lon_deg), lonlat.push_back(c.lat_deg);
   posenc::check(posenc_sph_harm_real_lonlat_f64(7, lonlat.data(), int64_t(cities.size()), y.data()));
   b.x.assign(y.begin(), y.end());
-#else
-  b.name = "sinusoidal table rows 0..511 (64 channels), normalized";
-  b.label = "sinusoidal";
-  b.x.resize(512 * 64);
-  posenc::check(posenc_sinusoidal_f32(nullptr, 512, 64, 1e4, POSENC_SINUSOIDAL_INTERLEAVED, b.x.data()));
-#endif
   for (int64_t i = 0; i < b.n(); ++i) {
     double s = 0;
     for (int j = 0; j < 64; ++j) s += double(b.x[size_t(i * 64 + j)]) * b.x[size_t(i * 64 + j)];

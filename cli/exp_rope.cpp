@@ -90,7 +90,7 @@ void exp_decay(Report& rep) {
   }
   rep.table({"case", "N", "f_0", "min f", "argmin n", "first n with f<0", "check", "time f (s)", "terms/s", "time f+bound (s)"}, rows);
   const auto& a = cases[0];
-  rep.md() << "Reference (REFERENCES.md, long double): min −272.2781 at n = 17064, first negative n = 5670.\n\n";
+  rep.md() << "Reference (docs/REFERENCES.md §1, long double): min −272.2781 at n = 17064, first negative n = 5670.\n\n";
   auto norm = [](const std::vector<double>& v, double N) {
     std::vector<double> o(v);
     for (double& x : o) x /= N;

@@ -20,7 +20,7 @@ RegisterProfile reg_trig(40, "features", "rf_features_f32", [](bool quick) {
   posenc::check(posenc_rf_sample_f32(POSENC_RF_ORTHOGONAL, d, m, 1.0, 1, om->data()));
   auto x = filled(size_t(n) * d, 0.1f), out = filled(size_t(n) * 2 * m, 0.f);
   return ProfileCase{strf("TRIG n=%lld d=%d m=%d", (long long)n, d, m), double(n), "vectors", [=] {
-                       posenc::check(posenc_rf_features_f32(POSENC_RF_TRIG, om->data(), m, d, nullptr, x->data(), n, out->data()));
+                       posenc::check(posenc_rf_features_f32(POSENC_RF_TRIG, POSENC_RF_SHIFT_OVERFLOW, om->data(), m, d, nullptr, x->data(), n, out->data()));
                      }};
 });
 

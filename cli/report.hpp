@@ -4,9 +4,9 @@
 // themselves to, and the real-data loaders (cli/data.cpp). `posenc profile`: cli/profile.hpp.
 //
 // An experiment file cli/exp_<family>.cpp (or prof_<family>.cpp) starts with a line
-// `// requires: posenc_a posenc_b ...`; cli/CMakeLists.txt compiles it only when
-// include/posenc/posenc.h declares all of those functions, so the build stays green while the
-// families land one by one.
+// `// requires: posenc_a posenc_b ...`; cli/CMakeLists.txt stops the configure with an error
+// naming the file and the function when include/posenc/posenc.h does not declare one of them
+// (a renamed function must not make a part of the report disappear).
 #pragma once
 
 #include <chrono>

@@ -16,9 +16,10 @@ function(posenc_add_isa_objects isa sources)
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR} ${PROJECT_SOURCE_DIR}/include)
   target_link_libraries(${target} PRIVATE xsimd)
   if(isa STREQUAL "avx2")
-    target_compile_options(${target} PRIVATE -mavx2 -mfma -mprfchw)
+    # F16C (binary16 conversions): present on every x86 CPU with AVX2; the dispatch checks it.
+    target_compile_options(${target} PRIVATE -mavx2 -mfma -mf16c -mprfchw)
   elseif(isa STREQUAL "avx512")
-    target_compile_options(${target} PRIVATE -mavx2 -mfma -mavx512f -mavx512dq -mavx512bw -mavx512vl -mprfchw
+    target_compile_options(${target} PRIVATE -mavx2 -mfma -mf16c -mavx512f -mavx512dq -mavx512bw -mavx512vl -mprfchw
       -Wno-maybe-uninitialized -Wno-uninitialized)  # GCC 12 false positives inside avx512fintrin.h
   elseif(isa STREQUAL "neon")
     # Armv8-A: Advanced SIMD (NEON) with double-precision lanes is baseline on aarch64.

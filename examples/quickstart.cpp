@@ -28,8 +28,8 @@ int main() {
     for (auto& x : v) x = g(rng);
     std::vector<float> omega(m * d), pq(n * m), pk(n * m), lin(n * dv), soft(n * dv);
     posenc::check(posenc_rf_sample_f32(POSENC_RF_ORTHOGONAL, d, m, 1.0, 42, omega.data()));
-    posenc::check(posenc_rf_features_f32(POSENC_RF_POSITIVE, omega.data(), m, d, nullptr, q.data(), n, pq.data()));
-    posenc::check(posenc_rf_features_f32(POSENC_RF_POSITIVE, omega.data(), m, d, nullptr, k.data(), n, pk.data()));
+    posenc::check(posenc_rf_features_f32(POSENC_RF_POSITIVE, POSENC_RF_SHIFT_OVERFLOW, omega.data(), m, d, nullptr, q.data(), n, pq.data()));
+    posenc::check(posenc_rf_features_f32(POSENC_RF_POSITIVE, POSENC_RF_SHIFT_OVERFLOW, omega.data(), m, d, nullptr, k.data(), n, pk.data()));
     posenc::check(posenc_linear_attention_f32(pq.data(), pk.data(), v.data(), n, m, dv, 0, 1e-6f, lin.data()));
     posenc::check(posenc_softmax_attention_f32(q.data(), k.data(), v.data(), n, d, dv, 0, 1.0f, soft.data()));
     double num = 0, den = 0;

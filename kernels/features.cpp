@@ -6,10 +6,20 @@
 namespace posenc {
 namespace POSENC_NS {
 
+// Filled member by member; an entry left out is null and lib/ refuses the table (kernel_table_ok).
+constexpr features_kernels_t make_features_kernels() {
+  features_kernels_t t{};
+  t.features_rows = &features_rows;
+  t.matmul = &matmul;
+  t.colsum_acc = &colsum_acc;
+  t.linear_rows = &linear_rows;
+  t.causal_chunk = &causal_chunk;
+  t.softmax_rows = &softmax_rows;
+  return t;
+}
+
 const features_kernels_t* features_kernels() {
-  static const features_kernels_t table = {
-      &features_rows, &matmul, &colsum_acc, &linear_rows, &causal_chunk, &softmax_rows,
-  };
+  static constexpr features_kernels_t table = make_features_kernels();
   return &table;
 }
 

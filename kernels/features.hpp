@@ -242,12 +242,69 @@ inline void features_block_shifted(int kind, const float* x, int32_t d, const fl
   }
 }
 
+/// ROW_MAX shift for R rows: the projections go to the L1 scratch rows [R, m_pad], each row's
+/// maximum P_r (of p, or of |p| for HYPERBOLIC) is tracked, then out_j = exp(+-p_j - P_r) * scale_j.
+/// stats (if not NULL): [R, 2] = (P_r, h_r) with h_r = |x_r|^2/2 (|x_r|^2 for GAUSSIAN_POSITIVE).
 template <int R>
-inline void features_block(int kind, const float* x, int32_t d, const float* wt, int32_t m, int32_t m_pad,
-                           const float* scale, float* scratch, float* out) {
+inline void features_block_rowmax(int kind, const float* x, int32_t d, const float* wt, int32_t m, int32_t m_pad,
+                                  const float* scale, float* scratch, float* out, float* stats) {
   using V = vec<float>;
   constexpr int32_t W = static_cast<int32_t>(width<float>);
   const int64_t out_len = (kind == 1 || kind == 3) ? m : 2 * static_cast<int64_t>(m);
+  V vmax[R];
+  for (int r = 0; r < R; ++r) vmax[r] = V(-std::numeric_limits<float>::infinity());
+  for (int32_t j = 0; j < m_pad && j < m; j += 2 * W) {
+    V acc[R][2];
+    mm_block<R, true>(x, d, 1, wt + j, m_pad, d, 2 * W, acc);
+    for (int r = 0; r < R; ++r) {
+      storeu(scratch + r * m_pad + j, acc[r][0]);
+      storeu(scratch + r * m_pad + j + W, acc[r][1]);
+      // lanes past m must not count: mask them with -inf through a partial load of the scratch
+      for (int cc = 0; cc < 2; ++cc) {
+        const int32_t j0 = j + cc * W;
+        if (j0 >= m) break;
+        const std::size_t cnt = static_cast<std::size_t>(m - j0 < W ? m - j0 : W);
+        V a = acc[r][cc];
+        if (kind == 2) a = max(a, -a);
+        if (cnt < static_cast<std::size_t>(W)) {
+          alignas(64) float b[width<float>];
+          a.store_unaligned(b);
+          for (std::size_t l = cnt; l < static_cast<std::size_t>(W); ++l) b[l] = -std::numeric_limits<float>::infinity();
+          a = load(b);
+        }
+        vmax[r] = max(vmax[r], a);
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    const float pm = hmax(vmax[r]);
+    if (stats) {
+      const float ss = sumsq(x + r * d, d);
+      stats[2 * r] = pm;
+      stats[2 * r + 1] = kind == 3 ? ss : 0.5f * ss;
+    }
+    const V off(pm);
+    const float* pr = scratch + r * m_pad;
+    float* row = out + r * out_len;
+    for (int32_t j = 0; j < m; j += W) {
+      const V pj = load(pr + j);
+      const V sc = load(scale + j);
+      store_cols(row + j, exp_f(pj - off) * sc, m - j, false);
+      if (kind == 2) store_cols(row + m + j, exp_f(-pj - off) * sc, m - j, false);
+    }
+  }
+}
+
+template <int R>
+inline void features_block(int kind, int shift, const float* x, int32_t d, const float* wt, int32_t m,
+                           int32_t m_pad, const float* scale, float* scratch, float* out, float* stats) {
+  using V = vec<float>;
+  constexpr int32_t W = static_cast<int32_t>(width<float>);
+  const int64_t out_len = (kind == 1 || kind == 3) ? m : 2 * static_cast<int64_t>(m);
+  if (kind != 0 && shift != 0) {
+    features_block_rowmax<R>(kind, x, d, wt, m, m_pad, scale, scratch, out, stats);
+    return;
+  }
   if (kind == 0) {  // TRIG: [cos | sin], epilogue in registers
     for (int32_t j = 0; j < m_pad && j < m; j += 2 * W) {
       V acc[R][2];
@@ -305,20 +362,23 @@ inline void features_block(int kind, const float* x, int32_t d, const float* wt,
 }
 
 /// See features_kernels_t::features_rows.
-inline void features_rows(int kind, const float* x, int64_t r0, int64_t r1, int32_t d, const float* wt,
-                          int32_t m, int32_t m_pad, const float* scale, float* scratch, float* out) {
+inline void features_rows(int kind, int shift, const float* x, int64_t r0, int64_t r1, int32_t d, const float* wt,
+                          int32_t m, int32_t m_pad, const float* scale, float* scratch, float* out, float* stats) {
   constexpr int RB = kFeaturesRowBlock;
   const int64_t out_len = (kind == 1 || kind == 3) ? m : 2 * static_cast<int64_t>(m);
   int64_t i = r0;
-  for (; i + RB <= r1; i += RB) features_block<RB>(kind, x + i * d, d, wt, m, m_pad, scale, scratch, out + i * out_len);
+#define POSENC_FB(R) \
+  features_block<R>(kind, shift, x + i * d, d, wt, m, m_pad, scale, scratch, out + i * out_len, stats ? stats + 2 * i : nullptr)
+  for (; i + RB <= r1; i += RB) POSENC_FB(RB);
   switch (r1 - i) {
-    case 1: features_block<1>(kind, x + i * d, d, wt, m, m_pad, scale, scratch, out + i * out_len); break;
-    case 2: features_block<2>(kind, x + i * d, d, wt, m, m_pad, scale, scratch, out + i * out_len); break;
-    case 3: features_block<3>(kind, x + i * d, d, wt, m, m_pad, scale, scratch, out + i * out_len); break;
-    case 4: features_block<4>(kind, x + i * d, d, wt, m, m_pad, scale, scratch, out + i * out_len); break;
-    case 5: features_block<5>(kind, x + i * d, d, wt, m, m_pad, scale, scratch, out + i * out_len); break;
+    case 1: POSENC_FB(1); break;
+    case 2: POSENC_FB(2); break;
+    case 3: POSENC_FB(3); break;
+    case 4: POSENC_FB(4); break;
+    case 5: POSENC_FB(5); break;
     default: break;
   }
+#undef POSENC_FB
 }
 
 // ------------------------------------------------------------------------------------------
@@ -364,6 +424,10 @@ inline void linear_rows(const float* phi, int64_t rows, int32_t f, const float* 
     const float den = dot_f(phi + i * f, z, f) + (extra_den ? extra_den[i] : 0.0f) + eps;
     const V dn(den);
     float* o = out + i * dv;
+    if (den == 0.0f) {  // documented: a zero denominator gives a zero row
+      for (int32_t j = 0; j < dv; ++j) o[j] = 0.0f;
+      continue;
+    }
     const float* e = extra_num ? extra_num + i * dv : nullptr;
     for (int32_t j = 0; j < dv; j += W) {
       const std::ptrdiff_t cnt = dv - j;

@@ -17,11 +17,14 @@ inline constexpr int32_t kFeaturesRowBlock = 6;
 
 struct features_kernels_t {
   /// Rows [r0, r1) of a feature map out = f(x · Omega^T).
-  /// kind: posenc_rf_kind. x [n, d]; wt [d, m_pad] = Omega^T packed, zero-padded columns;
-  /// scale [m_pad]: per-feature factor (weights / sqrt(m) or / sqrt(2m)); out [n, m] or [n, 2m].
+  /// kind: posenc_rf_kind; shift: 0 = OVERFLOW guard, else ROW_MAX (each exp row divided by its
+  /// largest term; SHARED_MAX is ROW_MAX plus a per-row factor applied by lib/). x [n, d];
+  /// wt [d, m_pad] = Omega^T packed, zero-padded columns; scale [m_pad]: per-feature factor
+  /// (weights / sqrt(m) or / sqrt(2m)); out [n, m] or [n, 2m]. stats [n, 2] or NULL: for
+  /// shift != 0 and exp kinds, (max_j p_ij (|p_ij| for HYPERBOLIC), h_i) of each row.
   /// scratch: kFeaturesRowBlock * m_pad floats owned by the caller's tile.
-  void (*features_rows)(int kind, const float* x, int64_t r0, int64_t r1, int32_t d, const float* wt,
-                        int32_t m, int32_t m_pad, const float* scale, float* scratch, float* out);
+  void (*features_rows)(int kind, int shift, const float* x, int64_t r0, int64_t r1, int32_t d, const float* wt,
+                        int32_t m, int32_t m_pad, const float* scale, float* scratch, float* out, float* stats);
   /// C (+)= A · B for a rows x ncols block. A(i, k) = A[i*sai + k*sak]; B row-major with leading
   /// dimension ldb; C leading dimension ldc. accumulate != 0 adds to C, else overwrites.
   void (*matmul)(const float* a, int64_t sai, int64_t sak, const float* b, int64_t ldb, int64_t rows,

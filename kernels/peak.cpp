@@ -58,8 +58,15 @@ double fma_f32(int64_t iters, float* sink) { return fma_chains<float>(iters, sin
 
 }  // namespace
 
+constexpr peak_kernels_t make_peak_kernels() {
+  peak_kernels_t t{};
+  t.fma_f64 = &fma_f64;
+  t.fma_f32 = &fma_f32;
+  return t;
+}
+
 const peak_kernels_t* peak_kernels() {
-  static const peak_kernels_t table = {&fma_f64, &fma_f32};
+  static constexpr peak_kernels_t table = make_peak_kernels();
   return &table;
 }
 

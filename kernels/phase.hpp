@@ -2,12 +2,12 @@
 // kernels/phase.hpp — exact-phase sin/cos, the primitive behind every S¹ encoding.
 //
 // Problem: sin(p * w) for integer positions p up to 2^24 (and beyond) and frequencies w in
-// radians per position. Forming the phase p*w in float32 loses ~1e-2 at p = 128K (REFERENCES.md
+// radians per position. Forming the phase p*w in float32 loses ~1e-2 at p = 128K (docs/REFERENCES.md
 // §1); generic vector sin/cos (xsimd 8.1) fall back to a scalar per-lane reduction once a lane
 // exceeds 64*pi. We never form a rounded phase in radians. Instead:
 //
 //   1. the frequency is given in turns per position as a double-double  w/(2*pi) = wh + wl
-//      (prepared once per frequency by lib/, see phase_turns() in lib/phase_prep.hpp);
+//      (prepared once per frequency by lib/, see freq_turns() in lib/phase_prep.hpp);
 //   2. p*wh is split exactly into xh + xl with an exact two-product (FMA, or Dekker's
 //      splitting on the scalar path), so  p*w/(2*pi) = xh + xl + p*wl  to ~2^-104 relative;
 //   3. the integer number of turns is dropped exactly: r = (xh - nearbyint(xh)) + (xl + p*wl),

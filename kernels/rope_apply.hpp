@@ -5,9 +5,9 @@
 //
 // Every element is widened to float32 exactly, rotated in float32 with float32 cos/sin (computed
 // once per token in float64 from the exact phase and shared by all heads), and stored back; bf16
-// and f16 stores round to nearest, ties to even. The f16 conversions need no instruction beyond
-// each path's own ISA: integer bit manipulations on AVX2 (no F16C), VCVTPH2PS / VCVTPS2PH on
-// AVX-512 (part of AVX-512F; no AVX-512-FP16), the AArch64 baseline FCVTL / FCVTN on NEON.
+// and f16 stores round to nearest, ties to even. The f16 conversions are the hardware ones:
+// VCVTPH2PS / VCVTPS2PH (F16C on AVX2, AVX-512F on AVX-512; no AVX-512-FP16), the AArch64
+// baseline FCVTL / FCVTN on NEON; the scalar path uses the integer bit manipulations below.
 #pragma once
 
 #include "kernels/rope.hpp"
@@ -165,18 +165,8 @@ struct codec_f16 {
 #if defined(POSENC_ISA_SCALAR)
     return vec<float>(f16_to_f32(*p));
 #elif defined(POSENC_ISA_AVX2)
-    const __m256i h = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-    const __m256i sign = _mm256_slli_epi32(_mm256_and_si256(h, _mm256_set1_epi32(0x8000)), 16);
-    __m256i o = _mm256_slli_epi32(_mm256_and_si256(h, _mm256_set1_epi32(0x7fff)), 13);
-    const __m256i e = _mm256_and_si256(o, _mm256_set1_epi32(static_cast<int>(kF16ExpMask)));
-    o = _mm256_add_epi32(o, _mm256_set1_epi32(static_cast<int>(kF16Rebias)));
-    const __m256i infnan = _mm256_cmpeq_epi32(e, _mm256_set1_epi32(static_cast<int>(kF16ExpMask)));
-    o = _mm256_add_epi32(o, _mm256_and_si256(infnan, _mm256_set1_epi32(static_cast<int>(kF16InfNanRebias))));
-    const __m256i sub = _mm256_cmpeq_epi32(e, _mm256_setzero_si256());
-    const __m256 of = _mm256_castsi256_ps(_mm256_add_epi32(o, _mm256_and_si256(sub, _mm256_set1_epi32(1 << 23))));
-    const __m256 rn = _mm256_sub_ps(of, _mm256_castsi256_ps(_mm256_set1_epi32(static_cast<int>(kF16SubMagic))));
-    const __m256 r = _mm256_blendv_ps(of, rn, _mm256_castsi256_ps(sub));
-    return vec<float>(_mm256_or_ps(r, _mm256_castsi256_ps(sign)));
+    // VCVTPH2PS ymm (F16C): exact, subnormals included.
+    return vec<float>(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
 #elif defined(POSENC_ISA_AVX512)
     // VCVTPH2PS zmm is AVX-512F (no F16C or AVX-512-FP16 needed): exact, subnormals included.
     return vec<float>(_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))));
@@ -188,25 +178,9 @@ struct codec_f16 {
 #if defined(POSENC_ISA_SCALAR)
     *p = f32_to_f16(v.v);
 #elif defined(POSENC_ISA_AVX2)
-    const __m256i u = _mm256_castps_si256(static_cast<__m256>(v));
-    const __m256i sign = _mm256_and_si256(u, _mm256_set1_epi32(static_cast<int>(0x80000000u)));
-    const __m256i a = _mm256_xor_si256(u, sign);
-    __m256i nrm = _mm256_add_epi32(a, _mm256_set1_epi32(static_cast<int>(kF16NormRebias)));
-    nrm = _mm256_add_epi32(nrm, _mm256_and_si256(_mm256_srli_epi32(a, 13), _mm256_set1_epi32(1)));
-    nrm = _mm256_srli_epi32(nrm, 13);
-    const __m256 sf = _mm256_add_ps(_mm256_castsi256_ps(a), _mm256_set1_ps(0.5f));
-    const __m256i sub = _mm256_sub_epi32(_mm256_castps_si256(sf), _mm256_set1_epi32(static_cast<int>(kF16DenormMagic)));
-    const __m256i nanv = _mm256_or_si256(_mm256_set1_epi32(0x7e00),
-                                         _mm256_and_si256(_mm256_srli_epi32(a, 13), _mm256_set1_epi32(0x3ff)));
-    const __m256i is_nan = _mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x7f800000));
-    const __m256i big = _mm256_blendv_epi8(_mm256_set1_epi32(0x7c00), nanv, is_nan);
-    const __m256i is_big = _mm256_cmpgt_epi32(a, _mm256_set1_epi32(static_cast<int>(kF16Overflow) - 1));
-    const __m256i is_small = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(kF16SubMagic)), a);
-    __m256i o = _mm256_blendv_epi8(nrm, sub, is_small);
-    o = _mm256_blendv_epi8(o, big, is_big);
-    o = _mm256_or_si256(o, _mm256_srli_epi32(sign, 16));
-    const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(o, o), 0xD8);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_castsi256_si128(packed));
+    // VCVTPS2PH ymm (F16C): round to nearest even by the immediate, whatever MXCSR says.
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                     _mm256_cvtps_ph(static_cast<__m256>(v), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 #elif defined(POSENC_ISA_AVX512)
     // VCVTPS2PH zmm (AVX-512F): round to nearest even by the immediate, whatever MXCSR says;
     // f16 subnormal results are produced even under FTZ.

@@ -4,7 +4,7 @@
 // Every file in kernels/ is compiled once per ISA (cmake/PosencIsa.cmake) with
 //   POSENC_NS = isa_scalar | isa_avx2 | isa_avx512 | isa_neon   and   POSENC_ISA_<NAME> = 1.
 // Everything a kernel header defines lives in namespace posenc::POSENC_NS, so code built with
-// different ISA flags never shares a symbol (the ODR rule of DESIGN.md is structural, as in
+// different ISA flags never shares a symbol (the ODR rule of docs/DESIGN.md is structural, as in
 // Highway; tests/check_symbols.py audits it). Do not put non-template code for kernels anywhere
 // else, and do not use std containers in kernels (their out-of-line members are weak symbols that
 // the linker would merge across ISAs): lib/ allocates scratch and passes pointers.

@@ -11,6 +11,7 @@
 #include <boost/random/sobol.hpp>
 
 #include <cstring>
+#include <limits>
 #include <vector>
 
 POSENC_USE_KERNELS(features_kernels_t, features_kernels)
@@ -130,23 +131,12 @@ void sample_rows(posenc_rf_sampling sampling, int32_t d, int32_t m, double sigma
 
 int64_t round_up(int64_t v, int64_t q) { return (v + q - 1) / q * q; }
 
-/// The int a C caller passed for an enum parameter, read through its object representation: a C
-/// caller may pass any int, and loading an out-of-range value as the C++ enum type is undefined
-/// behaviour (UBSan -fsanitize=enum).
-template <class E>
-int enum_int(const E& e) {
-  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized here");
-  int v;
-  std::memcpy(&v, &e, sizeof v);
-  return v;
-}
-
 }  // namespace
 
 extern "C" POSENC_API posenc_status posenc_rf_sample_f32(posenc_rf_sampling sampling, int32_t d, int32_t m,
                                                         double sigma, uint64_t seed, float* omega) {
   api_guard g("posenc_rf_sample_f32");
-  const int sv = enum_int(sampling);
+  const int sv = enum_bits(sampling);
   if (sv < POSENC_RF_IID || sv > POSENC_RF_PFF)
     return set_error(POSENC_ERR_INVALID_ARGUMENT,
                      "sampling must be POSENC_RF_IID (0), POSENC_RF_ORTHOGONAL (1), POSENC_RF_QMC (2) or "
@@ -173,15 +163,64 @@ extern "C" POSENC_API posenc_status posenc_rf_sample_f32(posenc_rf_sampling samp
   });
 }
 
-extern "C" POSENC_API posenc_status posenc_rf_features_f32(posenc_rf_kind kind, const float* omega, int32_t m,
-                                                          int32_t d, const float* weights, const float* x,
-                                                          int64_t n, float* out) {
-  api_guard g("posenc_rf_features_f32");
-  const int kv = enum_int(kind);
+namespace {
+posenc_status check_kind_shift(int kv, int hv) {
   if (kv < POSENC_RF_TRIG || kv > POSENC_RF_GAUSSIAN_POSITIVE)
     return set_error(POSENC_ERR_INVALID_ARGUMENT,
                      "kind must be POSENC_RF_TRIG (0), POSENC_RF_POSITIVE (1), POSENC_RF_HYPERBOLIC (2) or "
                      "POSENC_RF_GAUSSIAN_POSITIVE (3) (got %d)", kv);
+  if (hv < POSENC_RF_SHIFT_OVERFLOW || hv > POSENC_RF_SHIFT_SHARED_MAX)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     "shift must be POSENC_RF_SHIFT_OVERFLOW (0), POSENC_RF_SHIFT_ROW_MAX (1) or "
+                     "POSENC_RF_SHIFT_SHARED_MAX (2) (got %d)", hv);
+  return POSENC_OK;
+}
+
+/// The validated feature map (shared by the forward and the backward's recomputation): out [n, F]
+/// with per-feature scale[j] (weights included or not), packed Omega^T wt [d, m_pad].
+void features_run(const features_kernels_t* k, int kind, int shift, const float* x, int64_t n, int32_t d,
+                  const float* wt, int32_t m, int64_t m_pad, const float* scale, float* out) {
+  const int64_t grain = 192;  // rows per tile (a multiple of the 6-row register block)
+  const bool shared = kind != POSENC_RF_TRIG && shift == POSENC_RF_SHIFT_SHARED_MAX;
+  std::vector<float> stats(shared ? static_cast<size_t>(2 * n) : 0);
+  parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
+    std::vector<float> scratch(static_cast<size_t>(kFeaturesRowBlock * m_pad));
+    const int64_t r0 = t * grain, r1 = std::min(n, r0 + grain);
+    k->features_rows(kind, kind == POSENC_RF_TRIG ? 0 : shift, x, r0, r1, d, wt, m, static_cast<int32_t>(m_pad),
+                     scale, scratch.data(), out, shared ? stats.data() : nullptr);
+  });
+  if (!shared) return;
+  // one constant c = max_i (P_i - h_i) for the whole call; row i times exp(P_i - h_i - c) (float64)
+  double c = -std::numeric_limits<double>::infinity();
+  for (int64_t i = 0; i < n; ++i) c = std::max(c, double(stats[size_t(2 * i)]) - double(stats[size_t(2 * i + 1)]));
+  const int64_t len = kind == POSENC_RF_HYPERBOLIC ? 2 * int64_t(m) : int64_t(m);
+  parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
+    const int64_t r0 = t * grain, r1 = std::min(n, r0 + grain);
+    for (int64_t i = r0; i < r1; ++i) {
+      const auto f = static_cast<float>(std::exp(double(stats[size_t(2 * i)]) - double(stats[size_t(2 * i + 1)]) - c));
+      if (f == 1.0f) continue;
+      float* row = out + i * len;
+      for (int64_t j = 0; j < len; ++j) row[j] *= f;
+    }
+  });
+}
+
+/// Omega^T packed [d, m_pad] (zero columns past m).
+std::vector<float> pack_omega_t(const float* omega, int32_t m, int32_t d, int64_t m_pad) {
+  std::vector<float> wt(static_cast<size_t>(d * m_pad), 0.0f);
+  for (int32_t j = 0; j < m; ++j)
+    for (int32_t c = 0; c < d; ++c) wt[static_cast<size_t>(c * m_pad + j)] = omega[static_cast<size_t>(j) * d + c];
+  return wt;
+}
+}  // namespace
+
+extern "C" POSENC_API posenc_status posenc_rf_features_f32(posenc_rf_kind kind, posenc_rf_shift shift,
+                                                          const float* omega, int32_t m, int32_t d,
+                                                          const float* weights, const float* x, int64_t n,
+                                                          float* out) {
+  api_guard g("posenc_rf_features_f32");
+  const int kv = enum_bits(kind), hv = enum_bits(shift);
+  POSENC_CHECK(check_kind_shift(kv, hv));
   POSENC_CHECK(check_positive(m, "m"));
   POSENC_CHECK(check_positive(d, "d"));
   POSENC_CHECK(check_nonneg(n, "n"));
@@ -208,24 +247,25 @@ extern "C" POSENC_API posenc_status posenc_rf_features_f32(posenc_rf_kind kind, 
   static const char* const kFeaturePaths[] = {"rf_features.trig", "rf_features.positive", "rf_features.hyperbolic",
                                               "rf_features.gaussian_positive"};
   path(kFeaturePaths[kv]);
+  if (kv != POSENC_RF_TRIG && hv != POSENC_RF_SHIFT_OVERFLOW)
+    path(hv == POSENC_RF_SHIFT_ROW_MAX ? "rf_features.exp_row_max" : "rf_features.exp_shared_max");
   work(4.0 * double(nd + md + nout), 2.0 * double(n) * m * d, true);  // the projection; exp/sin/cos not counted
   POSENC_SHAPE("n=%lld d=%d m=%d", (long long)n, d, m);
   return guarded([&] {
     const int64_t m_pad = round_up(m, kFeaturesColPad);
-    // Omega^T packed [d, m_pad] (zero columns past m) and the per-feature scale.
-    std::vector<float> wt(static_cast<size_t>(d * m_pad), 0.0f), scale(static_cast<size_t>(m_pad), 0.0f);
-    for (int32_t j = 0; j < m; ++j)
-      for (int32_t c = 0; c < d; ++c) wt[static_cast<size_t>(c * m_pad + j)] = omega[static_cast<size_t>(j) * d + c];
+    const std::vector<float> wt = pack_omega_t(omega, m, d, m_pad);
+    std::vector<float> scale(static_cast<size_t>(m_pad), 0.0f);  // per-feature scale
     const double base = 1.0 / std::sqrt(kind == POSENC_RF_HYPERBOLIC ? 2.0 * m : static_cast<double>(m));
     for (int32_t j = 0; j < m; ++j)
       scale[static_cast<size_t>(j)] = static_cast<float>(base * (weights ? static_cast<double>(weights[j]) : 1.0));
-    const int64_t grain = 192;  // rows per tile (a multiple of the 6-row register block)
-    parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
-      std::vector<float> scratch(static_cast<size_t>(kFeaturesRowBlock * m_pad));
-      const int64_t r0 = t * grain, r1 = std::min(n, r0 + grain);
-      k->features_rows(static_cast<int>(kind), x, r0, r1, d, wt.data(), m, static_cast<int32_t>(m_pad),
-                       scale.data(), scratch.data(), out);
-    });
+    if (hv == POSENC_RF_SHIFT_SHARED_MAX && kv != POSENC_RF_TRIG) {
+      // the shared constant needs every row first: compute into scratch, so out stays untouched on bad_alloc
+      std::vector<float> tmp(static_cast<size_t>(nout));
+      features_run(k, kv, hv, x, n, d, wt.data(), m, m_pad, scale.data(), tmp.data());
+      std::copy(tmp.begin(), tmp.end(), out);
+    } else {
+      features_run(k, kv, hv, x, n, d, wt.data(), m, m_pad, scale.data(), out);
+    }
     return POSENC_OK;
   });
 }

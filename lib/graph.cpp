@@ -43,14 +43,6 @@ using namespace posenc::detail;
 
 namespace {
 
-/// The integer value of an enum object without loading it as the enum type.
-template <class E>
-long long raw_enum(const E& e) {
-  typename std::underlying_type<E>::type v;
-  std::memcpy(&v, &e, sizeof v);
-  return static_cast<long long>(v);
-}
-
 bool graph_debug() {
   static const bool on = std::getenv("POSENC_GRAPH_DEBUG") != nullptr;
   return on;
@@ -537,7 +529,7 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
   POSENC_CHECK(check_graph(num_nodes, src, dst, weights, num_edges));
   // Enums are read as raw integers: a caller may pass any int, and loading an out-of-range value
   // as the enum type is undefined behaviour in C++ (UBSan's -fsanitize=enum).
-  const long long lap_raw = raw_enum(laplacian_arg);
+  const long long lap_raw = enum_bits(laplacian_arg);
   if (lap_raw != POSENC_LAPLACIAN_SYM && lap_raw != POSENC_LAPLACIAN_COMBINATORIAL)
     return set_error(POSENC_ERR_INVALID_ARGUMENT,
                      "laplacian must be POSENC_LAPLACIAN_SYM (0) or POSENC_LAPLACIAN_COMBINATORIAL (1) (got %lld)",
@@ -553,7 +545,7 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
     return set_error(POSENC_ERR_INVALID_ARGUMENT,
                      "info->struct_size must be >= %u (got %u); call posenc_laplacian_pe_info_init",
                      static_cast<unsigned>(sizeof(posenc_laplacian_pe_info)), info->struct_size);
-  const long long solver_raw = info != nullptr ? raw_enum(info->solver) : 0;
+  const long long solver_raw = info != nullptr ? enum_bits(info->solver) : 0;
   if (solver_raw < POSENC_LAPPE_AUTO || solver_raw > POSENC_LAPPE_LANCZOS)
     return set_error(POSENC_ERR_INVALID_ARGUMENT, "info->solver must be a posenc_lappe_method in [0, 3] (got %lld)",
                      solver_raw);

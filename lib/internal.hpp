@@ -27,6 +27,7 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <new>
@@ -178,8 +179,35 @@ inline posenc_status checked_mul(int64_t a, int64_t b, int64_t* out, const char*
 /// (message set). Reads POSENC_ISA / detects the CPU on first use.
 posenc_status kernel_isa(posenc_isa* isa);
 
+/// The int a C caller passed for an enum parameter, read through its object representation: a C
+/// caller may pass any int, and loading an out-of-range value as the C++ enum type is undefined
+/// behaviour (UBSan -fsanitize=enum). lib/ validates the value it returns.
+template <class E>
+int enum_bits(const E& e) {
+  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized here");
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+
+/// Index of the first zero 8-byte word of a kernel table, or -1 when there is none. Every entry of a
+/// table (kernels/<family>_table.hpp) is a function pointer or a non-zero int64_t, and the tables are
+/// filled member by member from a zeroed value (kernels/<family>.cpp), so a zero word is an entry
+/// the fill forgot.
+template <class Table>
+int kernel_table_hole(const Table* t) {
+  static_assert(sizeof(Table) % sizeof(uint64_t) == 0 && alignof(Table) == alignof(uint64_t),
+                "kernel tables hold 8-byte entries only (function pointers, int64_t)");
+  uint64_t w[sizeof(Table) / sizeof(uint64_t)];
+  std::memcpy(w, t, sizeof(Table));
+  for (size_t i = 0; i < sizeof(Table) / sizeof(uint64_t); ++i)
+    if (w[i] == 0) return static_cast<int>(i);
+  return -1;
+}
+
 /// Declares `const Table* posenc::isa_<name>::fn();` for every compiled ISA and defines
-/// `posenc_status posenc::detail::fn_active(const Table** out)` that returns the active ISA's table.
+/// `posenc_status posenc::detail::fn_active(const Table** out)` that returns the active ISA's table
+/// (POSENC_ERR_INTERNAL if that table has an entry left empty).
 #define POSENC_ISA_DECL_(ns, Table, fn) namespace ns { const Table* fn(); }
 #if defined(POSENC_HAVE_AVX2)
 #define POSENC_IF_AVX2_(x) x
@@ -215,6 +243,10 @@ posenc_status kernel_isa(posenc_isa* isa);
     posenc_isa isa;                                                                             \
     POSENC_CHECK(kernel_isa(&isa));                                                             \
     *out = fn##_for(isa);                                                                       \
+    const int hole = kernel_table_hole(*out);                                                   \
+    if (hole >= 0)                                                                              \
+      return set_error(POSENC_ERR_INTERNAL, "internal error: " #Table " of ISA %s has no entry "  \
+                       "at word %d (kernels/*.cpp fill)", posenc_isa_name(isa), hole);            \
     return POSENC_OK;                                                                           \
   }                                                                                             \
   }                                                                                             \

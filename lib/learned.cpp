@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <numeric>
 #include <vector>
@@ -174,6 +175,76 @@ AxisPlan plan_axis(posenc_resample mode, int64_t in, int64_t out) {
     case POSENC_RESAMPLE_BICUBIC: return plan_bicubic(in, out);
     default: return plan_linear(in, out);
   }
+}
+
+/// The transpose of a plan in -> out: a plan out -> in whose item i (a forward input index)
+/// lists every forward tap (j, k) with idx = i, in increasing j then k, with the same float32
+/// weight. Gathering with it computes A^T y exactly as the sum over the forward matrix's column
+/// (no scatter, so every output element is one ordered sum: thread-count independent).
+AxisPlan transpose_plan(const AxisPlan& p, int64_t in, int64_t out) {
+  AxisPlan t;
+  std::vector<int32_t> count(static_cast<size_t>(in), 0);
+  const size_t mt = static_cast<size_t>(p.max_taps);
+  for (int64_t j = 0; j < out; ++j)
+    for (int32_t k = 0; k < p.ntaps[static_cast<size_t>(j)]; ++k)
+      ++count[static_cast<size_t>(p.idx[static_cast<size_t>(j) * mt + static_cast<size_t>(k)])];
+  t.max_taps = 1;
+  for (int32_t c : count) t.max_taps = std::max(t.max_taps, c);
+  const size_t tt = static_cast<size_t>(t.max_taps);
+  t.idx.assign(static_cast<size_t>(in) * tt, 0);
+  t.w.assign(static_cast<size_t>(in) * tt, 0.0f);
+  t.ntaps.assign(static_cast<size_t>(in), 0);
+  for (int64_t j = 0; j < out; ++j)
+    for (int32_t k = 0; k < p.ntaps[static_cast<size_t>(j)]; ++k) {
+      const size_t e = static_cast<size_t>(j) * mt + static_cast<size_t>(k);
+      const size_t i = static_cast<size_t>(p.idx[e]);
+      const size_t slot = i * tt + static_cast<size_t>(t.ntaps[i]++);
+      t.idx[slot] = j;
+      t.w[slot] = p.w[e];
+    }
+  return t;
+}
+
+/// Sizes of a resample call, checked (shared by the forward and the backward).
+struct ResampleSizes {
+  int mode = 0;
+  int64_t old_grid = 0, new_grid = 0, old_rows = 0, new_rows = 0, in_size = 0, out_size = 0, tmp_size = 0;
+};
+
+/// Validates the size and mode arguments of posenc_learned_resample_f32 / _backward_f32. `in` and
+/// `out` name the forward input and output arrays of the calling function in the messages.
+posenc_status check_resample(int32_t prefix, int64_t old_h, int64_t old_w, int32_t dim, int64_t new_h, int64_t new_w,
+                             posenc_resample mode, const char* in, const char* out, ResampleSizes* sz) {
+  POSENC_CHECK(check_nonneg(prefix, "prefix"));
+  POSENC_CHECK(check_positive(old_h, "old_h"));
+  POSENC_CHECK(check_positive(old_w, "old_w"));
+  POSENC_CHECK(check_dim(dim));
+  POSENC_CHECK(check_positive(new_h, "new_h"));
+  POSENC_CHECK(check_positive(new_w, "new_w"));
+  // A C caller may pass any int: read the bits without an enum-typed load (UBSan -fsanitize=enum).
+  int mode_value = 0;
+  std::memcpy(&mode_value, &mode, sizeof(mode_value) < sizeof(mode) ? sizeof(mode_value) : sizeof(mode));
+  if (mode_value != POSENC_RESAMPLE_BICUBIC_AA && mode_value != POSENC_RESAMPLE_BICUBIC &&
+      mode_value != POSENC_RESAMPLE_LINEAR)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     "mode must be POSENC_RESAMPLE_BICUBIC_AA (0), POSENC_RESAMPLE_BICUBIC (1) or "
+                     "POSENC_RESAMPLE_LINEAR (2) (got %d)",
+                     mode_value);
+  sz->mode = mode_value;
+  int64_t tmp_rows = 0;
+  POSENC_CHECK(checked_mul(old_h, old_w, &sz->old_grid, "old grid [old_h, old_w]"));
+  POSENC_CHECK(checked_mul(new_h, new_w, &sz->new_grid, "new grid [new_h, new_w]"));
+  if (__builtin_add_overflow(sz->old_grid, static_cast<int64_t>(prefix), &sz->old_rows) ||
+      __builtin_add_overflow(sz->new_grid, static_cast<int64_t>(prefix), &sz->new_rows))
+    return set_error(POSENC_ERR_SIZE_OVERFLOW, "size of prefix + grid rows overflows");
+  char what_in[64], what_out[64];
+  std::snprintf(what_in, sizeof what_in, "%s [prefix + old_h*old_w, dim]", in);
+  std::snprintf(what_out, sizeof what_out, "%s [prefix + new_h*new_w, dim]", out);
+  POSENC_CHECK(checked_mul(sz->old_rows, dim, &sz->in_size, what_in, sizeof(float)));
+  POSENC_CHECK(checked_mul(sz->new_rows, dim, &sz->out_size, what_out, sizeof(float)));
+  POSENC_CHECK(checked_mul(old_h, new_w, &tmp_rows, "intermediate grid [old_h, new_w]"));
+  POSENC_CHECK(checked_mul(tmp_rows, dim, &sz->tmp_size, "intermediate [old_h*new_w, dim]", sizeof(float)));
+  return POSENC_OK;
 }
 
 }  // namespace
@@ -352,31 +423,10 @@ extern "C" POSENC_API posenc_status posenc_learned_resample_f32(const float* tab
                                                                int64_t old_w, int32_t dim, int64_t new_h,
                                                                int64_t new_w, posenc_resample mode, float* out) {
   api_guard g("posenc_learned_resample_f32");
-  POSENC_CHECK(check_nonneg(prefix, "prefix"));
-  POSENC_CHECK(check_positive(old_h, "old_h"));
-  POSENC_CHECK(check_positive(old_w, "old_w"));
-  POSENC_CHECK(check_dim(dim));
-  POSENC_CHECK(check_positive(new_h, "new_h"));
-  POSENC_CHECK(check_positive(new_w, "new_w"));
-  // A C caller may pass any int: read the bits without an enum-typed load (UBSan -fsanitize=enum).
-  int mode_value = 0;
-  std::memcpy(&mode_value, &mode, sizeof(mode_value) < sizeof(mode) ? sizeof(mode_value) : sizeof(mode));
-  if (mode_value != POSENC_RESAMPLE_BICUBIC_AA && mode_value != POSENC_RESAMPLE_BICUBIC &&
-      mode_value != POSENC_RESAMPLE_LINEAR)
-    return set_error(POSENC_ERR_INVALID_ARGUMENT,
-                     "mode must be POSENC_RESAMPLE_BICUBIC_AA (0), POSENC_RESAMPLE_BICUBIC (1) or "
-                     "POSENC_RESAMPLE_LINEAR (2) (got %d)",
-                     mode_value);
-  int64_t old_grid = 0, new_grid = 0, old_rows = 0, new_rows = 0, in_size = 0, out_size = 0, tmp_size = 0, tmp_rows = 0;
-  POSENC_CHECK(checked_mul(old_h, old_w, &old_grid, "old grid [old_h, old_w]"));
-  POSENC_CHECK(checked_mul(new_h, new_w, &new_grid, "new grid [new_h, new_w]"));
-  if (__builtin_add_overflow(old_grid, static_cast<int64_t>(prefix), &old_rows) ||
-      __builtin_add_overflow(new_grid, static_cast<int64_t>(prefix), &new_rows))
-    return set_error(POSENC_ERR_SIZE_OVERFLOW, "size of prefix + grid rows overflows");
-  POSENC_CHECK(checked_mul(old_rows, dim, &in_size, "table [prefix + old_h*old_w, dim]", sizeof(float)));
-  POSENC_CHECK(checked_mul(new_rows, dim, &out_size, "out [prefix + new_h*new_w, dim]", sizeof(float)));
-  POSENC_CHECK(checked_mul(old_h, new_w, &tmp_rows, "intermediate grid [old_h, new_w]"));
-  POSENC_CHECK(checked_mul(tmp_rows, dim, &tmp_size, "intermediate [old_h*new_w, dim]", sizeof(float)));
+  ResampleSizes sz;
+  POSENC_CHECK(check_resample(prefix, old_h, old_w, dim, new_h, new_w, mode, "table", "out", &sz));
+  const int64_t old_grid = sz.old_grid, in_size = sz.in_size, out_size = sz.out_size, tmp_size = sz.tmp_size;
+  const int mode_value = sz.mode;
   POSENC_CHECK(check_not_null(table, "table"));
   POSENC_CHECK(check_not_null(out, "out"));
   const learned_kernels_t* k = nullptr;
@@ -426,6 +476,70 @@ extern "C" POSENC_API posenc_status posenc_learned_resample_f32(const float* tab
         const int64_t yo = t / per_row, c0 = (t % per_row) * chunk, c1 = std::min(len, c0 + chunk);
         k->resample_pass(hin, len, ph.idx.data(), ph.w.data(), ph.ntaps.data(), ph.max_taps, yo, yo + 1, c0, c1,
                          dst);
+      });
+    }
+    return POSENC_OK;
+  });
+}
+
+// ====================================================================== resampling: adjoint
+extern "C" POSENC_API posenc_status posenc_learned_resample_backward_f32(const float* grad_out, int32_t prefix,
+                                                                        int64_t old_h, int64_t old_w, int32_t dim,
+                                                                        int64_t new_h, int64_t new_w,
+                                                                        posenc_resample mode, float* grad_table) {
+  api_guard g("posenc_learned_resample_backward_f32");
+  ResampleSizes sz;
+  POSENC_CHECK(check_resample(prefix, old_h, old_w, dim, new_h, new_w, mode, "grad_table", "grad_out", &sz));
+  POSENC_CHECK(check_not_null(grad_out, "grad_out"));
+  POSENC_CHECK(check_not_null(grad_table, "grad_table"));
+  const learned_kernels_t* k = nullptr;
+  POSENC_CHECK(learned_kernels_active(&k));
+  return guarded([&] {
+    const size_t d = static_cast<size_t>(dim);
+    const bool do_w = old_w != new_w, do_h = old_h != new_h;
+    // Transposed plans first (they allocate), so an allocation failure leaves grad_table untouched.
+    AxisPlan tw, th;
+    std::vector<float> tmp;
+    if (do_w) tw = transpose_plan(plan_axis(mode, old_w, new_w), old_w, new_w);
+    if (do_h) th = transpose_plan(plan_axis(mode, old_h, new_h), old_h, new_h);
+    if (do_w && do_h) tmp.resize(static_cast<size_t>(sz.tmp_size));
+
+    if (prefix > 0) std::memcpy(grad_table, grad_out, static_cast<size_t>(prefix) * d * sizeof(float));
+    const float* grid = grad_out + static_cast<size_t>(prefix) * d;
+    float* dst = grad_table + static_cast<size_t>(prefix) * d;
+    const double taps = (do_h ? double(old_h * new_w) * th.max_taps : 0.0) + (do_w ? double(old_h * old_w) * tw.max_taps : 0.0);
+    work(4.0 * double(sz.in_size + sz.out_size), 2.0 * double(d) * taps, true);  // 2 flops a tap (max taps per axis)
+    path(!do_w && !do_h ? "learned_resample_backward.copy"
+         : do_w && do_h ? "learned_resample_backward.height_width"
+         : do_w ? "learned_resample_backward.width" : "learned_resample_backward.height");
+    POSENC_SHAPE("prefix=%d old=%lldx%lld new=%lldx%lld dim=%d mode=%d", prefix, (long long)old_h, (long long)old_w,
+                 (long long)new_h, (long long)new_w, dim, sz.mode);
+    if (!do_w && !do_h) {
+      std::memcpy(dst, grid, static_cast<size_t>(sz.old_grid) * d * sizeof(float));
+      return POSENC_OK;
+    }
+    // The forward is height(width(x)); its adjoint is width^T(height^T(y)).
+    // Height^T pass: whole grid rows (new_w * dim floats) are the channel vector; new_h -> old_h.
+    if (do_h) {
+      float* hout = do_w ? tmp.data() : dst;
+      const int64_t len = new_w * static_cast<int64_t>(dim);
+      const int64_t chunk = 8192;
+      const int64_t per_row = tiles_of(len, chunk);
+      parallel_tiles(old_h * per_row, [&](int64_t t) {
+        const int64_t yo = t / per_row, c0 = (t % per_row) * chunk, c1 = std::min(len, c0 + chunk);
+        k->resample_pass(grid, len, th.idx.data(), th.w.data(), th.ntaps.data(), th.max_taps, yo, yo + 1, c0, c1,
+                         hout);
+      });
+    }
+    // Width^T pass: for every row y of the old height, new_w columns -> old_w columns.
+    if (do_w) {
+      const float* win = do_h ? tmp.data() : grid;
+      const int64_t grain = rows_per_tile(dim);  // columns per tile
+      const int64_t per_row = tiles_of(old_w, grain);
+      parallel_tiles(old_h * per_row, [&](int64_t t) {
+        const int64_t y = t / per_row, j0 = (t % per_row) * grain, j1 = std::min(old_w, j0 + grain);
+        k->resample_pass(win + static_cast<size_t>(y * new_w) * d, dim, tw.idx.data(), tw.w.data(), tw.ntaps.data(),
+                         tw.max_taps, j0, j1, 0, dim, dst + static_cast<size_t>(y * old_w) * d);
       });
     }
     return POSENC_OK;

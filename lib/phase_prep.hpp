@@ -10,7 +10,7 @@ namespace detail {
 
 /// Splits w (radians per position) into turns per position w/(2*pi) = hi + lo as a
 /// double-double, exact to ~2^-104 relative. 2*pi = TWO_PI_HI + TWO_PI_LO to ~2^-107.
-inline void phase_turns(double w, double* hi, double* lo) {
+inline void freq_turns(double w, double* hi, double* lo) {
   constexpr double kTwoPiHi = 6.283185307179586232e+00;
   constexpr double kTwoPiLo = 2.449293598294706414e-16;
   const double h = w / kTwoPiHi;
@@ -20,8 +20,8 @@ inline void phase_turns(double w, double* hi, double* lo) {
   *lo = e / kTwoPiHi;
 }
 
-/// Rounds n up to a multiple of the widest SIMD register in doubles (8), so that kernels may
-/// load whole vectors from padded frequency arrays.
+/// Rounds n up to a multiple of 16 (the widest register holds 8 doubles or 16 floats), so that
+/// kernels may load whole vectors of either type from padded frequency arrays.
 inline std::size_t pad_lanes(std::size_t n) { return (n + 15) / 16 * 16; }
 
 }  // namespace detail

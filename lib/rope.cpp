@@ -46,7 +46,7 @@ extern "C" POSENC_API posenc_status posenc_sinusoidal_f32(const int64_t* positio
     std::vector<double> wh(pad_lanes(static_cast<size_t>(half)), 0.0), wl(wh.size(), 0.0);
     for (int32_t i = 0; i < half; ++i) {
       const double w = std::pow(base, -2.0 * i / dim);  // Vaswani et al. §3.5, in float64
-      phase_turns(w, &wh[static_cast<size_t>(i)], &wl[static_cast<size_t>(i)]);
+      freq_turns(w, &wh[static_cast<size_t>(i)], &wl[static_cast<size_t>(i)]);
     }
     path(positions ? "sinusoidal.positions" : "sinusoidal.consecutive");
     work(4.0 * double(total) + (positions ? 8.0 * double(n) : 0.0), 3.0 * double(total));
@@ -70,7 +70,7 @@ void prep_turns(const std::vector<double>& inv, size_t pad, std::vector<double>&
   const size_t n = (inv.size() + pad - 1) / pad * pad;
   wh.assign(n, 0.0);
   wl.assign(n, 0.0);
-  for (size_t j = 0; j < inv.size(); ++j) phase_turns(inv[j], &wh[j], &wl[j]);
+  for (size_t j = 0; j < inv.size(); ++j) freq_turns(inv[j], &wh[j], &wl[j]);
 }
 
 }  // namespace

@@ -15,16 +15,6 @@
 namespace posenc {
 namespace detail {
 
-/// The int value of an enum argument without an enum-typed load: a C caller may pass any int,
-/// and loading an out-of-range value as the enum type is undefined behaviour in C++ (UBSan).
-template <class E>
-int enum_bits(const E& e) {
-  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized here");
-  int v;
-  std::memcpy(&v, &e, sizeof v);
-  return v;
-}
-
 constexpr int64_t kRopeMaxPos = int64_t(1) << 53;
 
 /// Every field's default (what posenc_rope_params_init writes), with the given type, d, theta.

@@ -344,7 +344,7 @@ void rope_freqset::compute(const posenc_rope_params& p, int64_t seq_len) {
   rope_compute_freqs(p, seq_len, inv.data(), &af);
   wh.assign(pad_lanes(half), 0.0);
   wl.assign(wh.size(), 0.0);
-  for (size_t j = 0; j < half; ++j) phase_turns(inv[j], &wh[j], &wl[j]);
+  for (size_t j = 0; j < half; ++j) freq_turns(inv[j], &wh[j], &wl[j]);
 }
 
 posenc_status rope_check_positions(const int64_t* positions, int64_t count, int64_t* seq_len_out) {

@@ -2,6 +2,9 @@
 // lib/runtime.cpp — status strings, thread-local errors, version, ISA dispatch and threads.
 #include "lib/internal.hpp"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
@@ -54,17 +57,26 @@ posenc_status set_error(posenc_status s, const char* fmt, ...) {
 // ---------------------------------------------------------------- dispatch
 namespace {
 
+#if defined(__x86_64__) || defined(__i386__)
+/// CPUID.1:ECX bit 29 (F16C: VCVTPH2PS / VCVTPS2PH on 128/256-bit vectors), which the AVX2 and
+/// AVX-512 paths are compiled with (-mf16c). Every x86 CPU with AVX2 has it.
+bool has_f16c() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)) != 0;
+}
+#endif
+
 uint32_t detect_available() {
   uint32_t mask = POSENC_ISA_SCALAR;
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
 #if defined(POSENC_HAVE_AVX2)
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) mask |= POSENC_ISA_AVX2;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && has_f16c()) mask |= POSENC_ISA_AVX2;
 #endif
 #if defined(POSENC_HAVE_AVX512)
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
       __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
-      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && has_f16c())
     mask |= POSENC_ISA_AVX512;
 #endif
 #endif

@@ -179,16 +179,6 @@ posenc_status check_xyz(const T* xyz, int64_t n, const sphere_kernels_t* k) {
   return POSENC_OK;
 }
 
-/// The raw value of an enum argument: a C caller may pass any int, and loading an out-of-range
-/// value as the C++ enum type is undefined (UBSan -fsanitize=enum), so it is read as bytes.
-template <class E>
-int raw_enum(const E& e) {
-  int v = 0;
-  static_assert(sizeof(E) == sizeof(int), "C enums are int-sized here");
-  std::memcpy(&v, &e, sizeof v);
-  return v;
-}
-
 template <class TI, class TO, class Fn>
 posenc_status legendre_common(int norm, int32_t lmax, int32_t csphase, const TI* x, int64_t n,
                               TO* out, Fn pick) {
@@ -371,13 +361,13 @@ int64_t wigner_count(int32_t lmax) {
 extern "C" POSENC_API posenc_status posenc_legendre_f64(posenc_legendre_norm norm, int32_t lmax, int32_t csphase,
                                                         const double* x, int64_t n, double* out) {
   api_guard g("posenc_legendre_f64");
-  return legendre_common(raw_enum(norm), lmax, csphase, x, n, out, [](const sphere_kernels_t* k) { return k->legendre_f64; });
+  return legendre_common(enum_bits(norm), lmax, csphase, x, n, out, [](const sphere_kernels_t* k) { return k->legendre_f64; });
 }
 
 extern "C" POSENC_API posenc_status posenc_legendre_f32(posenc_legendre_norm norm, int32_t lmax, int32_t csphase,
                                                         const float* x, int64_t n, float* out) {
   api_guard g("posenc_legendre_f32");
-  return legendre_common(raw_enum(norm), lmax, csphase, x, n, out, [](const sphere_kernels_t* k) { return k->legendre_f32; });
+  return legendre_common(enum_bits(norm), lmax, csphase, x, n, out, [](const sphere_kernels_t* k) { return k->legendre_f32; });
 }
 
 extern "C" POSENC_API posenc_status posenc_legendre_poly_f64(int32_t lmax, const double* x, int64_t n, double* out) {

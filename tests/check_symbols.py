@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-"""Symbol audit of the built library (DESIGN.md "ODR").
+"""Symbol audit of the built library (docs/DESIGN.md, "Dispatch").
 
 usage: check_symbols.py NM LIBPOSENC_SO ISA=OBJ[,OBJ...] [ISA=OBJ...]
 

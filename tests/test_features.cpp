@@ -204,7 +204,7 @@ TEST_P(FeaturesMap, MatchesFloat64ReferenceAllKindsWeightsAndTails) {
           const int len = wide(kind) ? 2 * m : m;
           std::vector<float> out(size_t(n) * len);
           poison(out);
-          ASSERT_EQ(posenc_rf_features_f32(kind, om.data(), m, d, w, x.data(), n, out.data()), POSENC_OK)
+          ASSERT_EQ(posenc_rf_features_f32(kind, POSENC_RF_SHIFT_OVERFLOW, om.data(), m, d, w, x.data(), n, out.data()), POSENC_OK)
               << posenc_last_error_message();
           EXPECT_EQ(count_poison(out), 0u);
           auto ref = features_ref(kind, om, m, d, w, x, n);
@@ -250,7 +250,7 @@ TEST_P(FeaturesMap, PositiveFeaturesDoNotOverflowAtNormSquared80AndShiftIsARowCo
     const auto kind = static_cast<posenc_rf_kind>(k);
     const int len = wide(kind) ? 2 * m : m;
     std::vector<float> out(size_t(n) * len);
-    ASSERT_EQ(posenc_rf_features_f32(kind, om.data(), m, d, nullptr, x.data(), n, out.data()), POSENC_OK);
+    ASSERT_EQ(posenc_rf_features_f32(kind, POSENC_RF_SHIFT_OVERFLOW, om.data(), m, d, nullptr, x.data(), n, out.data()), POSENC_OK);
     auto ref = features_ref(kind, om, m, d, nullptr, x, n);
     for (int64_t i = 0; i < n; ++i) {
       // out = ref * e^{-c_i}: the ratio is one constant per row (where ref is not negligible)
@@ -283,7 +283,7 @@ TEST_P(FeaturesMap, BitwiseIdenticalForOneTwoThreeThreads) {
     for (int threads : {1, 2, 3}) {
       ThreadScope ts(threads);
       std::vector<float> out(size_t(n) * (wide(kind) ? 2 * m : m));
-      ASSERT_EQ(posenc_rf_features_f32(kind, om.data(), m, d, nullptr, x.data(), n, out.data()), POSENC_OK);
+      ASSERT_EQ(posenc_rf_features_f32(kind, POSENC_RF_SHIFT_OVERFLOW, om.data(), m, d, nullptr, x.data(), n, out.data()), POSENC_OK);
       if (ref.empty()) ref = out;
       else EXPECT_TRUE(same_bits(ref, out)) << "kind " << k << " threads " << threads;
     }
@@ -296,11 +296,13 @@ TEST_P(FeaturesMap, BadInputWritesNothingAndNamesTheArgument) {
   std::vector<float> x(3 * d, 0.1f), out(3 * 2 * m), w(m, 1.0f);
   poison(out);
   auto f = [&](posenc_rf_kind k, const float* o, int mm, int dd, const float* ww, const float* xx, int64_t n,
-               float* oo) { return posenc_rf_features_f32(k, o, mm, dd, ww, xx, n, oo); };
+               float* oo) { return posenc_rf_features_f32(k, POSENC_RF_SHIFT_OVERFLOW, o, mm, dd, ww, xx, n, oo); };
   EXPECT_POSENC_ERROR(f(POSENC_RF_TRIG, om.data(), 0, d, nullptr, x.data(), 3, out.data()), POSENC_ERR_INVALID_ARGUMENT, "m");
+  EXPECT_POSENC_ERROR(posenc_rf_features_f32(POSENC_RF_POSITIVE, static_cast<posenc_rf_shift>(3), om.data(), m, d, nullptr,
+                                             x.data(), 3, out.data()), POSENC_ERR_INVALID_ARGUMENT, "shift");
   EXPECT_POSENC_ERROR(f(POSENC_RF_TRIG, om.data(), m, 0, nullptr, x.data(), 3, out.data()), POSENC_ERR_INVALID_ARGUMENT, "d");
   EXPECT_POSENC_ERROR(f(POSENC_RF_TRIG, om.data(), m, d, nullptr, x.data(), -1, out.data()), POSENC_ERR_INVALID_ARGUMENT, "n");
-  EXPECT_POSENC_ERROR(posenc_rf_features_f32(static_cast<posenc_rf_kind>(4), om.data(), m, d, nullptr, x.data(), 3, out.data()),
+  EXPECT_POSENC_ERROR(posenc_rf_features_f32(static_cast<posenc_rf_kind>(4), POSENC_RF_SHIFT_OVERFLOW, om.data(), m, d, nullptr, x.data(), 3, out.data()),
                       POSENC_ERR_INVALID_ARGUMENT, "kind");
   EXPECT_POSENC_ERROR(f(POSENC_RF_TRIG, nullptr, m, d, nullptr, x.data(), 3, out.data()), POSENC_ERR_NULL_POINTER, "omega");
   EXPECT_POSENC_ERROR(f(POSENC_RF_TRIG, om.data(), m, d, nullptr, nullptr, 3, out.data()), POSENC_ERR_NULL_POINTER, "x");
@@ -368,7 +370,7 @@ std::vector<double> estimates(posenc_rf_sampling s, posenc_rf_kind kind, int d, 
   std::vector<double> est;
   std::vector<float> out(2 * size_t(len));
   for (const auto& om : it->second) {
-    EXPECT_EQ(posenc_rf_features_f32(kind, om.data(), m, d, nullptr, p.xy.data(), 2, out.data()), POSENC_OK);
+    EXPECT_EQ(posenc_rf_features_f32(kind, POSENC_RF_SHIFT_OVERFLOW, om.data(), m, d, nullptr, p.xy.data(), 2, out.data()), POSENC_OK);
     double e = 0;
     for (int j = 0; j < len; ++j) e += double(out[j]) * out[len + j];
     est.push_back(e);
@@ -431,7 +433,7 @@ TEST_P(FeaturesStats, UnbiasedMeanOverSeedsWithinLemma2Tolerance) {
 
 TEST_P(FeaturesStats, PffStandardNormalRadiiWouldBeBiased) {
   // Same PFF directions, radii replaced by the standard-normal quantile of stratified t (the
-  // mistake REFERENCES.md §3 warns about): mean far from K_G; the chi radii of the library are not.
+  // mistake docs/REFERENCES.md §3 warns about): mean far from K_G; the chi radii of the library are not.
   const int d = 16, m = 64, S = 400;
   const Point p = test_point(d, 0.8, 0.3);
   const Lemma2 L(p);
@@ -663,8 +665,8 @@ TEST_P(FeaturesAttention, PositiveFeaturesApproximateSoftmaxAttentionAsMGrows) {
     for (uint64_t seed = 0; seed < 4; ++seed) {
       auto om = sample(POSENC_RF_ORTHOGONAL, d, m, 1.0, 300 + seed);
       std::vector<float> pq(size_t(n) * m), pk(size_t(n) * m), out(size_t(n) * dv);
-      ASSERT_EQ(posenc_rf_features_f32(POSENC_RF_POSITIVE, om.data(), m, d, nullptr, q.data(), n, pq.data()), POSENC_OK);
-      ASSERT_EQ(posenc_rf_features_f32(POSENC_RF_POSITIVE, om.data(), m, d, nullptr, k.data(), n, pk.data()), POSENC_OK);
+      ASSERT_EQ(posenc_rf_features_f32(POSENC_RF_POSITIVE, POSENC_RF_SHIFT_OVERFLOW, om.data(), m, d, nullptr, q.data(), n, pq.data()), POSENC_OK);
+      ASSERT_EQ(posenc_rf_features_f32(POSENC_RF_POSITIVE, POSENC_RF_SHIFT_OVERFLOW, om.data(), m, d, nullptr, k.data(), n, pk.data()), POSENC_OK);
       ASSERT_EQ(posenc_linear_attention_f32(pq.data(), pk.data(), v.data(), n, m, dv, 0, 1e-6f, out.data()), POSENC_OK);
       for (size_t i = 0; i < out.size(); ++i) err += std::fabs(out[i] - exact[i]);
     }
@@ -689,8 +691,8 @@ TEST_P(FeaturesAttention, QueryShiftCancelsInLinearAttention) {
     for (int c = 0; c < d; ++c) q[i * d + c] = static_cast<float>(q[i * d + c] * std::sqrt(80.0 / nn));
   }
   std::vector<float> pq(size_t(n) * m), pk(size_t(n) * m), out(size_t(n) * dv);
-  ASSERT_EQ(posenc_rf_features_f32(POSENC_RF_POSITIVE, om.data(), m, d, nullptr, q.data(), n, pq.data()), POSENC_OK);
-  ASSERT_EQ(posenc_rf_features_f32(POSENC_RF_POSITIVE, om.data(), m, d, nullptr, k.data(), n, pk.data()), POSENC_OK);
+  ASSERT_EQ(posenc_rf_features_f32(POSENC_RF_POSITIVE, POSENC_RF_SHIFT_OVERFLOW, om.data(), m, d, nullptr, q.data(), n, pq.data()), POSENC_OK);
+  ASSERT_EQ(posenc_rf_features_f32(POSENC_RF_POSITIVE, POSENC_RF_SHIFT_OVERFLOW, om.data(), m, d, nullptr, k.data(), n, pk.data()), POSENC_OK);
   for (int causal : {0, 1}) {
     ASSERT_EQ(posenc_linear_attention_f32(pq.data(), pk.data(), v.data(), n, m, dv, causal, 0.0f, out.data()), POSENC_OK);
     // float64 reference with unshifted features
@@ -707,6 +709,135 @@ TEST_P(FeaturesAttention, QueryShiftCancelsInLinearAttention) {
         for (int c = 0; c < dv; ++c) num[c] += a * v[j * dv + c];
       }
       for (int c = 0; c < dv; ++c) EXPECT_NEAR(out[i * dv + c], num[c] / den, 2e-3) << i << "," << c;
+    }
+  }
+}
+
+/// float64 FAVOR+ linear attention with the unshifted positive features of the same float omega,
+/// q and k (evaluated with a per-query and one key shift in float64, which cancel exactly).
+std::vector<double> favor_ref(const std::vector<float>& om, int m, int d, const std::vector<float>& q,
+                              const std::vector<float>& k, const std::vector<float>& v, int64_t n, int dv) {
+  auto expo = [&](const std::vector<float>& x, int64_t i, int j) {
+    double p = 0, ss = 0;
+    for (int c = 0; c < d; ++c) {
+      p += double(om[size_t(j) * d + c]) * x[i * d + c];
+      ss += double(x[i * d + c]) * x[i * d + c];
+    }
+    return p - ss / 2;
+  };
+  std::vector<double> eq(size_t(n) * m), ek(size_t(n) * m);
+  double kmax = -INFINITY;
+  for (int64_t i = 0; i < n; ++i) {
+    double qmax = -INFINITY;
+    for (int j = 0; j < m; ++j) {
+      eq[i * m + j] = expo(q, i, j);
+      ek[i * m + j] = expo(k, i, j);
+      qmax = std::max(qmax, eq[i * m + j]);
+      kmax = std::max(kmax, ek[i * m + j]);
+    }
+    for (int j = 0; j < m; ++j) eq[i * m + j] = std::exp(eq[i * m + j] - qmax);
+  }
+  for (auto& e : ek) e = std::exp(e - kmax);
+  std::vector<double> out(size_t(n) * dv, 0.0);
+  for (int64_t i = 0; i < n; ++i) {
+    double den = 0;
+    for (int64_t t = 0; t < n; ++t) {
+      double a = 0;
+      for (int j = 0; j < m; ++j) a += eq[i * m + j] * ek[t * m + j];
+      den += a;
+      for (int c = 0; c < dv; ++c) out[i * dv + c] += a * v[t * dv + c];
+    }
+    for (int c = 0; c < dv; ++c) out[i * dv + c] /= den;
+  }
+  return out;
+}
+
+TEST_P(FeaturesAttention, FavorStabilizationMatchesFloat64ForLargeNormQueries) {
+  // Keys N(0, 1), queries N(0, a^2), d = 64, m = 256: unshifted (OVERFLOW) query rows underflow
+  // to 0 for a >= 3; queries with ROW_MAX and keys with SHARED_MAX match the float64 estimate.
+  const int d = 64, m = 256, dv = 16;
+  const int64_t n = 128;
+  auto om = sample(POSENC_RF_ORTHOGONAL, d, m, 1.0, 21);
+  auto k = randn(size_t(n) * d, 1.0, 22), v = randn(size_t(n) * dv, 1.0, 23);
+  for (double a : {1.0, 2.0, 3.0, 5.0}) {
+    auto q = randn(size_t(n) * d, a, 24 + uint64_t(a));
+    const auto ref = favor_ref(om, m, d, q, k, v, n, dv);
+    std::vector<float> pq(size_t(n) * m), pk(size_t(n) * m), out(size_t(n) * dv);
+    poison(pq);
+    poison(pk);
+    ASSERT_EQ(posenc_rf_features_f32(POSENC_RF_POSITIVE, POSENC_RF_SHIFT_ROW_MAX, om.data(), m, d, nullptr, q.data(), n,
+                                     pq.data()), POSENC_OK) << posenc_last_error_message();
+    ASSERT_EQ(posenc_rf_features_f32(POSENC_RF_POSITIVE, POSENC_RF_SHIFT_SHARED_MAX, om.data(), m, d, nullptr, k.data(),
+                                     n, pk.data()), POSENC_OK) << posenc_last_error_message();
+    EXPECT_EQ(count_poison(pq) + count_poison(pk), 0u);
+    // every query row's largest feature is exactly 1/sqrt(m); the largest key feature of the call too
+    const float top = static_cast<float>(1.0 / std::sqrt(double(m)));
+    float kmax = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      EXPECT_EQ(*std::max_element(pq.begin() + i * m, pq.begin() + (i + 1) * m), top) << "row " << i;
+      kmax = std::max(kmax, *std::max_element(pk.begin() + i * m, pk.begin() + (i + 1) * m));
+    }
+    EXPECT_NEAR(kmax, top, 1e-6 * top);
+    for (int causal : {0}) {
+      poison(out);
+      ASSERT_EQ(posenc_linear_attention_f32(pq.data(), pk.data(), v.data(), n, m, dv, causal, 0.0f, out.data()),
+                POSENC_OK);
+      double worst = 0;
+      for (size_t i = 0; i < out.size(); ++i) {
+        ASSERT_TRUE(std::isfinite(out[i])) << "a " << a << " i " << i;
+        worst = std::max(worst, std::fabs(out[i] - ref[i]));
+      }
+      std::printf("[favor] a=%g stabilized max abs err vs float64 FAVOR+ %.2e\n", a, worst);
+      EXPECT_LE(worst, 2e-4 * a) << "a " << a;
+      // no zero row
+      for (int64_t i = 0; i < n; ++i) {
+        double r = 0;
+        for (int c = 0; c < dv; ++c) r += std::fabs(out[i * dv + c]);
+        EXPECT_GT(r, 0.0) << "row " << i;
+      }
+    }
+    if (a == 5.0) {  // the unstabilized map loses every query row (all features underflow)
+      std::vector<float> p0(size_t(n) * m);
+      ASSERT_EQ(posenc_rf_features_f32(POSENC_RF_POSITIVE, POSENC_RF_SHIFT_OVERFLOW, om.data(), m, d, nullptr, q.data(),
+                                       n, p0.data()), POSENC_OK);
+      EXPECT_EQ(*std::max_element(p0.begin(), p0.end()), 0.0f);
+    }
+  }
+}
+
+TEST_P(FeaturesAttention, SharedAndRowMaxShiftsAreRowConstantsAndThreadInvariant) {
+  const int d = 24, m = 40;
+  const int64_t n = 500;
+  auto om = sample(POSENC_RF_IID, d, m, 1.0, 31);
+  auto x = randn(size_t(n) * d, 0.5, 32);
+  std::vector<float> w(m);
+  for (int j = 0; j < m; ++j) w[j] = 0.5f + 0.02f * j;
+  for (int kk = 1; kk < 4; ++kk) {
+    const auto kind = static_cast<posenc_rf_kind>(kk);
+    const int len = wide(kind) ? 2 * m : m;
+    const auto ref = features_ref(kind, om, m, d, w.data(), x, n);
+    for (auto sh : {POSENC_RF_SHIFT_ROW_MAX, POSENC_RF_SHIFT_SHARED_MAX}) {
+      std::vector<float> first;
+      for (int threads : {1, 2, 3}) {
+        ThreadScope ts(threads);
+        std::vector<float> out(size_t(n) * len);
+        poison(out);
+        ASSERT_EQ(posenc_rf_features_f32(kind, sh, om.data(), m, d, w.data(), x.data(), n, out.data()), POSENC_OK);
+        if (first.empty()) first = out;
+        else EXPECT_TRUE(same_bits(first, out)) << kk << " " << sh << " threads " << threads;
+      }
+      // out = ref * e^{-c_i}; SHARED_MAX: one c for all rows
+      double c0 = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const size_t j0 = size_t(std::max_element(ref.begin() + i * len, ref.begin() + (i + 1) * len) - ref.begin());
+        const double ci = std::log(ref[j0] / first[j0]);
+        if (i == 0) c0 = ci;
+        if (sh == POSENC_RF_SHIFT_SHARED_MAX) EXPECT_NEAR(ci, c0, 1e-5) << kk << " row " << i;
+        for (int j = 0; j < len; ++j) {
+          const double r = ref[i * len + j] * std::exp(-ci);
+          EXPECT_NEAR(first[i * len + j], r, 1e-5 * r + 1e-30) << kk << " " << sh << " row " << i << " j " << j;
+        }
+      }
     }
   }
 }
@@ -750,7 +881,7 @@ TEST(FeaturesCpp, WrappersMatchCAndThrow) {
   auto f = posenc::rf_features(POSENC_RF_HYPERBOLIC, om, 16, 8, x);
   ASSERT_EQ(f.size(), 5u * 32u);
   std::vector<float> g(f.size());
-  ASSERT_EQ(posenc_rf_features_f32(POSENC_RF_HYPERBOLIC, om.data(), 16, 8, nullptr, x.data(), 5, g.data()), POSENC_OK);
+  ASSERT_EQ(posenc_rf_features_f32(POSENC_RF_HYPERBOLIC, POSENC_RF_SHIFT_OVERFLOW, om.data(), 16, 8, nullptr, x.data(), 5, g.data()), POSENC_OK);
   EXPECT_TRUE(posenc_test::same_bits(f, g));
   EXPECT_THROW(posenc::rf_sample(POSENC_RF_IID, 0, 4), posenc::error);
   std::vector<float> out(5 * 32);

@@ -353,7 +353,7 @@ TEST(GraphLapPE, TwoComponentsAndAnIsolatedNode) {
 
 TEST(GraphLapPE, Grid40ReferenceValuesAndClosedForm) {
   const EdgeList g = posenc_graph_gen::grid(40, 40);
-  // REFERENCES.md §4 (L_sym): lambda1 = lambda2 = 0.00160088, lambda3 = 0.00324269.
+  // docs/REFERENCES.md §4 (L_sym): lambda1 = lambda2 = 0.00160088, lambda3 = 0.00324269.
   const Pe r = lappe(g, POSENC_LAPLACIAN_SYM, 6);
   EXPECT_NE(r.info.method, POSENC_LAPPE_DENSE);  // 1600 nodes: the sparse path
   EXPECT_NEAR(r.val[0], 0.0, 1e-12);
@@ -377,7 +377,7 @@ TEST(GraphLapPE, Grid40ReferenceValuesAndClosedForm) {
 TEST(GraphLapPE, Grid100ReferenceValuesAndClosedForm) {
   const EdgeList g = posenc_graph_gen::grid(100, 100);
   const Pe r = lappe(g, POSENC_LAPLACIAN_SYM, 3);
-  // REFERENCES.md §4 (L_sym): lambda1 = lambda2 = 0.000250465.
+  // docs/REFERENCES.md §4 (L_sym): lambda1 = lambda2 = 0.000250465.
   EXPECT_NEAR(r.val[1], 0.000250465, 5e-10);
   EXPECT_NEAR(r.val[2], 0.000250465, 5e-10);
   EXPECT_LT(max_residual(sparse_laplacian(g, POSENC_LAPLACIAN_SYM), r), 1e-9);

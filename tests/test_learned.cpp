@@ -4,7 +4,7 @@
 //
 // References: naive sequential loops (add, grad: bitwise), Eigen::JacobiSVD (one-sided Jacobi,
 // independent of the BDCSVD the library uses), the Roy & Vetterli formula, Eckart-Young, the
-// 14 -> 24 weight tables of REFERENCES.md §5 (checked there against torch 1.13 F.interpolate),
+// 14 -> 24 weight tables of docs/REFERENCES.md §5 (checked there against torch 1.13 F.interpolate),
 // and a dense, non-separable float64 resampler written here from the formulas.
 #include "tests/test_common.hpp"
 
@@ -460,7 +460,7 @@ std::vector<float> impulse_weights(posenc_resample mode, int64_t in, int64_t out
 }
 
 TEST_P(LearnedResample, WeightTablesOfReferences14To24) {
-  // REFERENCES.md §5 (torch 1.13 F.interpolate), 14 -> 24.
+  // docs/REFERENCES.md §5 (torch 1.13 F.interpolate), 14 -> 24.
   struct Expect { posenc_resample mode; int64_t j; int64_t first; std::vector<double> w; };
   const std::vector<Expect> table = {
       {POSENC_RESAMPLE_BICUBIC_AA, 0, 0, {1.077742, -0.077742}},
@@ -587,6 +587,156 @@ TEST_P(LearnedResample, BadInputLeavesOutUntouched) {
 }
 
 POSENC_INSTANTIATE_ISA(LearnedResample);
+
+// ================================================================== resample backward (adjoint)
+/// float64 A^T y from the dense per-axis matrices of the reference above, and |A|^T |y| (for the
+/// error bound): grad[y, x] = sum_{yo, xo} Wy[yo, y] Wx[xo, x] g[yo, xo]; the prefix rows copied.
+std::pair<std::vector<double>, std::vector<double>> resample_adjoint_ref(const std::vector<float>& g, int32_t prefix,
+                                                                         int64_t oh, int64_t ow, int32_t dim,
+                                                                         int64_t nh, int64_t nw, posenc_resample mode) {
+  const auto wy = dense_weights(mode, oh, nh), wx = dense_weights(mode, ow, nw);
+  std::vector<double> out(static_cast<size_t>((prefix + oh * ow) * dim), 0.0), mag(out.size(), 0.0);
+  for (int64_t e = 0; e < prefix * dim; ++e) out[e] = g[e], mag[e] = std::fabs(g[e]);
+  for (int64_t y = 0; y < oh; ++y)
+    for (int64_t x = 0; x < ow; ++x) {
+      double* o = out.data() + (prefix + y * ow + x) * dim;
+      double* m = mag.data() + (prefix + y * ow + x) * dim;
+      for (int64_t yo = 0; yo < nh; ++yo) {
+        const double a = wy[yo * oh + y];
+        if (a == 0.0) continue;
+        for (int64_t xo = 0; xo < nw; ++xo) {
+          const double b = wx[xo * ow + x];
+          if (b == 0.0) continue;
+          const float* s = g.data() + (prefix + yo * nw + xo) * dim;
+          for (int32_t c = 0; c < dim; ++c) o[c] += a * b * s[c], m[c] += std::fabs(a * b * s[c]);
+        }
+      }
+    }
+  return {out, mag};
+}
+
+class LearnedResampleBackward : public IsaTest {};
+
+struct ResampleCase { int32_t prefix; int64_t oh, ow; int32_t dim; int64_t nh, nw; };
+const ResampleCase kResampleCases[] = {{1, 14, 14, 37, 24, 24}, {0, 32, 32, 19, 16, 16}, {2, 7, 5, 40, 3, 11},
+                                       {1, 1, 50, 33, 1, 20},   {0, 1, 9, 8, 1, 31},    {4, 6, 6, 5, 6, 13},
+                                       {1, 6, 9, 3, 2, 9},      {0, 2, 3, 17, 40, 1},   {1, 5, 5, 9, 5, 5}};
+
+TEST_P(LearnedResampleBackward, MatchesDenseFloat64Transpose) {
+  double worst = 0.0;
+  for (const ResampleCase& cs : kResampleCases) {
+    const int64_t in_rows = cs.prefix + cs.oh * cs.ow, out_rows = cs.prefix + cs.nh * cs.nw;
+    auto gout = random_floats(static_cast<size_t>(out_rows * cs.dim), 41 + cs.dim);
+    for (posenc_resample mode : kModes) {
+      const auto [ref, mag] = resample_adjoint_ref(gout, cs.prefix, cs.oh, cs.ow, cs.dim, cs.nh, cs.nw, mode);
+      std::vector<float> buf(static_cast<size_t>(in_rows * cs.dim) + 2);
+      poison(buf);
+      ASSERT_EQ(posenc_learned_resample_backward_f32(gout.data(), cs.prefix, cs.oh, cs.ow, cs.dim, cs.nh, cs.nw, mode,
+                                                     buf.data() + 1),
+                POSENC_OK)
+          << posenc_last_error_message();
+      EXPECT_TRUE(is_poison(buf.front()));
+      EXPECT_TRUE(is_poison(buf.back()));
+      size_t bad = 0;
+      for (size_t e = 0; e < ref.size(); ++e) {
+        const double err = std::fabs(buf[e + 1] - ref[e]);
+        worst = std::max(worst, err / std::max(mag[e], 1e-30));
+        if (!(err <= 4e-6 * mag[e])) ++bad;  // also catches NaN (poison left behind)
+      }
+      EXPECT_EQ(bad, 0u) << "mode " << mode << " " << cs.oh << "x" << cs.ow << " -> " << cs.nh << "x" << cs.nw;
+      for (int64_t e = 0; e < cs.prefix * cs.dim; ++e)
+        EXPECT_EQ(buf[static_cast<size_t>(e + 1)], gout[static_cast<size_t>(e)]);
+    }
+  }
+  std::printf("[ resample backward ] max error / (|A|^T |y|) vs float64 dense transpose: %.3g\n", worst);
+}
+
+TEST_P(LearnedResampleBackward, AdjointIdentityAndFiniteDifferences) {
+  for (const ResampleCase& cs : kResampleCases) {
+    const int64_t in_rows = cs.prefix + cs.oh * cs.ow, out_rows = cs.prefix + cs.nh * cs.nw;
+    const size_t nin = static_cast<size_t>(in_rows * cs.dim), nout = static_cast<size_t>(out_rows * cs.dim);
+    auto x = random_floats(nin, 7 + cs.dim);
+    auto y = random_floats(nout, 9 + cs.dim);
+    for (posenc_resample mode : kModes) {
+      std::vector<float> ax(nout), aty(nin);
+      ASSERT_EQ(posenc_learned_resample_f32(x.data(), cs.prefix, cs.oh, cs.ow, cs.dim, cs.nh, cs.nw, mode, ax.data()),
+                POSENC_OK);
+      ASSERT_EQ(posenc_learned_resample_backward_f32(y.data(), cs.prefix, cs.oh, cs.ow, cs.dim, cs.nh, cs.nw, mode,
+                                                     aty.data()),
+                POSENC_OK);
+      // <A x, y> = <x, A^T y> in float64 over the float32 results: equal to their rounding.
+      double lhs = 0.0, rhs = 0.0, scale = 0.0;
+      for (size_t e = 0; e < nout; ++e) lhs += double(ax[e]) * y[e], scale += std::fabs(double(ax[e]) * y[e]);
+      for (size_t e = 0; e < nin; ++e) rhs += double(x[e]) * aty[e], scale += std::fabs(double(x[e]) * aty[e]);
+      EXPECT_LE(std::fabs(lhs - rhs), 2e-6 * scale) << "mode " << mode << " " << cs.oh << "x" << cs.ow;
+      // Finite differences of L(t) = <A t, y> (A is linear: central differences with step h are
+      // exact up to the rounding of the few outputs that change).
+      std::mt19937_64 rng(cs.dim);
+      for (int probe = 0; probe < 6; ++probe) {
+        const size_t i = static_cast<size_t>(rng() % nin);
+        const float h = 0.5f;
+        auto loss = [&](float delta) {
+          std::vector<float> t = x, out(nout);
+          t[i] += delta;
+          EXPECT_EQ(posenc_learned_resample_f32(t.data(), cs.prefix, cs.oh, cs.ow, cs.dim, cs.nh, cs.nw, mode, out.data()),
+                    POSENC_OK);
+          double l = 0.0;
+          for (size_t e = 0; e < nout; ++e) l += double(out[e]) * y[e];
+          return l;
+        };
+        const double fd = (loss(h) - loss(-h)) / (2.0 * h);
+        EXPECT_NEAR(fd, aty[i], 2e-5 * (1.0 + std::fabs(aty[i]))) << "element " << i << " mode " << mode;
+      }
+    }
+  }
+}
+
+TEST_P(LearnedResampleBackward, EqualSizesCopyAndThreadsAreBitwise) {
+  for (posenc_resample mode : kModes) {
+    auto g = random_floats(static_cast<size_t>((2 + 5 * 7) * 11), 3);
+    std::vector<float> out(g.size());
+    poison(out);
+    ASSERT_EQ(posenc_learned_resample_backward_f32(g.data(), 2, 5, 7, 11, 5, 7, mode, out.data()), POSENC_OK);
+    EXPECT_TRUE(same_bits(out, g));
+  }
+  const int32_t dim = 768;
+  const int64_t oh = 14, ow = 14, nh = 24, nw = 24;
+  auto g = random_floats(static_cast<size_t>((1 + nh * nw) * dim), 8);
+  for (posenc_resample mode : kModes) {
+    std::vector<float> first;
+    for (int threads : {1, 2, 3}) {
+      ThreadScope ts(threads);
+      std::vector<float> out((1 + oh * ow) * dim);
+      ASSERT_EQ(posenc_learned_resample_backward_f32(g.data(), 1, oh, ow, dim, nh, nw, mode, out.data()), POSENC_OK);
+      if (first.empty()) first = out;
+      EXPECT_TRUE(same_bits(first, out)) << threads << " threads";
+    }
+  }
+}
+
+TEST_P(LearnedResampleBackward, BadInputLeavesGradTableUntouched) {
+  auto g = random_floats(5 * 5 * 3 + 3, 1);
+  std::vector<float> out(100);
+  poison(out);
+  auto call = [&](const float* go, int32_t prefix, int64_t oh, int64_t ow, int32_t dim, int64_t nh, int64_t nw, int mode,
+                  float* o) {
+    return posenc_learned_resample_backward_f32(go, prefix, oh, ow, dim, nh, nw, static_cast<posenc_resample>(mode), o);
+  };
+  EXPECT_POSENC_ERROR(call(nullptr, 1, 4, 4, 3, 5, 5, 0, out.data()), POSENC_ERR_NULL_POINTER, "grad_out");
+  EXPECT_POSENC_ERROR(call(g.data(), 1, 4, 4, 3, 5, 5, 0, nullptr), POSENC_ERR_NULL_POINTER, "grad_table");
+  EXPECT_POSENC_ERROR(call(g.data(), -1, 4, 4, 3, 5, 5, 0, out.data()), POSENC_ERR_INVALID_ARGUMENT, "prefix");
+  EXPECT_POSENC_ERROR(call(g.data(), 1, 0, 4, 3, 5, 5, 0, out.data()), POSENC_ERR_INVALID_ARGUMENT, "old_h");
+  EXPECT_POSENC_ERROR(call(g.data(), 1, 4, 4, 0, 5, 5, 0, out.data()), POSENC_ERR_INVALID_ARGUMENT, "dim");
+  EXPECT_POSENC_ERROR(call(g.data(), 1, 4, 4, 3, 5, -2, 0, out.data()), POSENC_ERR_INVALID_ARGUMENT, "new_w");
+  EXPECT_POSENC_ERROR(call(g.data(), 1, 4, 4, 3, 5, 5, 7, out.data()), POSENC_ERR_INVALID_ARGUMENT, "mode");
+  EXPECT_POSENC_ERROR(call(g.data(), 1, 4, 4, 3, int64_t(1) << 31, int64_t(1) << 31, 0, out.data()),
+                      POSENC_ERR_SIZE_OVERFLOW, "grad_out");
+  EXPECT_POSENC_ERROR(call(g.data(), 1, int64_t(1) << 31, int64_t(1) << 31, 3, 5, 5, 0, out.data()),
+                      POSENC_ERR_SIZE_OVERFLOW, "grad_table");
+  EXPECT_EQ(count_poison(out), out.size());
+}
+
+POSENC_INSTANTIATE_ISA(LearnedResampleBackward);
 
 }  // namespace
 

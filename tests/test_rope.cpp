@@ -195,7 +195,7 @@ namespace {
 
 constexpr long double kPiL = 3.141592653589793238462643383279502884L;
 
-/// Independent long-double evaluation of REFERENCES.md §1 (HF transformers modeling_rope_utils.py).
+/// Independent long-double evaluation of docs/REFERENCES.md §1 (HF transformers modeling_rope_utils.py).
 struct FreqRef { std::vector<long double> inv; long double af; };
 FreqRef freq_ref(const posenc_rope_params& p) {
   const int d = p.rotary_dim, half = d / 2;

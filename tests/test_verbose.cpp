@@ -217,7 +217,7 @@ std::map<std::string, Case> make_cases(Inputs& in, posenc_isa isa) {
   c["posenc_sph_rotate_real_f64"] = {[=] { return posenc_sph_rotate_real_f64(2, I->rot.data(), d, 4, od); }, {}};
   // features
   c["posenc_rf_sample_f32"] = {[=] { return posenc_rf_sample_f32(POSENC_RF_IID, 4, 8, 1.0, 1, o); }, {}};
-  c["posenc_rf_features_f32"] = {[=] { return posenc_rf_features_f32(POSENC_RF_TRIG, a, 8, 4, nullptr, b, 4, o); }, {}};
+  c["posenc_rf_features_f32"] = {[=] { return posenc_rf_features_f32(POSENC_RF_TRIG, POSENC_RF_SHIFT_OVERFLOW, a, 8, 4, nullptr, b, 4, o); }, {}};
   c["posenc_linear_attention_f32"] = {[=] { return posenc_linear_attention_f32(a, b, a, 4, 8, 4, 0, 1e-6f, o); }, {}};
   c["posenc_softmax_attention_f32"] = {[=] { return posenc_softmax_attention_f32(a, b, a, 4, 4, 4, 0, 0.5f, o); }, {}};
   // graph (a path of 5 nodes)
@@ -237,6 +237,9 @@ std::map<std::string, Case> make_cases(Inputs& in, posenc_isa isa) {
   c["posenc_learned_lowrank_f32"] = {[=] { return posenc_learned_lowrank_f32(b, 4, 8, 2, o, o + 64); }, {}};
   c["posenc_learned_resample_f32"] = {[=] {
     return posenc_learned_resample_f32(a, 1, 2, 2, 8, 3, 3, POSENC_RESAMPLE_BICUBIC_AA, o);
+  }, {}};
+  c["posenc_learned_resample_backward_f32"] = {[=] {
+    return posenc_learned_resample_backward_f32(a, 1, 2, 2, 8, 3, 3, POSENC_RESAMPLE_BICUBIC_AA, o);
   }, {}};
   return c;
 }

@@ -325,7 +325,7 @@ typedef enum {
    *  sections[a] pairs, all of section a rotated by axis a, and each section has its own
    *  frequency ladder: the scaling type's inv_freq for rotary_dim 2*sections[a], indexed from 0
    *  within the section (arrays such as freq_factors stay indexed by the global pair j).
-   *  Conventions (docs/rope.md): Qwen2-VL / Qwen2.5-VL vision tower: NEOX over the whole head,
+   *  Conventions: Qwen2-VL / Qwen2.5-VL vision tower: NEOX over the whole head,
    *  sections (head_dim/4, head_dim/4), theta 10000; EVA-02: INTERLEAVED, sections
    *  (head_dim/4, head_dim/4), fine-tuned grids as LINEAR with factor ft_seq_len/pt_seq_len;
    *  FLUX: INTERLEAVED, three axes (text index, row, col) with axes_dim/2 = (8, 28, 28). */
@@ -514,9 +514,9 @@ POSENC_API posenc_status posenc_rope_apply_bf16(const posenc_rope_params* p, pos
  *  numpy.float16, ggml F16). Each element is widened to float32 exactly (subnormals, infinities
  *  and NaNs included), rotated in float32 with the same float32 cos/sin, and rounded back to
  *  binary16 to nearest, ties to even (overflow to +-infinity, gradual underflow; a NaN stays a
- *  quiet NaN). The conversions need no F16C or AVX-512-FP16 instruction (integer bit operations
- *  on AVX2, the AVX-512F conversions VCVTPH2PS / VCVTPS2PH on AVX-512, FCVTL/FCVTN on NEON) and
- *  are exact under flush-to-zero modes.
+ *  quiet NaN). The conversions are the hardware ones (VCVTPH2PS / VCVTPS2PH: F16C, which the
+ *  AVX2 path requires and every AVX2 CPU has, and AVX-512F; no AVX-512-FP16; FCVTL/FCVTN on NEON;
+ *  integer bit operations on the scalar path) and are exact under flush-to-zero modes.
  *  Accuracy: the float32 result rounded once (<= 2^-11 relative per element in the normal range).
  *  Errors and arguments: as posenc_rope_apply_f32. */
 POSENC_API posenc_status posenc_rope_apply_f16(const posenc_rope_params* p, posenc_rope_layout layout,
@@ -649,7 +649,7 @@ POSENC_API posenc_status posenc_rope_decay_f64(const double* inv_freq, int32_t n
 
 /* @@SPHERE-BEGIN@@ (section owned by the sphere family) */
 
-/* Conventions of this section (REFERENCES.md §2):
+/* Conventions of this section:
  *  - theta is the polar angle (colatitude) in [0, pi], phi the azimuth, both in radians;
  *    x = cos(theta). Geographic input is in degrees with polar = 90 - latitude.
  *  - P_l^m(x) = (1 - x^2)^{m/2} d^m/dx^m P_l(x) WITHOUT the Condon-Shortley phase (-1)^m unless
@@ -876,6 +876,25 @@ typedef enum {
   POSENC_RF_KIND_MAX_ENUM_ = 0x7fffffff /**< not a value: makes the enum 32-bit wide */
 } posenc_rf_kind;
 
+/** Stabilizing shift c of the exponential kinds of posenc_rf_features_f32 (POSITIVE, HYPERBOLIC,
+ *  GAUSSIAN_POSITIVE; TRIG ignores it). e_ij is the exponent before the shift (p_ij - |x_i|^2/2,
+ *  +-p_ij - |x_i|^2/2 or p_ij - |x_i|^2) and a row is computed as exp(e_ij - c_i). In FAVOR+
+ *  linear attention (Choromanski et al. 2021; performer-pytorch's softmax_kernel) queries take
+ *  ROW_MAX and keys SHARED_MAX: out_i = phi_q_i^T S / phi_q_i^T z is invariant under a per-query
+ *  factor and under one factor common to all keys, so both shifts cancel exactly (with eps = 0),
+ *  while no key is reweighted relative to another. */
+typedef enum {
+  POSENC_RF_SHIFT_OVERFLOW = 0,   /**< c_i = max(0, max_j e_ij - 60): the exact, unshifted map unless a
+                                       row would exceed e^60 (a per-row overflow guard) */
+  POSENC_RF_SHIFT_ROW_MAX = 1,    /**< c_i = max_j e_ij: every row's largest feature is scale_j * e^0
+                                       (Performer's query stabilization); never underflows a whole row */
+  POSENC_RF_SHIFT_SHARED_MAX = 2, /**< c = max_{i,j} e_ij over all n rows of the call, one constant for
+                                       every row (Performer's key stabilization): rows keep their
+                                       relative weights, the largest feature of the call is
+                                       scale_j * e^0 */
+  POSENC_RF_SHIFT_MAX_ENUM_ = 0x7fffffff /**< not a value: makes the enum 32-bit wide */
+} posenc_rf_shift;
+
 /** Draws the random-feature matrix Omega (omega [m, d], row i = omega_i, float32 rounded from
  *  float64).
  *
@@ -909,16 +928,20 @@ POSENC_API posenc_status posenc_rf_sample_f32(posenc_rf_sampling sampling, int32
  *  (float32 FMAs over d) whose epilogue applies cos/sin (reduced in turns) or exp to the output
  *  tile while it is in registers / L1.
  *
- *  Stabilization of the exponential kinds: c_i = max(0, max_j e_ij - 60) where e_ij is the
- *  exponent before the shift (p_ij - |x_i|^2/2, +-p_ij - |x_i|^2/2, p_ij - |x_i|^2). So c_i = 0
- *  (the exact, unbiased map) whenever no exponent of the row exceeds 60, and every feature is
- *  <= e^60 / sqrt(m) ~ 1.1e26 / sqrt(m): no overflow for any input, in particular for |x|^2 up to
- *  80 and beyond. A shifted row is the exact row times the constant e^{-c_i}: in kernelized
- *  attention (posenc_linear_attention_f32) a query row's factor multiplies numerator and
- *  denominator of out_i = phi(q_i)^T S / phi(q_i)^T z alike and cancels exactly (as the
- *  per-query max shift of Performer). A key row with c_j > 0 would be down-weighted; that needs
- *  max_i omega_i . k - |k|^2/2 > 60, i.e. |omega_i|^2 > 120 and |k| near |omega_i| — not reached by
- *  d <= 64 with Performer's usual k / d^{1/4} scaling. Exponents below -87.3 give 0.
+ *  Stabilization of the exponential kinds (shift, see posenc_rf_shift): a shifted row is the exact
+ *  row times e^{-c_i}. OVERFLOW: c_i = max(0, max_j e_ij - 60), so c_i = 0 (the exact, unbiased
+ *  map) whenever no exponent of the row exceeds 60 and every feature is <= e^60 / sqrt(m): no
+ *  overflow for any input. ROW_MAX: c_i = max_j e_ij, computed as exp(p_ij - max_j p_ij) (the
+ *  |x_i|^2 term cancels exactly; HYPERBOLIC uses max_j |p_ij|); use it for the QUERIES of linear
+ *  attention, whose row factor cancels in out_i = phi_q_i^T S / phi_q_i^T z. SHARED_MAX: one
+ *  c = max_i (max_j p_ij - h_i) over the whole call (h_i = |x_i|^2/2, |x_i|^2 for
+ *  GAUSSIAN_POSITIVE), row i computed as exp(p_ij - max_j p_ij) * exp(max_j p_ij - h_i - c) (the
+ *  second factor in float64); use it for the KEYS: the factor is common to all keys, so no key
+ *  is reweighted relative to another (OVERFLOW would shift a key row alone once its exponent
+ *  passes 60, e.g. |omega_j|^2 > 120 at d = 128) and it cancels between numerator and
+ *  denominator. Queries N(0, a^2 I), a = 5, d = 64 have all e_ij < -290: unshifted, every feature
+ *  underflows to 0; with ROW_MAX / SHARED_MAX the attention output matches the float64 FAVOR+
+ *  estimate (tests/test_features.cpp, FavorStabilization). Exponents below -87.3 give 0.
  *
  *  Accuracy (float32, against the same formula in float64 with the same omega, tested on every
  *  ISA path): TRIG abs error <= 2e-6 * (1 + max_j |p_ij|) / sqrt(m) (the float32 rounding of p
@@ -926,10 +949,11 @@ POSENC_API posenc_status posenc_rf_sample_f32(posenc_rf_sampling sampling, int32
  *  <= 4e-6 * (2 + max_j |p_ij|) (observed 2.3e-6), up to float32 underflow below e^-87.
  *
  *  Errors: NULL_POINTER (omega NULL; x or out NULL while n > 0); INVALID_ARGUMENT (kind not a
- *  posenc_rf_kind, m <= 0, d <= 0, n < 0, a weight negative or not finite, an omega entry not
+ *  posenc_rf_kind, shift not a posenc_rf_shift, m <= 0, d <= 0, n < 0, a weight negative or not finite, an omega entry not
  *  finite); SIZE_OVERFLOW (n * d, n * 2m). n == 0 is a no-op. out is untouched on error. */
-POSENC_API posenc_status posenc_rf_features_f32(posenc_rf_kind kind, const float* omega, int32_t m, int32_t d,
-                                                const float* weights, const float* x, int64_t n, float* out);
+POSENC_API posenc_status posenc_rf_features_f32(posenc_rf_kind kind, posenc_rf_shift shift, const float* omega,
+                                                int32_t m, int32_t d, const float* weights, const float* x, int64_t n,
+                                                float* out);
 
 /** Kernelized linear attention (Katharopoulos et al. ICML 2020, eq. 4–6; causal form eq. 8–10).
  *
@@ -944,12 +968,20 @@ POSENC_API posenc_status posenc_rf_features_f32(posenc_rf_kind kind, const float
  *  products in our register-blocked SIMD micro-kernel, float32 accumulation. Bitwise identical
  *  for any thread count.
  *
- *  eps >= 0 guards the denominator (fast-transformers uses 1e-6); with non-negative features
- *  (POSITIVE, HYPERBOLIC, GAUSSIAN_POSITIVE) the denominator is > 0. Accuracy (float32
- *  accumulation): for non-negative features out_i is a convex combination of the v_j and the
- *  abs error against a float64 evaluation of the same formula is <= 2e-5 for |v| <= 4, n <= 1100
- *  (tested on every ISA path, causal and not; observed <= 3e-7); it grows like sqrt(n) * 6e-8 *
- *  max |v| with n.
+ *  eps >= 0 is added to the denominator (fast-transformers uses 1e-6 with elu+1 features of order
+ *  1); a row whose denominator is exactly 0 is written as 0 (no NaN). For FAVOR+ features use
+ *  eps = 0 with queries from POSENC_RF_SHIFT_ROW_MAX and keys from POSENC_RF_SHIFT_SHARED_MAX:
+ *  both shifts then cancel exactly, and the denominator is > 0 unless every product phi_q_i,f
+ *  phi_k_j,f underflows. An absolute eps is not scale-free: with keys N(0, I) and queries
+ *  N(0, a^2 I), d = 64, m = 256, the stabilized denominators reach 1e-9 and eps = 1e-6 would
+ *  dominate them. Accuracy (float32 accumulation): for non-negative features and eps = 0, out_i is
+ *  a convex combination of the v_j (weights a_ij = phi_q_i . phi_k_j / sum_j a_ij); with eps > 0
+ *  it is that combination times D_i / (D_i + eps) <= 1. The abs error against a float64
+ *  evaluation of the same formula is <= 2e-5 for |v| <= 4, n <= 1100 (tested on every ISA path,
+ *  causal and not; observed <= 3e-7); it grows like sqrt(n) * 6e-8 * max |v| with n. Against
+ *  the float64 FAVOR+ estimate on the same omega (stabilized as above, eps = 0, n = 128, keys
+ *  N(0, I), queries N(0, a^2 I), a = 1, 2, 3, 5): <= 2e-4 * a (observed <= 2.7e-5 at a = 5;
+ *  test FavorStabilizationMatchesFloat64ForLargeNormQueries).
  *
  *  Errors: NULL_POINTER (any array NULL while n > 0); INVALID_ARGUMENT (n < 0, F <= 0, dv <= 0,
  *  eps negative or not finite); SIZE_OVERFLOW. n == 0 is a no-op. out untouched on error. */
@@ -1224,9 +1256,9 @@ typedef enum {
  *  width pass and a height pass, each a weighted sum of whole rows vectorized over the channels;
  *  an axis whose size does not change is copied exactly (PyTorch's weights are exactly the
  *  identity there), so equal sizes give a bit-exact copy.
- *  Accuracy: max abs error <= 1e-6 * sum_k |w_k| * max|table| per pass against float64
- *  evaluation of the same weights (observed ~2e-7 relative); PyTorch itself computes the weights
- *  in float32, so posenc agrees with torch to ~1e-6 relative. table and out must not overlap.
+ *  Accuracy: max abs error <= 1e-6 * sum_k |w_k| * max|table| per pass against float64; measured
+ *  against torch 1.13 F.interpolate run in float64: <= 1.1e-7 * max|table| (1-D, 512..32768 rows,
+ *  all modes). torch in float32 errs up to 2.9e-4 * max|table| there. table, out must not overlap.
  *
  *  Errors: NULL_POINTER (table or out NULL); INVALID_ARGUMENT (prefix < 0, dim <= 0, any of
  *  old_h, old_w, new_h, new_w <= 0, mode not a posenc_resample); SIZE_OVERFLOW (any size product
@@ -1234,6 +1266,31 @@ typedef enum {
 POSENC_API posenc_status posenc_learned_resample_f32(const float* table, int32_t prefix, int64_t old_h,
                                                      int64_t old_w, int32_t dim, int64_t new_h, int64_t new_w,
                                                      posenc_resample mode, float* out);
+
+/** Adjoint (transpose) of posenc_learned_resample_f32: the gradient of a loss with respect to the
+ *  table given its gradient with respect to the resampled table, for fine-tuning through a
+ *  resize (timm resample_abs_pos_embed inside a model; PyTorch's F.interpolate backward).
+ *
+ *  The forward is out = A table with A = [I_prefix, 0; 0, Wh (x) Ww] (Ww, Wh the per-axis weight
+ *  matrices of posenc_learned_resample_f32, as the same float32 weights); this computes
+ *  grad_table = A^T grad_out: the prefix rows copied, then a height pass with Wh^T (new_h ->
+ *  old_h rows) and a width pass with Ww^T (new_w -> old_w columns), an axis whose size does not
+ *  change copied exactly. Each output element is one ordered sum of its column of A (the
+ *  forward's taps transposed into a gather, increasing output index), so the result is bitwise
+ *  identical for any thread count; the sums use fused multiply-add where the ISA has FMA.
+ *
+ *  grad_out: [prefix + new_h*new_w, dim]; grad_table: [prefix + old_h*old_w, dim], overwritten
+ *  (not accumulated); layouts and arguments as posenc_learned_resample_f32 (old_* the sizes of
+ *  the forward's input). grad_out and grad_table must not overlap.
+ *  Accuracy: max abs error <= 1e-6 * sum_k |w_k| * max|grad_out| per pass against float64
+ *  evaluation of A^T with the same weights; <A x, y> = <x, A^T y> to float32 rounding (tests).
+ *
+ *  Errors: NULL_POINTER (grad_out or grad_table NULL); INVALID_ARGUMENT (prefix < 0, dim <= 0,
+ *  any size <= 0, mode not a posenc_resample); SIZE_OVERFLOW. Nothing is written on error. */
+POSENC_API posenc_status posenc_learned_resample_backward_f32(const float* grad_out, int32_t prefix, int64_t old_h,
+                                                              int64_t old_w, int32_t dim, int64_t new_h,
+                                                              int64_t new_w, posenc_resample mode,
+                                                              float* grad_table);
 
 /* @@LEARNED-END@@ */
 

@@ -326,13 +326,14 @@ inline int64_t rf_feature_width(posenc_rf_kind kind, int32_t m) noexcept {
 }
 /// posenc_rf_features_f32: x [n, d] -> out [n, rf_feature_width(kind, m)]; weights [m] or nullptr.
 inline void rf_features(posenc_rf_kind kind, const float* omega, int32_t m, int32_t d, const float* weights,
-                        const float* x, int64_t n, float* out) {
-  check(posenc_rf_features_f32(kind, omega, m, d, weights, x, n, out));
+                        const float* x, int64_t n, float* out, posenc_rf_shift shift = POSENC_RF_SHIFT_OVERFLOW) {
+  check(posenc_rf_features_f32(kind, shift, omega, m, d, weights, x, n, out));
 }
 /// Allocating variant: omega holds m * d floats, x holds n * d floats. Throws posenc::error
 /// (INVALID_ARGUMENT) if omega.size() != m * d or x.size() is not a multiple of d.
 inline std::vector<float> rf_features(posenc_rf_kind kind, const std::vector<float>& omega, int32_t m, int32_t d,
-                                      const std::vector<float>& x, const float* weights = nullptr) {
+                                      const std::vector<float>& x, const float* weights = nullptr,
+                                      posenc_rf_shift shift = POSENC_RF_SHIFT_OVERFLOW) {
   if (m > 0 && d > 0 && omega.size() != static_cast<size_t>(m) * static_cast<size_t>(d))
     throw error(POSENC_ERR_INVALID_ARGUMENT, "posenc::rf_features: omega.size() must be m * d = " +
                                                  std::to_string(int64_t(m) * d) + " (got " + std::to_string(omega.size()) + ")");
@@ -341,7 +342,7 @@ inline std::vector<float> rf_features(posenc_rf_kind kind, const std::vector<flo
                                                  std::to_string(d) + " (got " + std::to_string(x.size()) + ")");
   const int64_t n = d > 0 ? int64_t(x.size()) / d : 0;
   std::vector<float> out = detail::out_buffer<float>("rf_features", {n, m > 0 ? rf_feature_width(kind, m) : 0});
-  rf_features(kind, omega.data(), m, d, weights, x.data(), n, out.data());
+  rf_features(kind, omega.data(), m, d, weights, x.data(), n, out.data(), shift);
   return out;
 }
 /// posenc_linear_attention_f32: phi_q, phi_k [n, F], v [n, dv] -> out [n, dv].
@@ -459,6 +460,13 @@ inline std::vector<float> learned_resample(const std::vector<float>& table, int3
       detail::out_buffer<float>("learned_resample", {in_size >= 0 && out_size >= 0 ? out_size : 0});
   learned_resample(table.data(), prefix, old_h, old_w, dim, new_h, new_w, mode, out.data());
   return out;
+}
+/// posenc_learned_resample_backward_f32: grad_table [prefix + old_h*old_w, dim] = A^T grad_out
+/// [prefix + new_h*new_w, dim] (the adjoint of learned_resample; overwritten).
+inline void learned_resample_backward(const float* grad_out, int32_t prefix, int64_t old_h, int64_t old_w,
+                                      int32_t dim, int64_t new_h, int64_t new_w, posenc_resample mode,
+                                      float* grad_table) {
+  check(posenc_learned_resample_backward_f32(grad_out, prefix, old_h, old_w, dim, new_h, new_w, mode, grad_table));
 }
 // @@LEARNED-END@@
 

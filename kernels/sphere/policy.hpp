@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // kernels/sphere/policy.hpp — which writer and which recurrence body each ISA path takes, and
 // the measured sizes behind those choices. Every choice is a constexpr of vx::kIsa, so the
-// algorithms stay free of preprocessor conditionals. The measurements (64k points, 1 thread,
-// interleaved A/B in one process unless stated) are in docs/PERFORMANCE.md (Sphere).
+// algorithms stay free of preprocessor conditionals. Measurements: 64k points, 1 thread, A/B of two
+// builds in one process (bench/ab_compare.cpp, docs/PERFORMANCE.md "Re-tuning") unless stated.
 #pragma once
 
 #include "kernels/sphere/common.hpp"

@@ -29,10 +29,11 @@ but never a finite value that would overflow to inf; complex, strings and object
 converted. A failing C call raises `posenc.Error` carrying ``status`` (a `Status`) and the
 library's message.
 
-The shared library is found, in order, at ``$POSENC_LIBRARY``; in the build tree beside this
-package (``build/*/libposenc.so*``); next to an install prefix (``<prefix>/lib*/libposenc.so*``
-for the prefix this package is installed under, ``sys.prefix`` and ``/usr/local``); then by
-``ctypes.util.find_library``. Functions of the ABI that this libposenc does not export raise
+The shared library is found, in order, at ``$POSENC_LIBRARY``; as a copy bundled in this package
+(``posenc/libposenc.so*``, see python/pyproject.toml); in the build tree beside this package
+(``build/*/libposenc.so*``); next to an install prefix (``<prefix>/lib*/libposenc.so*`` for
+``$POSENC_PREFIX``, the prefix this package is installed under, ``sys.prefix``, ``/usr/local``
+and ``/usr``: the CMake install prefix); then by ``ctypes.util.find_library``. Functions of the ABI that this libposenc does not export raise
 `posenc.Error` (UNSUPPORTED) when called; the module itself always imports.
 """
 from __future__ import annotations

@@ -57,22 +57,28 @@ class ArgumentError(Error, ValueError):
 
 
 def _candidates():
+    """Paths to try, in order: $POSENC_LIBRARY (only that, when set); a copy bundled in this
+    package; the build tree of a source checkout; <prefix>/lib*/libposenc.so* for $POSENC_PREFIX,
+    the prefix this package is installed under, sys.prefix, sys.base_prefix, /usr/local and /usr;
+    then ctypes.util.find_library."""
     env = os.environ.get("POSENC_LIBRARY")
     if env:
         yield env
         return
     here = os.path.dirname(os.path.abspath(__file__))
+    for p in sorted(glob.glob(os.path.join(here, "libposenc.so*"))):  # bundled (pip install with a copy)
+        yield p
     root = os.path.dirname(os.path.dirname(here))  # <repo>/python/posenc -> <repo>
     for pat in ("build/release/libposenc.so*", "build/*/libposenc.so*", "build*/libposenc.so*"):
         for p in sorted(glob.glob(os.path.join(root, pat))):
             yield p
-    prefixes = []
+    prefixes = [os.environ["POSENC_PREFIX"]] if os.environ.get("POSENC_PREFIX") else []
     # installed as <prefix>/lib/python3/dist-packages/posenc or <prefix>/lib/python3.X/site-packages/posenc
     p = here
     for _ in range(4):
         p = os.path.dirname(p)
         prefixes.append(p)
-    prefixes += [sys.prefix, "/usr/local", "/usr"]
+    prefixes += [sys.prefix, getattr(sys, "base_prefix", sys.prefix), "/usr/local", "/usr"]
     for pre in prefixes:
         for sub in ("lib", "lib64", "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu"):
             for p in sorted(glob.glob(os.path.join(pre, sub, "libposenc.so*"))):

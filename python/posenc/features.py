@@ -25,9 +25,17 @@ class RfKind(enum.IntEnum):
     GAUSSIAN_POSITIVE = 3
 
 
+class RfShift(enum.IntEnum):
+    """Stabilizing shift of the exponential kinds (posenc_rf_shift): ROW_MAX for the queries and
+    SHARED_MAX for the keys of FAVOR+ linear attention."""
+    OVERFLOW = 0
+    ROW_MAX = 1
+    SHARED_MAX = 2
+
+
 _lib.register({
     "posenc_rf_sample_f32": (ctypes.c_int, [ctypes.c_int, _c_i32, _c_i32, _c_d, _c_u64, _P]),
-    "posenc_rf_features_f32": (ctypes.c_int, [ctypes.c_int, _P, _c_i32, _c_i32, _P, _P, _c_i64, _P]),
+    "posenc_rf_features_f32": (ctypes.c_int, [ctypes.c_int, ctypes.c_int, _P, _c_i32, _c_i32, _P, _P, _c_i64, _P]),
     "posenc_linear_attention_f32": (ctypes.c_int, [_P, _P, _P, _c_i64, _c_i32, _c_i32, _c_i32, _c_f, _P]),
     "posenc_softmax_attention_f32": (ctypes.c_int, [_P, _P, _P, _c_i64, _c_i32, _c_i32, _c_i32, _c_f, _P]),
 })
@@ -40,9 +48,10 @@ def rf_sample(sampling, d, m, sigma=1.0, seed=0, out=None):
     return out
 
 
-def rf_features(kind, omega, x, weights=None, convert=False, out=None):
+def rf_features(kind, omega, x, weights=None, convert=False, out=None, shift=RfShift.OVERFLOW):
     """posenc_rf_features_f32: x [..., d] -> [..., m] (POSITIVE, GAUSSIAN_POSITIVE) or [..., 2m].
-    out: None or the array to fill."""
+    shift: RfShift (ROW_MAX for FAVOR+ queries, SHARED_MAX for keys; one shared constant over all
+    rows of x). out: None or the array to fill."""
     omega = _in(omega, np.float32, "omega", convert=convert, ndim=2)
     m, d = omega.shape
     x, batch = _rows(x, np.float32, "x", (d,), convert)
@@ -50,13 +59,14 @@ def rf_features(kind, omega, x, weights=None, convert=False, out=None):
         weights = _in(weights, np.float32, "weights", (m,), convert)
     F = 2 * m if int(kind) in (RfKind.TRIG, RfKind.HYPERBOLIC) else m
     out = _out(out, batch + (F,), np.float32, inputs={"omega": omega, "x": x, "weights": weights})
-    _call("posenc_rf_features_f32", int(kind), _ptr(omega), m, d, _ptr(weights), _ptr(x), x.shape[0], _ptr(out))
+    _call("posenc_rf_features_f32", int(kind), int(shift), _ptr(omega), m, d, _ptr(weights), _ptr(x), x.shape[0], _ptr(out))
     return out
 
 
 def linear_attention(phi_q, phi_k, v, causal=False, eps=1e-6, convert=False, out=None):
-    """posenc_linear_attention_f32: phi_q, phi_k [n, F], v [n, dv] -> [n, dv]. out: None or the
-    array to fill."""
+    """posenc_linear_attention_f32: phi_q, phi_k [n, F], v [n, dv] -> [n, dv]. eps is added to the
+    denominator (fast-transformers' 1e-6); for FAVOR+ features (queries RfShift.ROW_MAX, keys
+    RfShift.SHARED_MAX) pass eps=0. out: None or the array to fill."""
     phi_q = _in(phi_q, np.float32, "phi_q", convert=convert, ndim=2)
     n, F = phi_q.shape
     phi_k = _in(phi_k, np.float32, "phi_k", (n, F), convert)
@@ -82,4 +92,4 @@ def softmax_attention(q, k, v, causal=False, scale=None, convert=False, out=None
     return out
 
 
-__all__ = ['RfSampling', 'RfKind', 'rf_sample', 'rf_features', 'linear_attention', 'softmax_attention']
+__all__ = ['RfSampling', 'RfKind', 'RfShift', 'rf_sample', 'rf_features', 'linear_attention', 'softmax_attention']

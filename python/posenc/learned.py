@@ -24,6 +24,8 @@ _lib.register({
     "posenc_learned_lowrank_f32": (ctypes.c_int, [_P, _c_i64, _c_i32, _c_i32, _P, _P]),
     "posenc_learned_resample_f32": (ctypes.c_int, [_P, _c_i32, _c_i64, _c_i64, _c_i32, _c_i64, _c_i64,
                                                    ctypes.c_int, _P]),
+    "posenc_learned_resample_backward_f32": (ctypes.c_int, [_P, _c_i32, _c_i64, _c_i64, _c_i32, _c_i64, _c_i64,
+                                                            ctypes.c_int, _P]),
 })
 
 
@@ -83,4 +85,18 @@ def learned_resample(table, old_hw, new_hw, prefix=0, mode=Resample.BICUBIC_AA, 
     return out
 
 
-__all__ = ['Resample', 'learned_add', 'learned_grad', 'learned_spectrum', 'learned_lowrank', 'learned_resample']
+def learned_resample_backward(grad_out, old_hw, new_hw, prefix=0, mode=Resample.BICUBIC_AA, convert=False, out=None):
+    """posenc_learned_resample_backward_f32: the adjoint of learned_resample, grad_out
+    [prefix + new_h*new_w, dim] -> grad_table [prefix + old_h*old_w, dim] (A^T grad_out; old_hw /
+    new_hw as in learned_resample: the forward's sizes). out: None or the array to fill."""
+    oh, ow = (1, int(old_hw)) if np.isscalar(old_hw) else map(int, old_hw)
+    nh, nw = (1, int(new_hw)) if np.isscalar(new_hw) else map(int, new_hw)
+    grad_out = _in(grad_out, np.float32, "grad_out", (int(prefix) + nh * nw, None), convert)
+    out = _out(out, (int(prefix) + oh * ow, grad_out.shape[1]), np.float32, inputs={"grad_out": grad_out})
+    _call("posenc_learned_resample_backward_f32", _ptr(grad_out), int(prefix), oh, ow, grad_out.shape[1], nh, nw,
+          int(mode), _ptr(out))
+    return out
+
+
+__all__ = ['Resample', 'learned_add', 'learned_grad', 'learned_spectrum', 'learned_lowrank', 'learned_resample',
+           'learned_resample_backward']

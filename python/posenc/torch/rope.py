@@ -1,0 +1,335 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
+"""posenc.torch.rope — RoPE on torch tensors with autograd, and HF's rotary module.
+
+`rope_apply` rotates q / k (float32, bfloat16, float16; any strides whose head_dim axis has unit
+stride, e.g. HF's [batch, heads, seq, head_dim] with ``heads_first=True``) and returns new
+tensors: the inputs are copied once (``clone``, keeping their strides) and the copies rotated in
+place by one C call (posenc_rope_plan_apply / posenc_rope_apply_strided, Q and K of a token in the
+same pass), through ``data_ptr`` — no NumPy round trip. Its backward is the transpose of the
+rotation (the C ABI's ``inverse=1``), itself differentiable, so double backward works too.
+`RotaryEmbedding` is a drop-in for transformers' ``LlamaRotaryEmbedding`` family built from a
+config dict."""
+from __future__ import annotations
+
+import ctypes
+import math
+
+import torch
+
+from .._lib import ArgumentError
+from ..rope import (RopeAxes, RopeLayout, RopeOperand, RopeParams, RopePlan, RopeType, _num_axes, rope_params)
+from ._common import cfn, check, positions_tensor, tensor
+
+_DTYPES = {torch.float32: 0, torch.bfloat16: 1, torch.float16: 2}
+_WHAT = ("the posenc C ABI rotates float32, bfloat16 and float16 storage (float64: cast with .float(); "
+         "the rotation is computed in float32 in every case)")
+
+
+class _Cfg:
+    """What one rope call needs besides the tensors: the C function, its leading arguments
+    (plan handle or params), layout, heads_first, and the position axes."""
+
+    __slots__ = ("fn", "first", "keep", "layout", "heads_first", "na", "mrope", "multi")
+
+    def __init__(self, params, layout, heads_first):
+        if isinstance(params, RopePlan):
+            self.fn, self.first, p = cfn("posenc_rope_plan_apply"), (params._handle(),), params.params
+        elif isinstance(params, RopeParams):
+            self.fn, self.first, p = cfn("posenc_rope_apply_strided"), (ctypes.byref(params),), params
+        else:
+            raise ArgumentError("params must be a posenc.RopeParams, a posenc.RopePlan or a "
+                                f"posenc.torch.RotaryEmbedding (got {type(params).__name__})")
+        self.keep = params
+        self.layout = int(layout)
+        self.heads_first = bool(heads_first)
+        self.na = _num_axes(p)
+        self.mrope = p.axes in (RopeAxes.MROPE, RopeAxes.MROPE_INTERLEAVED)
+        self.multi = self.na > 1 or p.axes == RopeAxes.AXIAL
+
+
+def _operand(x, heads_first):
+    """(RopeOperand, batch, tokens) of a tensor [..., tokens, heads, head_dim] (heads_first:
+    [..., heads, tokens, head_dim]) whose leading dimensions collapse into one stride, or None."""
+    nd = x.dim()
+    shape, st = x.shape, x.stride()
+    h_ax, t_ax = (nd - 3, nd - 2) if heads_first else (nd - 2, nd - 3)
+    if shape[-1] > 1 and st[-1] != 1:
+        return None
+    dims = [(n, s) for n, s in zip(shape[:nd - 3], st[:nd - 3]) if n != 1]
+    for (n0, s0), (n1, s1) in zip(dims, dims[1:]):
+        if s0 != s1 * n1:
+            return None
+    batch = 1
+    for n in shape[:nd - 3]:
+        batch *= n
+    op = RopeOperand(x.data_ptr(), shape[h_ax], st[h_ax] if shape[h_ax] > 1 else 0,
+                     st[t_ax] if shape[t_ax] > 1 else 0, dims[-1][1] if dims else 0)
+    return op, batch, shape[t_ax]
+
+
+def _fresh(x, heads_first):
+    """A new tensor with x's values that the C ABI can rotate in place (x's own strides when they
+    are dense with a unit-stride head_dim, else C-contiguous)."""
+    y = x.clone()
+    if _operand(y, heads_first) is None:
+        y = x.clone(memory_format=torch.contiguous_format)
+    return y
+
+
+def _run(cfg, positions, xs, inverse):
+    """One C call rotating the (one or two) tensors xs in place."""
+    ops = [_operand(x, cfg.heads_first) for x in xs]
+    _, batch, seq = ops[0]
+    q = ctypes.byref(ops[0][0])
+    k = ctypes.byref(ops[1][0]) if len(ops) > 1 else None
+    check(cfg.fn(*cfg.first, _DTYPES[xs[0].dtype], cfg.layout,
+                 None if positions is None else positions.data_ptr(), cfg.na, batch, seq, xs[0].shape[-1],
+                 q, k, int(inverse)))
+
+
+class _RopeFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, cfg, positions, inverse, *xs):
+        outs = [_fresh(x, cfg.heads_first) for x in xs]
+        _run(cfg, positions, outs, inverse)
+        ctx.cfg, ctx.positions, ctx.inverse = cfg, positions, inverse
+        ctx.set_materialize_grads(False)
+        return tuple(outs)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        res = [None] * len(grads)
+        idx = [i for i, g in enumerate(grads) if g is not None]
+        if idx:
+            gs = [grads[i] for i in idx]
+            if torch.is_grad_enabled():  # create_graph: the backward is itself a rope op
+                outs = _RopeFunction.apply(ctx.cfg, ctx.positions, not ctx.inverse, *gs)
+            else:
+                outs = [_fresh(g, ctx.cfg.heads_first) for g in gs]
+                _run(ctx.cfg, ctx.positions, outs, not ctx.inverse)
+            for i, o in zip(idx, outs):
+                res[i] = o
+        return (None, None, None) + tuple(res)
+
+
+def _prepare_positions(cfg, positions, lead, T):
+    """positions broadcast to what the C call reads: None (0..T-1 per sequence, 1-D only),
+    [batch, T] (1-D), [3, batch, T] (M-RoPE) or [batch, T, axes] (AXIAL), int64 C-contiguous."""
+    if positions is None:
+        if cfg.multi:
+            raise ArgumentError("positions are required for M-RoPE / AXIAL params (they have several axes)")
+        return None
+    positions = positions_tensor(positions)
+    if cfg.mrope:
+        if positions.dim() < 2 or positions.shape[0] != 3:
+            raise ArgumentError(f"positions must have shape (3, ..., tokens) for M-RoPE params (got "
+                                f"{tuple(positions.shape)})")
+        want = (3,) + lead + (T,)
+    elif cfg.multi:
+        if positions.dim() < 2 or positions.shape[-1] != cfg.na:
+            raise ArgumentError(f"positions must have shape (..., tokens, {cfg.na}) for AXIAL params (got "
+                                f"{tuple(positions.shape)})")
+        want = lead + (T, cfg.na)
+    else:
+        want = lead + (T,)
+    if tuple(positions.shape) == want:
+        return positions
+    try:
+        return torch.broadcast_to(positions, want).contiguous()
+    except RuntimeError:
+        raise ArgumentError(f"positions of shape {tuple(positions.shape)} does not broadcast to {want} "
+                            f"(the leading dimensions and tokens of q)") from None
+
+
+def _check_qk(q, k, heads_first):
+    tensor(q, "q", tuple(_DTYPES), _WHAT)
+    if q.dim() < 3:
+        raise ArgumentError(f"q must have shape (..., {'heads, tokens' if heads_first else 'tokens, heads'}, "
+                            f"head_dim) (got {tuple(q.shape)})")
+    if k is None:
+        return
+    tensor(k, "k", tuple(_DTYPES), _WHAT)
+    if k.dtype != q.dtype:
+        raise ArgumentError(f"q and k must have the same dtype (got {q.dtype} and {k.dtype})")
+    t_ax = -2 if heads_first else -3
+    if k.dim() != q.dim() or k.shape[:-3] != q.shape[:-3] or k.shape[t_ax] != q.shape[t_ax] \
+            or k.shape[-1] != q.shape[-1]:
+        raise ArgumentError(f"k must have the leading dimensions, tokens and head_dim of q (q {tuple(q.shape)}, "
+                            f"k {tuple(k.shape)})")
+
+
+def rope_apply(params, q, k=None, positions=None, layout=RopeLayout.NEOX, inverse=False, heads_first=False):
+    """RoPE of q (and k) -> (q_rotated, k_rotated or None), new tensors with autograd.
+
+    params: a posenc.RopePlan (parameters validated and frequencies derived once: use it for
+    repeated calls), a posenc.RopeParams, or a `RotaryEmbedding`. q: [..., tokens, q_heads,
+    head_dim], k: [..., tokens, k_heads, head_dim] (GQA: any k_heads) with the same leading
+    dimensions; heads_first=True: [..., heads, tokens, head_dim] (HF's layout after
+    ``transpose(1, 2)``). dtype float32, bfloat16 or float16 (both the same; bf16 / fp16 are
+    widened exactly, rotated in float32, rounded to nearest even), on the CPU, any strides with a
+    unit-stride head_dim (other layouts are copied to C-contiguous first). positions: integer
+    tensor broadcast to [..., tokens] (e.g. HF's position_ids [batch, seq] or [1, seq]); None =
+    0..tokens-1 in every sequence; M-RoPE params: [3, ..., tokens]; AXIAL: [..., tokens, axes].
+    inverse=True applies the transpose (the un-rotation). Accuracy: that of posenc_rope_apply_f32
+    (|error| <= 4e-7 (|a| + |b|) max(A, 1) per element against a float64 rotation).
+    Backward: the transposed rotation of the incoming gradient (exact transpose of the float32
+    cos/sin used forward); positions get no gradient."""
+    if isinstance(params, RotaryEmbedding):
+        params = params.plan
+    cfg = _Cfg(params, layout, heads_first)
+    _check_qk(q, k, cfg.heads_first)
+    t_ax = -2 if cfg.heads_first else -3
+    pos = _prepare_positions(cfg, positions, tuple(q.shape[:-3]), q.shape[t_ax])
+    xs = (q,) if k is None else (q, k)
+    if torch.is_grad_enabled() and any(x.requires_grad for x in xs):
+        outs = _RopeFunction.apply(cfg, pos, bool(inverse), *xs)
+    else:
+        outs = [_fresh(x, cfg.heads_first) for x in xs]
+        _run(cfg, pos, outs, bool(inverse))
+    return (outs[0], outs[1] if k is not None else None)
+
+
+# --------------------------------------------------------------------------- HF config -> params
+
+_HF_TYPES = {"default": RopeType.DEFAULT, "linear": RopeType.LINEAR, "dynamic": RopeType.DYNAMIC,
+             "yarn": RopeType.YARN, "longrope": RopeType.LONGROPE, "llama3": RopeType.LLAMA3}
+
+
+def _cfg_get(config, key, default=None):
+    if isinstance(config, dict):
+        v = config.get(key, default)
+    else:
+        v = getattr(config, key, default)
+    return default if v is None else v
+
+
+def rope_params_from_hf(config):
+    """posenc.RopeParams of a transformers config (a dict such as ``config.to_dict()`` or a config
+    object) as its ``ROPE_INIT_FUNCTIONS`` read it:
+
+    - head_dim = config.head_dim, else hidden_size // num_attention_heads; rotary_dim =
+      int(head_dim * partial_rotary_factor) (HF's rotated prefix, NEOX pairs inside it);
+    - theta = rope_theta (default 10000); rope_scaling (or rope_parameters) with rope_type / type
+      in default, linear, dynamic, yarn, longrope, llama3; its factor, low/high_freq_factor,
+      original_max_position_embeddings, beta_fast/slow, mscale, mscale_all_dim,
+      attention_factor, truncate, short_factor / long_factor map to the fields of the same name;
+    - dynamic: original_max_position = max_position_embeddings; yarn: original_max_position =
+      rope_scaling's original_max_position_embeddings, else max_position_embeddings; longrope:
+      config.original_max_position_embeddings (else rope_scaling's), factor = rope_scaling's,
+      else max_position_embeddings / original;
+    - dynamic and longrope set seq_len_from_positions (HF's dynamic_rope_update: seq_len =
+      max(position_ids) + 1 of each call).
+    Other rope types (mrope sections, proportional) raise ArgumentError: build RopeParams with
+    posenc.rope_params for them."""
+    rs = _cfg_get(config, "rope_parameters") or _cfg_get(config, "rope_scaling") or {}
+    theta = float(rs.get("rope_theta", _cfg_get(config, "rope_theta", 10000.0)))
+    head_dim = _cfg_get(config, "head_dim")
+    if head_dim is None:
+        hidden, heads = _cfg_get(config, "hidden_size"), _cfg_get(config, "num_attention_heads")
+        if hidden is None or heads is None:
+            raise ArgumentError("config needs head_dim or hidden_size and num_attention_heads")
+        head_dim = hidden // heads
+    prf = float(rs.get("partial_rotary_factor", _cfg_get(config, "partial_rotary_factor", 1.0)))
+    rotary_dim = int(head_dim * prf)
+    name = rs.get("rope_type", rs.get("type", "default"))
+    if name not in _HF_TYPES:
+        raise ArgumentError(f"rope_type {name!r} is not mapped by rope_params_from_hf (mapped: "
+                            f"{', '.join(_HF_TYPES)}); build posenc.rope_params for it")
+    if "mrope_section" in rs:
+        raise ArgumentError("M-RoPE configs (mrope_section) are not mapped by rope_params_from_hf: use "
+                            "posenc.rope_params(axes=posenc.RopeAxes.MROPE, sections=...) with "
+                            "posenc.torch.rope_apply")
+    t = _HF_TYPES[name]
+    max_pos = _cfg_get(config, "max_position_embeddings")
+    fields, arrays = {}, {}
+    for key in ("factor", "low_freq_factor", "high_freq_factor", "beta_fast", "beta_slow", "mscale",
+                "mscale_all_dim", "attention_factor"):
+        if rs.get(key) is not None and t != RopeType.DEFAULT:
+            fields[key] = float(rs[key])
+    if "truncate" in rs and t == RopeType.YARN:
+        fields["truncate"] = int(bool(rs["truncate"]))
+    if t == RopeType.DYNAMIC:
+        fields["original_max_position"] = int(max_pos)
+        fields["seq_len_from_positions"] = 1
+    elif t in (RopeType.YARN, RopeType.LLAMA3):
+        orig = rs.get("original_max_position_embeddings") or max_pos
+        fields["original_max_position"] = int(orig)
+    elif t == RopeType.LONGROPE:
+        orig = _cfg_get(config, "original_max_position_embeddings") or rs.get("original_max_position_embeddings")
+        fields["original_max_position"] = int(orig)
+        if "factor" not in fields:
+            fields["factor"] = float(max_pos) / float(orig)
+        fields["seq_len_from_positions"] = 1
+        arrays = {"short_factor": rs["short_factor"], "long_factor": rs["long_factor"]}
+    return rope_params(t, rotary_dim, theta, **arrays, **fields)
+
+
+class RotaryEmbedding(torch.nn.Module):
+    """Drop-in for transformers' LlamaRotaryEmbedding (and the other rotary classes that share
+    its interface), built from an HF config (dict or object, see `rope_params_from_hf`).
+
+    ``forward(x, position_ids) -> (cos, sin)``, each [batch, seq, rotary_dim] in x.dtype, the
+    halves repeated as HF's ``cat((freqs, freqs), -1)`` and scaled by attention_scaling: feed them
+    to HF's apply_rotary_pos_emb unchanged. cos/sin come from posenc_rope_cos_sin_f32: the phase
+    is reduced exactly in float64 (HF forms position * inv_freq in float32, so at large positions
+    HF's own values carry a phase error of ~6e-8 * position radians that posenc's do not).
+    ``apply(q, k, position_ids)`` is the fused alternative: q [batch, q_heads, seq, head_dim], k
+    [batch, k_heads, seq, head_dim] (HF layout; heads_first=False for [batch, seq, heads,
+    head_dim]) -> rotated (q, k), one C call, autograd (see `rope_apply`); it equals
+    apply_rotary_pos_emb(q, k, *forward(q, position_ids)) up to float32 rounding.
+    Attributes as HF's: inv_freq (float32 buffer), attention_scaling, rope_type; plus params
+    (posenc.RopeParams), plan (posenc.RopePlan), head_dim and rotary_dim."""
+
+    def __init__(self, config, device=None):
+        super().__init__()
+        if device is not None and torch.device(device).type != "cpu":
+            raise ArgumentError(f"device {device}: posenc.torch runs on the CPU only")
+        self.params = rope_params_from_hf(config)
+        rs = _cfg_get(config, "rope_parameters") or _cfg_get(config, "rope_scaling") or {}
+        self.rope_type = rs.get("rope_type", rs.get("type", "default"))
+        self.plan = RopePlan(self.params)
+        inv, af = self.plan.inv_freq()
+        self.register_buffer("inv_freq", torch.from_numpy(inv).to(torch.float32), persistent=False)
+        self.attention_scaling = af
+        hd = _cfg_get(config, "head_dim")
+        self.head_dim = int(hd if hd is not None else _cfg_get(config, "hidden_size") //
+                            _cfg_get(config, "num_attention_heads"))
+        self.rotary_dim = int(self.params.rotary_dim)
+        self._cfg = {hf: _Cfg(self.plan, RopeLayout.NEOX, hf) for hf in (True, False)}
+
+    def forward(self, x, position_ids):
+        pos = positions_tensor(position_ids)
+        h = self.rotary_dim // 2
+        n = pos.numel()
+        c = torch.empty(tuple(pos.shape) + (h,), dtype=torch.float32)
+        s = torch.empty(tuple(pos.shape) + (h,), dtype=torch.float32)
+        check(cfn("posenc_rope_cos_sin_f32")(ctypes.byref(self.params), pos.data_ptr(), n, c.data_ptr(),
+                                             s.data_ptr()))
+        cos, sin = torch.cat((c, c), -1), torch.cat((s, s), -1)
+        dt = x.dtype if isinstance(x, torch.Tensor) else torch.float32
+        return cos.to(dt), sin.to(dt)
+
+    def apply(self, q, k=None, position_ids=None, heads_first=True):
+        """Fused RoPE of q and k (see the class docstring) -> (q_rotated, k_rotated).
+        Called with one callable (torch.nn.Module.apply's signature, e.g. model.apply(init_fn)
+        reaching this submodule), it is Module.apply."""
+        if callable(q) and not isinstance(q, torch.Tensor) and k is None and position_ids is None:
+            return super().apply(q)
+        cfg = self._cfg[bool(heads_first)]
+        _check_qk(q, k, cfg.heads_first)
+        t_ax = -2 if cfg.heads_first else -3
+        pos = _prepare_positions(cfg, position_ids, tuple(q.shape[:-3]), q.shape[t_ax])
+        xs = (q,) if k is None else (q, k)
+        if torch.is_grad_enabled() and any(x.requires_grad for x in xs):
+            outs = _RopeFunction.apply(cfg, pos, False, *xs)
+        else:
+            outs = [_fresh(x, cfg.heads_first) for x in xs]
+            _run(cfg, pos, outs, False)
+        return (outs[0], outs[1] if k is not None else None)
+
+    def extra_repr(self):
+        return (f"rope_type={self.rope_type!r}, head_dim={self.head_dim}, rotary_dim={self.rotary_dim}, "
+                f"theta={self.params.theta}, attention_scaling={self.attention_scaling}")
+
+
+__all__ = ["rope_apply", "rope_params_from_hf", "RotaryEmbedding"]
