@@ -119,7 +119,10 @@ POSENC_API const char* posenc_isa_name(posenc_isa isa);
 
 /** Number of worker threads (a oneTBB task_arena) used by every later call; 0 = all hardware
  *  threads. Errors: POSENC_ERR_INVALID_ARGUMENT if n < 0 or n > 4096. Results never depend on the
- *  thread count: work is tiled by problem size only. */
+ *  thread count: work is tiled by problem size only. The initial count comes from the environment
+ *  variable POSENC_NUM_THREADS (a whole number in 0..4096; unset or empty = 0); any other value
+ *  makes every kernel call fail with POSENC_ERR_INVALID_ARGUMENT and a message naming the
+ *  variable, until a successful posenc_threads_set. */
 POSENC_API posenc_status posenc_threads_set(int32_t n);
 /** The current worker-thread count (>= 1). */
 POSENC_API int32_t posenc_threads_get(void);
@@ -862,7 +865,12 @@ POSENC_API posenc_status posenc_sph_harm_real_grad_f32(int32_t lmax, const float
  *  DEGREES, latitude in [-90, 90], longitude any finite value; polar angle = 90 - latitude,
  *  azimuth = longitude. Same basis and output as posenc_sph_harm_real_f64 (out [n, (lmax+1)^2]),
  *  the direction formed with sin/cos reduced in degrees (exact at multiples of 90 degrees).
- *  This is the SH location encoder of Russwurm et al. (ICLR 2024) / SatCLIP, finite at any L.
+ *  SatCLIP (Russwurm et al., ICLR 2024) uses the same basis up to signs: its encoder with
+ *  legendre_polys = L is lmax = L - 1 here (its "L = 10" is lmax 9), in the same order of (l, m);
+ *  it evaluates at phi' = lon + 180, theta' = lat + 90 degrees, so its closed-form harmonics are
+ *  (-1)^(l+m) times these, and its default "analytic" ones (-1)^l times these for m != 0 and
+ *  pi (-1)^l times these for m = 0. Python: sph_harm_real_lonlat(..., convention="satclip")
+ *  returns the closed-form signs; python/tests/test_satclip.py checks both for L <= 4.
  *  Accuracy: within 1e-12 of posenc_sph_harm_real_f64 at the direction formed in long double
  *  (lmax 40); exactly 0 for every m != 0 at the poles. Errors:
  *  INVALID_ARGUMENT (lmax < 0, n < 0, longitude not finite, latitude outside [-90, 90] or NaN);

@@ -115,13 +115,26 @@ def sph_harm_real_grad(lmax, xyz, hessian=False, solid=False, zero_as_zero=False
     return values, grad, hess
 
 
-def sph_harm_real_lonlat(lmax, lonlat, convert=False, out=None):
-    """posenc_sph_harm_real_lonlat_f64: lonlat [..., 2] degrees -> float64 [..., (lmax+1)^2]. out:
-    None or the array to fill."""
+def sph_harm_real_lonlat(lmax, lonlat, convert=False, out=None, convention="posenc"):
+    """posenc_sph_harm_real_lonlat_f64: lonlat [..., 2] degrees -> float64 [..., (lmax+1)^2], index
+    l(l+1)+m. out: None or the array to fill.
+
+    SatCLIP (Russwurm et al., ICLR 2024): its encoder with ``legendre_polys=L`` is lmax = L - 1
+    (SatCLIP's "L = 10" is lmax 9), same order of (l, m). It evaluates at phi' = lon + 180 deg,
+    theta' = lat + 90 deg; its ``closed-form`` harmonics equal (-1)^(l+m) times posenc's, which
+    ``convention="satclip"`` returns; its default ``analytic`` harmonics equal (-1)^l times
+    posenc's for m != 0 and pi (-1)^l times posenc's for m = 0 (sqrt((2l+1)/4*pi) in its
+    generator). Tested for L <= 4 in python/tests/test_satclip.py."""
+    if convention not in ("posenc", "satclip"):
+        raise ArgumentError(f"convention must be 'posenc' or 'satclip' (got {convention!r})")
     lonlat, batch = _rows(lonlat, np.float64, "lonlat", (2,), convert)
     L = int(lmax)
     out = _out(out, batch + ((L + 1) ** 2,), np.float64, inputs={"lonlat": lonlat})
     _call("posenc_sph_harm_real_lonlat_f64", L, _ptr(lonlat), lonlat.shape[0], _ptr(out))
+    if convention == "satclip" and L > 0:
+        l = np.repeat(np.arange(L + 1), 2 * np.arange(L + 1) + 1)
+        m = np.arange((L + 1) ** 2) - l * (l + 1)
+        out[..., (l + m) % 2 == 1] *= -1.0
     return out
 
 

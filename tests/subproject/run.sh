@@ -10,6 +10,8 @@ set -euo pipefail
 src=$1; work=$2; type=${3:-Release}; launcher=${4:-}
 fail() { echo "subproject: FAIL: $*" >&2; exit 1; }
 mkdir -p "$work"
+# Fresh configuration each run (objects are kept: an unchanged library is not rebuilt).
+rm -f "$work/fetchcontent/CMakeCache.txt" "$work/build/CMakeCache.txt"
 args=(-DPOSENC_SOURCE_DIR="$src" -DCMAKE_BUILD_TYPE="$type" -DPOSENC_KERNEL_ISAS=scalar
       -DCMAKE_DISABLE_FIND_PACKAGE_GTest=ON -DCMAKE_DISABLE_FIND_PACKAGE_benchmark=ON
       -DCMAKE_DISABLE_FIND_PACKAGE_nlohmann_json=ON)
