@@ -256,6 +256,15 @@ struct ProbedLDLT : Eigen::SimplicialLDLT<SpMat, Eigen::Lower, Eigen::AMDOrderin
     for (Eigen::Index i = 0; i < m_nonZerosPerCol.size(); ++i) s += m_nonZerosPerCol[i];
     return s;
   }
+  /// Floating-point operations of the numeric factorization: sum over columns of (column count)^2.
+  double factor_flops() const {
+    double s = 0.0;
+    for (Eigen::Index i = 0; i < m_nonZerosPerCol.size(); ++i) {
+      const double c = static_cast<double>(m_nonZerosPerCol[i]) + 1.0;
+      s += c * c;
+    }
+    return s;
+  }
 };
 
 /// Spectra shift-solve operator: y = P (L - sigma I)^{-1} P x with a prefactored LDL^T and
@@ -408,10 +417,10 @@ bool shift_invert(const Lap& L, int64_t nev, int64_t ncv, ShiftInvert* si, Pairs
 /// Smallest eigenpairs of L on the orthogonal complement of Q, by Lanczos on
 /// P (L - sigma I)^{-1} P (largest magnitude).
 bool deflated_shift_invert(const Lap& L, const ShiftInvert& si, const Eigen::MatrixXd& Q, int64_t nev, int64_t ncv,
-                           Pairs* out, SolveStats* st) {
+                           const double* start, Pairs* out, SolveStats* st) {
   ShiftSolveOp op{&si.ldlt, static_cast<Eigen::Index>(L.n), &Q, {}};
   Spectra::SymEigsSolver<ShiftSolveOp> eig(op, nev, ncv);
-  eig.init();
+  if (start != nullptr) eig.init(start); else eig.init();
   eig.compute(Spectra::SortRule::LargestMagn, 300, kSpectraTol, Spectra::SortRule::LargestMagn);
   st->solves += eig.num_operations();
   GDBG("deflated SI done: nev=%lld ops=%lld info=%d", (long long)nev, (long long)eig.num_operations(), (int)eig.info());
@@ -421,8 +430,125 @@ bool deflated_shift_invert(const Lap& L, const ShiftInvert& si, const Eigen::Mat
   return true;
 }
 
-/// nev smallest eigenpairs of a connected component's Laplacian (nev <= L.n).
-posenc_status component_pairs(const Lap& L, int64_t nev, posenc_lappe_method solver, Pairs* out, SolveStats* st) {
+/// Deflated Lanczos: the nev largest eigenpairs of P (cI - L) P, P = I - Q Q^T, from the start
+/// vector start (nullptr: Spectra's default).
+bool deflated_lanczos(const Lap& L, const Eigen::MatrixXd& Q, int64_t nev, int64_t ncv, int64_t maxit,
+                      const double* start, Pairs* out, SolveStats* st) {
+  ShiftedOp op{&L, L.bound, &Q, {}};
+  Spectra::SymEigsSolver<ShiftedOp> eig(op, nev, ncv);
+  if (start != nullptr) eig.init(start); else eig.init();
+  eig.compute(Spectra::SortRule::LargestAlge, maxit, kSpectraTol, Spectra::SortRule::LargestAlge);
+  st->matvecs += eig.num_operations();
+  GDBG("deflated lanczos done: nev=%lld ncv=%lld deflate=%lld ops=%lld info=%d", (long long)nev, (long long)ncv,
+       (long long)Q.cols(), (long long)eig.num_operations(), (int)eig.info());
+  if (eig.info() != Spectra::CompInfo::Successful) return false;
+  out->val = L.bound - eig.eigenvalues().array();
+  out->vec = eig.eigenvectors();
+  return true;
+}
+
+/// Sylvester's law of inertia: the number of eigenvalues of L below sigma equals the number of
+/// negative pivots D of any LDL^T factorization of L - sigma I (a congruence). The sparsity pattern
+/// (L's, diagonal included) is analysed once (AMD ordering); each count is one numeric
+/// factorization.
+struct Inertia {
+  const Lap* L = nullptr;
+  SpMat M;
+  std::vector<int> diag;  // position of M(i, i) in M's value array
+  ProbedLDLT ldlt;
+  int state = 0;          // 0: not analysed, 1: affordable, -1: fill beyond the limit
+  int64_t fill = 0;
+
+  double flops = 0.0;
+  /// Analyses the pattern once; false when the numeric factorization would cost more than
+  /// flops_max floating-point operations.
+  bool affordable(double flops_max) {
+    if (state == 0) {
+      if (L->n >= std::numeric_limits<int>::max() / 2 || L->nnz() >= std::numeric_limits<int>::max()) {
+        state = -1;
+        return false;
+      }
+      std::vector<Eigen::Triplet<double, int>> tr;
+      tr.reserve(static_cast<size_t>(L->nnz()));
+      for (int64_t i = 0; i < L->n; ++i)
+        for (int64_t p = L->ptr[static_cast<size_t>(i)]; p < L->ptr[static_cast<size_t>(i) + 1]; ++p) {
+          const int32_t c = L->idx[static_cast<size_t>(p)];
+          if (c <= i) tr.emplace_back(static_cast<int>(i), c, L->val[static_cast<size_t>(p)]);
+        }
+      M.resize(static_cast<int>(L->n), static_cast<int>(L->n));
+      M.setFromTriplets(tr.begin(), tr.end());
+      diag.assign(static_cast<size_t>(L->n), -1);
+      for (int j = 0; j < M.outerSize(); ++j)
+        for (int p = M.outerIndexPtr()[j]; p < M.outerIndexPtr()[j + 1]; ++p)
+          if (M.innerIndexPtr()[p] == j) diag[static_cast<size_t>(j)] = p;
+      ldlt.analyzePattern(M);
+      fill = ldlt.factor_nnz();
+      flops = ldlt.factor_flops();
+      state = flops <= flops_max ? 1 : -1;
+      GDBG("inertia analyse: n=%lld nnz=%lld fill=%lld flops=%.3g (limit %.3g)", (long long)L->n, (long long)L->nnz(),
+           (long long)fill, flops, flops_max);
+    }
+    return state == 1;
+  }
+  /// Number of eigenvalues below sigma, or -1 if the factorization broke down (a zero or
+  /// non-finite pivot: sigma is then moved by the caller).
+  int64_t below(double sigma) {
+    for (int64_t i = 0; i < L->n; ++i) {
+      const double lii = L->val[static_cast<size_t>(diag_in_L(i))];
+      M.valuePtr()[diag[static_cast<size_t>(i)]] = lii - sigma;
+    }
+    ldlt.factorize(M);
+    if (ldlt.info() != Eigen::Success) return -1;
+    const Eigen::VectorXd& d = ldlt.vectorD();
+    int64_t neg = 0;
+    for (Eigen::Index i = 0; i < d.size(); ++i) {
+      if (!std::isfinite(d[i]) || d[i] == 0.0) return -1;
+      neg += d[i] < 0.0;
+    }
+    GDBG("inertia at sigma=%.17g: %lld below", sigma, (long long)neg);
+    return neg;
+  }
+  int64_t diag_in_L(int64_t i) const {
+    for (int64_t p = L->ptr[static_cast<size_t>(i)]; p < L->ptr[static_cast<size_t>(i) + 1]; ++p)
+      if (L->idx[static_cast<size_t>(p)] == i) return p;
+    return -1;  // not reached: component_laplacian stores every diagonal entry
+  }
+};
+
+/// Strength of a certificate (larger = stronger).
+int cert_rank(posenc_lappe_certificate c) {
+  return c == POSENC_LAPPE_CERT_DENSE ? 3 : c == POSENC_LAPPE_CERT_INERTIA ? 2 : c == POSENC_LAPPE_CERT_KRYLOV ? 1 : 0;
+}
+
+/// How one component's result was certified.
+struct CompCert {
+  posenc_lappe_certificate kind = POSENC_LAPPE_CERT_DENSE;
+  double sigma = 0.0;
+  int64_t below = -1;
+  int64_t recoveries = 0;
+  int64_t factor_nnz = 0;
+};
+
+/// A deterministic pseudo-random start vector (splitmix64 of seed), unit norm.
+Eigen::VectorXd start_vector(int64_t n, uint64_t seed) {
+  Eigen::VectorXd v(n);
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    v[i] = static_cast<double>(z >> 11) * 0x1.0p-53 - 0.5;
+  }
+  return v / v.norm();
+}
+
+constexpr double kCertDelta = 1e-8;     // certificate margin, relative to c: sigma = top - 1e-8 c
+constexpr double kInertiaFlops = 5e8;   // inertia attempted when its LDL^T costs <= 5e8 flops (~0.5 s)
+
+/// nev smallest eigenpairs of a connected component's Laplacian (nev <= L.n), certified.
+posenc_status component_pairs(const Lap& L, int64_t nev, posenc_lappe_method solver, Pairs* out, SolveStats* st,
+                              CompCert* cert) {
+  *cert = CompCert{};
   if (3 * nev >= L.n || solver == POSENC_LAPPE_DENSE || (solver == POSENC_LAPPE_AUTO && L.n <= kDenseMax)) {
     st->method = "dense";
     if (!dense_pairs(L, nev, out))
@@ -449,8 +575,9 @@ posenc_status component_pairs(const Lap& L, int64_t nev, posenc_lappe_method sol
     ok = true;
     st->method = "shift-invert";
   }
+  if (si.ready) cert->factor_nnz = si.ldlt.factor_nnz();
   const int64_t ncvs[2] = {ncv0, std::min<int64_t>(L.n, 2 * ncv0 + 16)};
-  const int64_t maxits[2] = {3000, 10000};
+  const int64_t maxits[2] = {300, 10000};  // restarts: a cluster cut at nev stalls a small ncv
   for (int a = 0; a < 2 && !ok && solver != POSENC_LAPPE_SHIFT_INVERT; ++a) {
     if (lanczos(L, none, nev, ncvs[a], maxits[a], out, st, &why) && accept(out, "Lanczos")) {
       ok = true;
@@ -463,36 +590,119 @@ posenc_status component_pairs(const Lap& L, int64_t nev, posenc_lappe_method sol
     return set_error(POSENC_ERR_NOT_CONVERGED, "no eigensolver converged for a component of %lld nodes: %s",
                      static_cast<long long>(L.n), why.c_str());
   sort_pairs(out);
-  // Missed copies of repeated eigenvalues: Krylov methods see one direction per eigenspace of the
-  // start vector. Deflate what was found and look again below the largest value kept.
-  for (int round = 0; round < 4; ++round) {
-    const int64_t have = out->val.size();
-    const int64_t more = std::min<int64_t>(std::min<int64_t>(nev, std::max<int64_t>(4, nev / 4)), L.n - have - 1);
-    if (more <= 0) break;
-    Pairs extra;
-    std::string w2;
-    const int64_t ncv = std::min<int64_t>(L.n - have, std::max<int64_t>(2 * more + 1, more + 16));
-    const bool got = st->method == "shift-invert" ? deflated_shift_invert(L, si, out->vec, more, ncv, &extra, st)
-                                                  : lanczos(L, out->vec, more, ncv, 3000, &extra, st, &w2);
-    if (!got) break;  // the first result stands
-    polish(L, &extra);
+  // Certificate. Krylov methods can miss copies of a repeated eigenvalue (they see one direction
+  // per eigenspace of the start vector) and then return larger values with small residuals. With
+  // top = the nev-th value and sigma = top - delta, the result is the nev smallest (to within
+  // delta) iff L has exactly as many eigenvalues below sigma as were returned below sigma.
+  // Inertia counts them exactly; while the count disagrees, the returned vectors are deflated and
+  // the search goes on below sigma. Without an affordable factorization, a deflated Lanczos run
+  // from a fresh start vector that finds nothing below sigma is the (probabilistic) certificate.
+  const double delta = kCertDelta * L.bound;
+  Inertia inert;
+  inert.L = &L;
+  const bool use_inertia = inert.affordable(kInertiaFlops);
+  cert->factor_nnz = std::max(cert->factor_nnz, inert.state == 1 ? inert.fill : int64_t{0});
+  const int64_t max_rounds = 2 * nev + 8;
+  uint64_t seed = 0x5eed;
+  int failed_searches = 0;
+  for (int64_t round = 0;; ++round) {
     const double top = out->val[nev - 1];
+    double sigma = top - delta;
+    int64_t truth = -1;
+    if (use_inertia) {
+      for (int t = 0; t < 4 && truth < 0; ++t) {
+        truth = inert.below(sigma);
+        if (truth < 0) sigma -= 0.37 * delta;  // zero pivot: move into the gap
+      }
+    }
+    int64_t have = 0;
+    for (int64_t j = 0; j < nev; ++j) have += out->val[j] < sigma;
+    if (use_inertia && truth < 0)
+      return set_error(POSENC_ERR_NOT_CONVERGED,
+                       "certificate: the LDL^T of L - sigma*I (sigma = %.17g) broke down at 4 shifts for a component "
+                       "of %lld nodes (%s solver)",
+                       sigma, static_cast<long long>(L.n), st->method.c_str());
+    if (use_inertia && truth == have) {
+      cert->kind = POSENC_LAPPE_CERT_INERTIA;
+      cert->sigma = sigma;
+      cert->below = truth;
+      return POSENC_OK;
+    }
+    if (use_inertia && truth < have)
+      return set_error(POSENC_ERR_NOT_CONVERGED,
+                       "certificate: L has %lld eigenvalues below sigma = %.17g by inertia but %lld returned pairs "
+                       "(residual <= %g) lie below it (component of %lld nodes): the factorization is unreliable",
+                       static_cast<long long>(truth), sigma, static_cast<long long>(have), res_max,
+                       static_cast<long long>(L.n));
+    if (round >= max_rounds) {
+      if (use_inertia)
+        return set_error(POSENC_ERR_NOT_CONVERGED,
+                         "certificate: L has %lld eigenvalues below sigma = %.17g (inertia) but %lld were found after "
+                         "%lld deflated re-searches (component of %lld nodes, %s solver)",
+                         static_cast<long long>(truth), sigma, static_cast<long long>(have),
+                         static_cast<long long>(round), static_cast<long long>(L.n), st->method.c_str());
+      return set_error(POSENC_ERR_NOT_CONVERGED,
+                       "certificate: deflated Lanczos still found eigenvalues below the %lld-th after %lld re-searches "
+                       "(component of %lld nodes, %s solver)",
+                       static_cast<long long>(nev), static_cast<long long>(round), static_cast<long long>(L.n),
+                       st->method.c_str());
+    }
+    // Deflated search below sigma, from a fresh start vector.
+    const int64_t missing = truth >= 0 ? truth - have : 0;
+    const int64_t room = L.n - nev - 1;
+    const int64_t more = std::min<int64_t>(room, std::max<int64_t>(std::max<int64_t>(4, nev / 4), std::min<int64_t>(missing, nev) + 2));
+    if (more <= 0)
+      return set_error(POSENC_ERR_NOT_CONVERGED, "certificate: no room for a deflated search (component of %lld nodes)",
+                       static_cast<long long>(L.n));
+    const int64_t ncv = std::min<int64_t>(L.n - nev, std::max<int64_t>(2 * more + 1, more + 16) << failed_searches);
+    const Eigen::VectorXd v0 = start_vector(L.n, seed++);
+    Pairs extra;
+    const bool got = si.ready ? deflated_shift_invert(L, si, out->vec, more, ncv, v0.data(), &extra, st)
+                              : deflated_lanczos(L, out->vec, more, ncv, 3000, v0.data(), &extra, st);
     bool found = false;
-    Pairs merged = *out;
-    for (Eigen::Index j = 0; j < extra.val.size(); ++j)
-      if (extra.val[j] < top - 1e-12 * L.bound) {
+    if (got) {
+      polish(L, &extra);
+      Pairs merged = *out;
+      for (Eigen::Index j = 0; j < extra.val.size(); ++j) {
+        // accept only true eigenpairs below sigma, orthogonal to what is kept
+        Eigen::VectorXd v = extra.vec.col(j);
+        Eigen::VectorXd y(L.n);
+        L.shifted_apply(0.0, v.data(), y.data());
+        if (!(extra.val[j] < sigma) || (y + extra.val[j] * v).norm() > res_max) continue;
+        v -= merged.vec * (merged.vec.transpose() * v);
+        const double nv = v.norm();
+        if (!(nv > 0.5)) continue;
+        v /= nv;
+        L.shifted_apply(0.0, v.data(), y.data());
+        const double lam = -v.dot(y);
+        if ((y + lam * v).norm() > res_max) continue;
         found = true;
         merged.val.conservativeResize(merged.val.size() + 1);
-        merged.val[merged.val.size() - 1] = extra.val[j];
+        merged.val[merged.val.size() - 1] = lam;
         merged.vec.conservativeResize(Eigen::NoChange, merged.vec.cols() + 1);
-        merged.vec.col(merged.vec.cols() - 1) = extra.vec.col(j);
+        merged.vec.col(merged.vec.cols() - 1) = v;
       }
-    if (!found) break;
-    sort_pairs(&merged);
-    out->val = merged.val.head(nev);
-    out->vec = merged.vec.leftCols(nev);
+      if (found) {
+        ++cert->recoveries;
+        sort_pairs(&merged);
+        out->val = merged.val.head(nev);
+        out->vec = merged.vec.leftCols(nev);
+      }
+    }
+    if (!found) {
+      if (!use_inertia && got) {
+        cert->kind = POSENC_LAPPE_CERT_KRYLOV;
+        cert->sigma = sigma;
+        return POSENC_OK;
+      }
+      if (++failed_searches > 2)
+        return set_error(POSENC_ERR_NOT_CONVERGED,
+                         "certificate: %s (component of %lld nodes, %s solver); deflated searches found none of them",
+                         use_inertia ? "inertia counts eigenvalues below the k-th that were not found"
+                                     : "the deflated Lanczos check did not converge",
+                         static_cast<long long>(L.n), st->method.c_str());
+    }
   }
-  return POSENC_OK;
 }
 
 /// Sign rule: the entry of largest magnitude is positive; entries within a relative 1e-6 of the
@@ -541,10 +751,12 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
   POSENC_CHECK(checked_mul(num_nodes, k, &total, "eigvecs [num_nodes, k]", sizeof(double)));
   POSENC_CHECK(check_not_null(eigvals, "eigvals"));
   POSENC_CHECK(check_not_null(eigvecs, "eigvecs"));
-  if (info != nullptr && info->struct_size < sizeof(posenc_laplacian_pe_info))
+  if (info != nullptr && info->struct_size != sizeof(posenc_laplacian_pe_info) &&
+      info->struct_size != POSENC_LAPPE_INFO_SIZE_V1)
     return set_error(POSENC_ERR_INVALID_ARGUMENT,
-                     "info->struct_size must be >= %u (got %u); call posenc_laplacian_pe_info_init",
-                     static_cast<unsigned>(sizeof(posenc_laplacian_pe_info)), info->struct_size);
+                     "info->struct_size must be %u (or %u, the 0.1 layout) (got %u); call posenc_laplacian_pe_info_init",
+                     static_cast<unsigned>(sizeof(posenc_laplacian_pe_info)),
+                     static_cast<unsigned>(POSENC_LAPPE_INFO_SIZE_V1), info->struct_size);
   const long long solver_raw = info != nullptr ? enum_bits(info->solver) : 0;
   if (solver_raw < POSENC_LAPPE_AUTO || solver_raw > POSENC_LAPPE_LANCZOS)
     return set_error(POSENC_ERR_INVALID_ARGUMENT, "info->solver must be a posenc_lappe_method in [0, 3] (got %lld)",
@@ -592,6 +804,9 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
     SolveStats st;
     posenc_lappe_method method = POSENC_LAPPE_DENSE;
     size_t biggest = 0;
+    CompCert big;  // the largest solved component's certificate
+    posenc_lappe_certificate weakest = POSENC_LAPPE_CERT_DENSE;
+    int64_t recoveries = 0;
     for (size_t c = 0; c < comps.size(); ++c) {
       const std::vector<int32_t>& nodes = comps[c];
       const int64_t nev = std::min<int64_t>(k, static_cast<int64_t>(nodes.size()));
@@ -602,7 +817,10 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
       } else {
         const Lap L = component_laplacian(gr, nodes, local, laplacian);
         st.method.clear();
-        POSENC_CHECK(component_pairs(L, nev, static_cast<posenc_lappe_method>(solver_raw), &pairs[c], &st));
+        CompCert cc;
+        POSENC_CHECK(component_pairs(L, nev, static_cast<posenc_lappe_method>(solver_raw), &pairs[c], &st, &cc));
+        recoveries += cc.recoveries;
+        if (cert_rank(cc.kind) < cert_rank(weakest)) weakest = cc.kind;
         // A connected component's smallest eigenvalue is exactly 0 with a known null vector
         // (D^1/2 1 for L_sym, 1 for D - A): store them exactly, so that zeros of different
         // components compare equal and order by component.
@@ -621,6 +839,7 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
           method = st.method == "shift-invert" ? POSENC_LAPPE_SHIFT_INVERT
                    : st.method == "lanczos"    ? POSENC_LAPPE_LANCZOS
                                                : POSENC_LAPPE_DENSE;
+          big = cc;
         }
       }
       for (Eigen::Index j = 0; j < pairs[c].val.size(); ++j)
@@ -651,6 +870,13 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
       info->matvecs = st.matvecs;
       info->shift_solves = st.solves;
       info->max_residual = maxres;
+      if (info->struct_size >= sizeof(posenc_laplacian_pe_info)) {
+        info->certificate = weakest;
+        info->recoveries = static_cast<int32_t>(std::min<int64_t>(recoveries, std::numeric_limits<int32_t>::max()));
+        info->inertia_sigma = big.kind == POSENC_LAPPE_CERT_INERTIA ? big.sigma : 0.0;
+        info->inertia_count = big.kind == POSENC_LAPPE_CERT_INERTIA ? big.below : -1;
+        info->factor_nnz = big.factor_nnz;
+      }
     }
     return POSENC_OK;
   });
@@ -663,6 +889,8 @@ extern "C" POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplaci
   POSENC_CHECK(check_not_null(info, "info"));
   *info = posenc_laplacian_pe_info{};
   info->struct_size = sizeof(posenc_laplacian_pe_info);
+  info->certificate = POSENC_LAPPE_CERT_NONE;
+  info->inertia_count = -1;
   info->solver = POSENC_LAPPE_AUTO;
   info->method = POSENC_LAPPE_DENSE;
   return POSENC_OK;

@@ -1133,6 +1133,21 @@ typedef enum {
   POSENC_LAPPE_METHOD_MAX_ENUM_ = 0x7fffffff /**< not a value: makes the enum 32-bit wide */
 } posenc_lappe_method;
 
+/** How the k returned eigenvalues of a component were proven to be its k smallest. */
+typedef enum {
+  POSENC_LAPPE_CERT_NONE = 0,    /**< not certified (never returned with POSENC_OK) */
+  POSENC_LAPPE_CERT_DENSE = 1,   /**< full dense decomposition (or a 1-node component): exact */
+  POSENC_LAPPE_CERT_INERTIA = 2, /**< Sylvester inertia: an LDL^T of L - sigma I with sigma just
+                                      below the k-th value has as many negative pivots as values
+                                      returned below sigma */
+  POSENC_LAPPE_CERT_KRYLOV = 3,  /**< the LDL^T would fill in beyond its limit: a Lanczos run on
+                                      the orthogonal complement of the returned vectors, from a
+                                      fresh start vector, found no eigenvalue below sigma
+                                      (probabilistic: fails only if that start vector is almost
+                                      orthogonal to a missed eigenvector) */
+  POSENC_LAPPE_CERT_MAX_ENUM_ = 0x7fffffff /**< not a value: makes the enum 32-bit wide */
+} posenc_lappe_certificate;
+
 /** Options (in) and diagnostics (out) of one posenc_laplacian_pe_ex_f64 call. */
 typedef struct {
   uint32_t struct_size;       /**< sizeof(posenc_laplacian_pe_info); set by _init */
@@ -1145,10 +1160,27 @@ typedef struct {
   int64_t matvecs;            /**< sparse products with c I - L (Lanczos, all components) */
   int64_t shift_solves;       /**< triangular solves with (L - sigma I) (shift-invert) */
   double max_residual;        /**< max_j ||L v_j - lambda_j v_j||_2 over the k returned pairs */
+  /* ---- added in posenc 0.2 (absent, and not written, when struct_size ==
+     POSENC_LAPPE_INFO_SIZE_V1) ---- */
+  posenc_lappe_certificate certificate; /**< out: the weakest certificate over the components
+                                             (DENSE > INERTIA > KRYLOV) */
+  int32_t recoveries;        /**< out: deflated re-searches that found eigenpairs the first solve
+                                  had missed (all components; 0 = the first solve was right) */
+  double inertia_sigma;      /**< out: the largest component's inertia shift sigma (0 if its
+                                  certificate is not INERTIA) */
+  int64_t inertia_count;     /**< out: the number of eigenvalues of the largest component's
+                                  Laplacian below inertia_sigma (negative LDL^T pivots); -1 if its
+                                  certificate is not INERTIA */
+  int64_t factor_nnz;        /**< out: nonzeros of the largest LDL^T factor (shift-invert or
+                                  inertia) of the largest component; 0 if none was built */
 } posenc_laplacian_pe_info;
 
-/** Fills *info with struct_size, solver = POSENC_LAPPE_AUTO and zeros. NULL_POINTER if info is
- *  NULL. */
+/** struct_size of a posenc 0.1 caller's posenc_laplacian_pe_info (fields up to max_residual):
+ *  still accepted; the fields after max_residual are then neither read nor written. */
+#define POSENC_LAPPE_INFO_SIZE_V1 ((uint32_t)offsetof(posenc_laplacian_pe_info, certificate))
+
+/** Fills *info with struct_size = sizeof, solver = POSENC_LAPPE_AUTO and zeros (inertia_count =
+ *  -1). NULL_POINTER if info is NULL. */
 POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info* info);
 
 /** Laplacian eigenvector positional encoding (LapPE): the k smallest eigenpairs of the chosen
@@ -1184,18 +1216,33 @@ POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info*
  *  c = 2 for L_sym and the Gershgorin bound c = 2 max_v d_v for D - A, retried with a larger
  *  Krylov subspace (ncv) and more restarts. Spectra's relative tolerance is 1e-10. After
  *  convergence each pair is polished (eigenvalue = Rayleigh quotient) and accepted only if
- *  ||L v - lambda v||_2 <= 1e-9 c. Krylov methods can miss a copy of a repeated eigenvalue, so the
- *  found vectors are then deflated and Lanczos looks again below the k-th value (up to 4 rounds).
+ *  ||L v - lambda v||_2 <= 1e-9 c.
+ *
+ *  Certificate (iterative paths): Krylov methods can miss copies of a repeated eigenvalue and
+ *  return larger eigenvalues instead, with small residuals. So, with top = the k-th value found and
+ *  sigma = top - 1e-8 c, the result is accepted only when L has exactly as many eigenvalues below
+ *  sigma as were returned below sigma. INERTIA (when the numeric LDL^T of L - sigma I, AMD
+ *  ordering, costs <= 5e8 flops by its symbolic analysis): the count is the number of negative
+ *  pivots (Sylvester's law of inertia; a zero pivot moves sigma down by 0.37e-8 c, up to 4 times).
+ *  KRYLOV (otherwise): a Lanczos run on the orthogonal complement of the returned vectors, from a
+ *  fresh pseudo-random start vector, must find nothing below sigma (probabilistic). While the check
+ *  fails, the returned vectors are deflated, the search goes on below sigma (deflated shift-invert
+ *  or Lanczos from new start vectors) and every eigenpair found there replaces the largest ones;
+ *  after 2k + 8 rounds, or 3 searches that find nothing while inertia says something is missing,
+ *  the call returns NOT_CONVERGED. info reports the certificate, the recoveries, sigma and the
+ *  count.
  *
  *  Accuracy: dense path, |lambda_j - exact| <= ~1e-13 c and residuals ~1e-14 c; iterative paths,
- *  residual <= 1e-9 c, eigenvalue error <= residual (Rayleigh quotient; ~residual^2 / gap when
- *  simple). Eigenvector error ~ residual / gap to the rest of the spectrum. The result is bitwise
+ *  residual <= 1e-9 c, the returned values are the k smallest to within 1e-8 c (certificate), each
+ *  an eigenvalue to within its residual (Rayleigh quotient; ~residual^2 / gap when simple).
+ *  Eigenvector error ~ residual / gap to the rest of the spectrum. The result is bitwise
  *  identical for any thread count and on every ISA path (no ISA-specific code).
  *
  *  Errors (nothing written): the graph errors above; laplacian not in the enum, k <= 0 or
  *  k > num_nodes -> INVALID_ARGUMENT; eigvals or eigvecs NULL -> NULL_POINTER; num_nodes * k
- *  overflowing -> SIZE_OVERFLOW; no solver reaching the tolerance -> NOT_CONVERGED, the message
- *  lists every attempt (method, nev, ncv, iteration limit, residual reached).
+ *  overflowing -> SIZE_OVERFLOW; no solver reaching the tolerance, or a certificate that cannot be
+ *  established -> NOT_CONVERGED (nothing written), the message lists every attempt (method, nev,
+ *  ncv, iteration limit, residual reached) or the inertia count against the values found.
  *
  *  Sources: Dwivedi et al., "Benchmarking Graph Neural Networks" (JMLR 2023) §C.2 LapPE;
  *  PyG AddLaplacianEigenvectorPE / get_laplacian; Rampasek et al., GraphGPS (NeurIPS 2022);
@@ -1206,7 +1253,8 @@ POSENC_API posenc_status posenc_laplacian_pe_f64(int64_t num_nodes, const int64_
                                                  double* eigvals, double* eigvecs);
 
 /** posenc_laplacian_pe_f64 with options and diagnostics in *info (may be NULL = AUTO; else its
- *  struct_size must be set, by posenc_laplacian_pe_info_init; solver outside the enum ->
+ *  struct_size must be sizeof(posenc_laplacian_pe_info), as set by posenc_laplacian_pe_info_init,
+ *  or POSENC_LAPPE_INFO_SIZE_V1; another struct_size or a solver outside the enum ->
  *  INVALID_ARGUMENT). The out fields of info are written on success only. */
 POSENC_API posenc_status posenc_laplacian_pe_ex_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
                                                     const double* weights, int64_t num_edges,

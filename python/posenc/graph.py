@@ -37,7 +37,8 @@ class LaplacianPeInfo(ctypes.Structure):
 
     _fields_ = [("struct_size", ctypes.c_uint32), ("solver", ctypes.c_int), ("method", ctypes.c_int),
                 ("components", ctypes.c_int64), ("matvecs", ctypes.c_int64), ("shift_solves", ctypes.c_int64),
-                ("max_residual", ctypes.c_double)]
+                ("max_residual", ctypes.c_double), ("certificate", ctypes.c_int), ("recoveries", ctypes.c_int32),
+                ("inertia_sigma", ctypes.c_double), ("inertia_count", ctypes.c_int64), ("factor_nnz", ctypes.c_int64)]
 
 
 class LapPeMethod(enum.IntEnum):
@@ -48,13 +49,16 @@ class LapPeMethod(enum.IntEnum):
 
 
 _LAPPE_METHODS = {0: "auto", 1: "dense", 2: "shift_invert", 3: "lanczos"}
+_LAPPE_CERTS = {0: "none", 1: "dense", 2: "inertia", 3: "krylov"}
 
 
 def laplacian_pe(num_nodes, src, dst, k, weights=None, laplacian=Laplacian.SYM, info=False,
                  solver=LapPeMethod.AUTO, convert=False, out=None):
     """posenc_laplacian_pe_f64 -> (eigvals float64 [k] ascending, eigvecs float64 [num_nodes, k]);
     with info=True (or a solver other than AUTO) posenc_laplacian_pe_ex_f64 -> (eigvals, eigvecs,
-    dict of its diagnostics: method, components, matvecs, shift_solves, max_residual). out: None or
+    dict of its diagnostics: method, components, matvecs, shift_solves, max_residual, certificate
+    ("dense", "inertia" or "krylov": how the values were proven to be the k smallest), recoveries,
+    inertia_sigma, inertia_count, factor_nnz). out: None or
     an (eigvals, eigvecs) pair of arrays to fill."""
     info = info or int(solver) != LapPeMethod.AUTO
     src, dst, weights = _edges(src, dst, weights, convert)
@@ -73,6 +77,7 @@ def laplacian_pe(num_nodes, src, dst, k, weights=None, laplacian=Laplacian.SYM, 
           int(laplacian), int(k), _ptr(vals), _ptr(vecs), ctypes.byref(inf))
     d = {n: getattr(inf, n) for n, _ in LaplacianPeInfo._fields_ if n not in ("struct_size", "solver")}
     d["method"] = _LAPPE_METHODS.get(d["method"], d["method"])
+    d["certificate"] = _LAPPE_CERTS.get(d["certificate"], d["certificate"])
     return vals, vecs, d
 
 
