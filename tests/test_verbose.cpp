@@ -234,6 +234,10 @@ std::map<std::string, Case> make_cases(Inputs& in, posenc_isa isa) {
                                       &I->info);
   }, {}};
   c["posenc_rwse_f64"] = {[=] { return posenc_rwse_f64(5, I->src.data(), I->dst.data(), nullptr, 4, 3, od); }, {}};
+  c["posenc_heat_kernel_apply_f64"] = {[=] {
+    return posenc_heat_kernel_apply_f64(5, I->src.data(), I->dst.data(), nullptr, 4, POSENC_LAPLACIAN_SYM, 0.5, d, 2, od,
+                                        nullptr);
+  }, {}};
   // learned
   c["posenc_learned_add_f32"] = {[=] { return posenc_learned_add_f32(a, 4, 8, pos, 4, o); }, {}};
   c["posenc_learned_grad_f32"] = {[=] { return posenc_learned_grad_f32(a, pos, 4, 8, o, 4); }, {}};

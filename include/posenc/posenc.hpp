@@ -423,6 +423,16 @@ inline std::vector<double> rwse(int64_t num_nodes, const std::vector<int64_t>& s
                         static_cast<int64_t>(src.size()), steps, out.data()));
   return out;
 }
+/// posenc_heat_kernel_apply_f64: y [num_nodes, num_vectors] = exp(-t L) x (row-major); returns
+/// the documented error bound (relative to ||x_b||_2 per column).
+inline double heat_kernel_apply(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
+                                int64_t num_edges, posenc_laplacian laplacian, double t, const double* x,
+                                int64_t num_vectors, double* y) {
+  double bound = 0.0;
+  check(posenc_heat_kernel_apply_f64(num_nodes, src, dst, weights, num_edges, laplacian, t, x, num_vectors, y,
+                                     &bound));
+  return bound;
+}
 // @@GRAPH-END@@
 
 // @@LEARNED-BEGIN@@ --------------------------------------------- learned

@@ -21,6 +21,8 @@ _lib.register({
     "posenc_rwse_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, _c_i32, _P]),
     "posenc_laplacian_pe_info_init": (ctypes.c_int, [_P]),
     "posenc_laplacian_pe_ex_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, ctypes.c_int, _c_i32, _P, _P, _P]),
+    "posenc_heat_kernel_apply_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, ctypes.c_int, ctypes.c_double, _P,
+                                                    _c_i64, _P, _P]),
 })
 
 
@@ -96,4 +98,28 @@ def rwse(num_nodes, src, dst, steps, weights=None, convert=False, out=None):
     return out
 
 
-__all__ = ['Laplacian', 'LaplacianPeInfo', 'LapPeMethod', 'laplacian_pe', 'rwse']
+def heat_kernel_apply(num_nodes, src, dst, t, x, weights=None, laplacian=Laplacian.SYM, error_bound=False,
+                      convert=False, out=None):
+    """posenc_heat_kernel_apply_f64 -> y = exp(-t L) x, float64 of x's shape: x is [num_nodes] (one
+    vector) or [num_nodes, num_vectors] (a block, C-contiguous). L is L_sym or D - A of the
+    undirected graph (graph construction as in laplacian_pe), t >= 0 finite. Chebyshev expansion;
+    with error_bound=True returns (y, bound) where ||y_b - exp(-t L) x_b||_2 <= bound ||x_b||_2 for
+    every column b. out: None or the array to fill (may be x itself)."""
+    src, dst, weights = _edges(src, dst, weights, convert)
+    xa = np.asarray(x) if convert else x
+    if isinstance(xa, np.ndarray) and xa.ndim == 1:
+        xa = _in(xa, np.float64, "x", (int(num_nodes),), convert)
+        nv = 1
+    else:
+        xa = _in(xa, np.float64, "x", None, convert, ndim=2)
+        if xa.shape[0] != int(num_nodes):
+            raise ValueError(f"x must have num_nodes = {int(num_nodes)} rows (got shape {xa.shape})")
+        nv = xa.shape[1]
+    y = _out(out, xa.shape, np.float64, inputs={"src": src, "dst": dst, "weights": weights, "x": xa}, alias="x")
+    bound = ctypes.c_double(0.0)
+    _call("posenc_heat_kernel_apply_f64", int(num_nodes), _ptr(src), _ptr(dst), _ptr(weights), src.shape[0],
+          int(laplacian), float(t), _ptr(xa), int(nv), _ptr(y), ctypes.byref(bound))
+    return (y, bound.value) if error_bound else y
+
+
+__all__ = ['Laplacian', 'LaplacianPeInfo', 'LapPeMethod', 'heat_kernel_apply', 'laplacian_pe', 'rwse']
