@@ -11,7 +11,8 @@ Every fenced block whose info string is c, cpp, python or sh is run:
   cpp     the same with CXX -std=c++17;
   python  run by /usr/bin/python3 with PYTHONPATH=SOURCE_DIR/python and POSENC_LIBRARY;
   sh      run by bash -e in a fresh folder holding build/release (BUILD_DIR), with the built
-          `posenc` first on PATH and HOME set to that folder.
+          `posenc` first on PATH and HOME set to that folder; a block that would change the
+          system (install into /usr, pip, apt) is an error unless it is skipped.
 A block the test cannot run carries the line `<!-- snippet: skip: <reason> -->` right before it;
 a skip without a reason is an error. Other info strings (text, console, none) are not code.
 """
@@ -110,6 +111,10 @@ for path in files:
             open(f, "w").write(code)
             rc, out = run(["/usr/bin/python3", f], d, env)
         else:
+            if re.search(r"/usr/local|--prefix /usr\b|\bsudo\b|pip install|apt(-get)? install", code):
+                failures += 1
+                print(f"FAIL {where}: would change the system (install into /usr, pip or apt): mark it skip with a reason")
+                continue
             os.makedirs(os.path.join(d, "build"))
             os.symlink(os.path.realpath(build), os.path.join(d, "build", "release"))
             # python3 in a snippet is Debian's /usr/bin/python3 (NumPy), as on the machines the README is for.
