@@ -691,3 +691,121 @@ extern "C" POSENC_API posenc_status posenc_linear_attention_backward_f32(
     return POSENC_OK;
   });
 }
+
+extern "C" POSENC_API posenc_status posenc_softmax_attention_backward_f32(
+    const float* q, const float* kk, const float* v, int64_t n, int32_t d, int32_t dv, int32_t causal, float scale,
+    const float* grad_out, float* grad_q, float* grad_k, float* grad_v) {
+  api_guard g("posenc_softmax_attention_backward_f32");
+  POSENC_CHECK(check_nonneg(n, "n"));
+  POSENC_CHECK(check_positive(d, "d"));
+  POSENC_CHECK(check_positive(dv, "dv"));
+  if (!std::isfinite(scale))
+    return set_error(POSENC_ERR_INVALID_ARGUMENT, "scale must be finite (got %g)", static_cast<double>(scale));
+  POSENC_CHECK(check_not_null_if(grad_out, n, "grad_out"));
+  POSENC_CHECK(check_not_null_if(grad_q, n, "grad_q"));
+  POSENC_CHECK(check_not_null_if(grad_k, n, "grad_k"));
+  POSENC_CHECK(check_not_null_if(grad_v, n, "grad_v"));
+  POSENC_CHECK(check_attention_arrays(q, kk, v, grad_v, n, d, dv, "q", "k"));
+  if (n == 0) return POSENC_OK;
+  const features_kernels_t* k = nullptr;
+  POSENC_CHECK(features_kernels_active(&k));
+  path(causal ? "softmax_attention_backward.causal" : "softmax_attention_backward.full");
+  const double pairs = causal ? double(n) * double(n + 1) / 2.0 : double(n) * double(n);
+  work(4.0 * double(n) * 4.0 * (d + dv), pairs * (6.0 * d + 6.0 * dv), true);
+  POSENC_SHAPE("n=%lld d=%d dv=%d", (long long)n, d, dv);
+  return guarded([&] {
+    const int64_t n_pad = round_up(n, kFeaturesColPad);
+    std::vector<float> kt(static_cast<size_t>(d * n_pad), 0.0f), vt(static_cast<size_t>(dv * n_pad), 0.0f);
+    const int64_t tg = 1024;
+    parallel_tiles(tiles_of(n, tg), [&](int64_t t) {  // K^T [d, n_pad], V^T [dv, n_pad]
+      const int64_t j0 = t * tg, j1 = std::min(n, j0 + tg);
+      for (int32_t c = 0; c < d; ++c)
+        for (int64_t j = j0; j < j1; ++j) kt[size_t(c * n_pad + j)] = kk[j * d + c];
+      for (int32_t c = 0; c < dv; ++c)
+        for (int64_t j = j0; j < j1; ++j) vt[size_t(c * n_pad + j)] = v[j * dv + c];
+    });
+    const int64_t QB = 64, KB = 256;
+    // the forward output (the forward kernel: same bits), then L_i = m_i + log l_i and
+    // Dl_i = grad_out_i . out_i (float64)
+    std::vector<float> out(static_cast<size_t>(n * dv));
+    parallel_tiles(tiles_of(n, QB), [&](int64_t t) {
+      const int64_t q0 = t * QB, q1 = std::min(n, q0 + QB);
+      std::vector<float> scratch(static_cast<size_t>(QB * 256 + QB * dv + 2 * QB));
+      k->softmax_rows(q, kt.data(), n_pad, v, n, d, dv, q0, q1, causal != 0 ? 1 : 0, scale, scratch.data(), out.data());
+    });
+    std::vector<float> lse(static_cast<size_t>(n)), dl(static_cast<size_t>(n));
+    // block of scores for query rows [q0, q0+nq) and keys [j0, j0+bl): p = exp(scale s - L) (0 masked)
+    auto probs = [&](int64_t q0, int64_t nq, int64_t j0, int64_t bl, float* s) {
+      k->matmul(q + q0 * d, d, 1, kt.data() + j0, n_pad, nq, bl, d, s, KB, 0);
+      for (int64_t i = 0; i < nq; ++i)
+        for (int64_t j = 0; j < bl; ++j) {
+          float& e = s[i * KB + j];
+          e = (causal && j0 + j > q0 + i) ? 0.0f : std::exp(e * scale - lse[size_t(q0 + i)]);
+        }
+    };
+    parallel_tiles(tiles_of(n, QB), [&](int64_t t) {
+      const int64_t q0 = t * QB, nq = std::min(n, q0 + QB) - q0;
+      std::vector<float> s(static_cast<size_t>(QB * KB));
+      std::vector<double> mx(static_cast<size_t>(nq), -std::numeric_limits<double>::infinity()), l(size_t(nq), 0.0);
+      const int64_t kend = causal ? q0 + nq : n;
+      for (int64_t j0 = 0; j0 < kend; j0 += KB) {
+        const int64_t bl = std::min(kend - j0, KB);
+        k->matmul(q + q0 * d, d, 1, kt.data() + j0, n_pad, nq, bl, d, s.data(), KB, 0);
+        for (int64_t i = 0; i < nq; ++i) {
+          const int64_t jm = causal ? std::min(bl, q0 + i - j0 + 1) : bl;
+          if (jm <= 0) continue;
+          double bm = -std::numeric_limits<double>::infinity();
+          for (int64_t j = 0; j < jm; ++j) bm = std::max(bm, double(s[size_t(i * KB + j)]) * scale);
+          const double nm = std::max(mx[size_t(i)], bm);
+          double acc = l[size_t(i)] * std::exp(mx[size_t(i)] - nm);
+          for (int64_t j = 0; j < jm; ++j) acc += std::exp(double(s[size_t(i * KB + j)]) * scale - nm);
+          l[size_t(i)] = acc;
+          mx[size_t(i)] = nm;
+        }
+      }
+      for (int64_t i = 0; i < nq; ++i) {
+        lse[size_t(q0 + i)] = static_cast<float>(mx[size_t(i)] + std::log(l[size_t(i)]));
+        double a = 0.0;
+        for (int32_t c = 0; c < dv; ++c) a += double(grad_out[(q0 + i) * dv + c]) * out[size_t((q0 + i) * dv + c)];
+        dl[size_t(q0 + i)] = static_cast<float>(a);
+      }
+    });
+    // grad_q: per query block over key blocks; dS = P (dP - Dl), dP = dO V^T; grad_q = scale dS K
+    parallel_tiles(tiles_of(n, QB), [&](int64_t t) {
+      const int64_t q0 = t * QB, nq = std::min(n, q0 + QB) - q0;
+      std::vector<float> s(static_cast<size_t>(QB * KB)), dp(static_cast<size_t>(QB * KB));
+      const int64_t kend = causal ? q0 + nq : n;
+      float* gq = grad_q + q0 * d;
+      std::fill(gq, gq + nq * d, 0.0f);
+      for (int64_t j0 = 0; j0 < kend; j0 += KB) {
+        const int64_t bl = std::min(kend - j0, KB);
+        probs(q0, nq, j0, bl, s.data());
+        k->matmul(grad_out + q0 * dv, dv, 1, vt.data() + j0, n_pad, nq, bl, dv, dp.data(), KB, 0);
+        for (int64_t i = 0; i < nq; ++i)
+          for (int64_t j = 0; j < bl; ++j)
+            s[size_t(i * KB + j)] *= (dp[size_t(i * KB + j)] - dl[size_t(q0 + i)]) * scale;
+        k->matmul(s.data(), KB, 1, kk + j0 * d, d, nq, d, bl, gq, d, 1);
+      }
+    });
+    // grad_k, grad_v: per key block over query blocks; grad_v = P^T dO, grad_k = scale dS^T Q
+    parallel_tiles(tiles_of(n, KB), [&](int64_t t) {
+      const int64_t j0 = t * KB, bl = std::min(n, j0 + KB) - j0;
+      std::vector<float> s(static_cast<size_t>(QB * KB)), dp(static_cast<size_t>(QB * KB));
+      float* gk = grad_k + j0 * d;
+      float* gv = grad_v + j0 * dv;
+      std::fill(gk, gk + bl * d, 0.0f);
+      std::fill(gv, gv + bl * dv, 0.0f);
+      for (int64_t q0 = causal ? j0 / QB * QB : 0; q0 < n; q0 += QB) {
+        const int64_t nq = std::min(n, q0 + QB) - q0;
+        probs(q0, nq, j0, bl, s.data());
+        k->matmul(s.data(), 1, KB, grad_out + q0 * dv, dv, bl, dv, nq, gv, dv, 1);
+        k->matmul(grad_out + q0 * dv, dv, 1, vt.data() + j0, n_pad, nq, bl, dv, dp.data(), KB, 0);
+        for (int64_t i = 0; i < nq; ++i)
+          for (int64_t j = 0; j < bl; ++j)
+            s[size_t(i * KB + j)] *= (dp[size_t(i * KB + j)] - dl[size_t(q0 + i)]) * scale;
+        k->matmul(s.data(), 1, KB, q + q0 * d, d, bl, d, nq, gk, d, 1);
+      }
+    });
+    return POSENC_OK;
+  });
+}

@@ -1136,3 +1136,100 @@ TEST_P(FeaturesBackward, BadInputWritesNothingAndNamesTheArgument) {
 POSENC_INSTANTIATE_ISA(FeaturesBackward);
 
 }  // namespace
+
+namespace {
+/// float64 loss sum_i go_i . softmax-attention out_i.
+double softmax_loss64(const std::vector<double>& q, const std::vector<double>& k, const std::vector<double>& v,
+                      int64_t n, int d, int dv, bool causal, double scale, const std::vector<float>& go) {
+  double loss = 0;
+  std::vector<double> s(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t jn = causal ? i + 1 : n;
+    double mx = -INFINITY;
+    for (int64_t j = 0; j < jn; ++j) {
+      double t = 0;
+      for (int c = 0; c < d; ++c) t += q[i * d + c] * k[j * d + c];
+      s[size_t(j)] = scale * t;
+      mx = std::max(mx, s[size_t(j)]);
+    }
+    double l = 0;
+    for (int64_t j = 0; j < jn; ++j) { s[size_t(j)] = std::exp(s[size_t(j)] - mx); l += s[size_t(j)]; }
+    for (int c = 0; c < dv; ++c) {
+      double a = 0;
+      for (int64_t j = 0; j < jn; ++j) a += s[size_t(j)] * v[j * dv + c];
+      loss += go[i * dv + c] * a / l;
+    }
+  }
+  return loss;
+}
+
+class FeaturesSoftmaxBackward : public IsaTest {};
+
+TEST_P(FeaturesSoftmaxBackward, GradientsMatchFloat64FiniteDifferencesCausalAndNot) {
+  for (int64_t n : {3, 300}) {  // 300: 5 query blocks, 2 key blocks
+    const int d = 6, dv = 5;
+    auto q = randn(size_t(n) * d, 0.8, 71), k = randn(size_t(n) * d, 0.8, 72), v = randn(size_t(n) * dv, 1.0, 73);
+    auto go = randn(size_t(n) * dv, 1.0, 74);
+    const float scale = 0.7f;
+    for (int causal : {0, 1}) {
+      std::vector<float> gq(size_t(n) * d), gk(size_t(n) * d), gv(size_t(n) * dv);
+      poison(gq); poison(gk); poison(gv);
+      ASSERT_EQ(posenc_softmax_attention_backward_f32(q.data(), k.data(), v.data(), n, d, dv, causal, scale, go.data(),
+                                                      gq.data(), gk.data(), gv.data()), POSENC_OK)
+          << posenc_last_error_message();
+      EXPECT_EQ(count_poison(gq) + count_poison(gk) + count_poison(gv), 0u);
+      auto q64 = to64(q), k64 = to64(k), v64 = to64(v);
+      std::mt19937_64 pick(17 + n + causal);
+      double worst = 0;
+      auto fd = [&](std::vector<double>& arr, const std::vector<float>& got, const char* what) {
+        std::uniform_int_distribution<size_t> u(0, arr.size() - 1);
+        for (int t = 0; t < 25; ++t) {
+          const size_t e = t < 2 ? arr.size() - 1 - size_t(t) : (t < 4 ? size_t(t - 2) : u(pick));
+          const double x0 = arr[e], h = 1e-5;
+          arr[e] = x0 + h;
+          const double lp = softmax_loss64(q64, k64, v64, n, d, dv, causal, scale, go);
+          arr[e] = x0 - h;
+          const double lm = softmax_loss64(q64, k64, v64, n, d, dv, causal, scale, go);
+          arr[e] = x0;
+          const double ref = (lp - lm) / (2 * h);
+          worst = std::max(worst, std::fabs(got[e] - ref) / (1 + std::fabs(ref)));
+          ASSERT_NEAR(got[e], ref, 2e-4 * (1 + std::fabs(ref))) << what << " n " << n << " causal " << causal << " e " << e;
+        }
+      };
+      fd(q64, gq, "grad_q");
+      fd(k64, gk, "grad_k");
+      fd(v64, gv, "grad_v");
+      std::printf("[softmax backward] n=%lld causal=%d max err/(1+|ref|) vs float64 central differences %.2e\n",
+                  (long long)n, causal, worst);
+      for (int threads : {1, 2, 3}) {
+        ThreadScope ts(threads);
+        std::vector<float> a(gq.size()), b(gk.size()), c(gv.size());
+        ASSERT_EQ(posenc_softmax_attention_backward_f32(q.data(), k.data(), v.data(), n, d, dv, causal, scale, go.data(),
+                                                        a.data(), b.data(), c.data()), POSENC_OK);
+        EXPECT_TRUE(same_bits(a, gq) && same_bits(b, gk) && same_bits(c, gv)) << threads;
+      }
+    }
+  }
+}
+
+TEST_P(FeaturesSoftmaxBackward, BadInputWritesNothingAndNamesTheArgument) {
+  const int64_t n = 4;
+  const int d = 3, dv = 2;
+  std::vector<float> a(n * d, 0.5f), v(n * dv, 1.0f), go(n * dv, 1.0f), gq(n * d), gk(n * d), gv(n * dv);
+  poison(gq); poison(gk); poison(gv);
+  auto sb = [&](int64_t nn, int dd, float sc, const float* g, float* x1, float* x2, float* x3) {
+    return posenc_softmax_attention_backward_f32(a.data(), a.data(), v.data(), nn, dd, dv, 1, sc, g, x1, x2, x3);
+  };
+  EXPECT_POSENC_ERROR(sb(-1, d, 1, go.data(), gq.data(), gk.data(), gv.data()), POSENC_ERR_INVALID_ARGUMENT, "n");
+  EXPECT_POSENC_ERROR(sb(n, 0, 1, go.data(), gq.data(), gk.data(), gv.data()), POSENC_ERR_INVALID_ARGUMENT, "d");
+  EXPECT_POSENC_ERROR(sb(n, d, NAN, go.data(), gq.data(), gk.data(), gv.data()), POSENC_ERR_INVALID_ARGUMENT, "scale");
+  EXPECT_POSENC_ERROR(sb(n, d, 1, nullptr, gq.data(), gk.data(), gv.data()), POSENC_ERR_NULL_POINTER, "grad_out");
+  EXPECT_POSENC_ERROR(sb(n, d, 1, go.data(), nullptr, gk.data(), gv.data()), POSENC_ERR_NULL_POINTER, "grad_q");
+  EXPECT_POSENC_ERROR(sb(n, d, 1, go.data(), gq.data(), nullptr, gv.data()), POSENC_ERR_NULL_POINTER, "grad_k");
+  EXPECT_POSENC_ERROR(sb(n, d, 1, go.data(), gq.data(), gk.data(), nullptr), POSENC_ERR_NULL_POINTER, "grad_v");
+  EXPECT_EQ(count_poison(gq) + count_poison(gk) + count_poison(gv), gq.size() + gk.size() + gv.size());
+  EXPECT_EQ(posenc_softmax_attention_backward_f32(nullptr, nullptr, nullptr, 0, d, dv, 0, 1, nullptr, nullptr, nullptr, nullptr), POSENC_OK);
+}
+
+POSENC_INSTANTIATE_ISA(FeaturesSoftmaxBackward);
+}  // namespace

@@ -299,6 +299,13 @@ inline void linear_attention_backward(const float* phi_q, const float* phi_k, co
   check(posenc_linear_attention_backward_f32(phi_q, phi_k, v, n, F, dv, causal ? 1 : 0, eps, grad_out, grad_phi_q,
                                              grad_phi_k, grad_v));
 }
+/// posenc_softmax_attention_backward_f32: grad_out [n, dv] -> grad_q, grad_k [n, d], grad_v [n, dv].
+inline void softmax_attention_backward(const float* q, const float* k, const float* v, int64_t n, int32_t d,
+                                       int32_t dv, bool causal, float scale, const float* grad_out, float* grad_q,
+                                       float* grad_k, float* grad_v) {
+  check(posenc_softmax_attention_backward_f32(q, k, v, n, d, dv, causal ? 1 : 0, scale, grad_out, grad_q, grad_k,
+                                              grad_v));
+}
 /// posenc_softmax_attention_f32: q, k [n, d], v [n, dv] -> out [n, dv].
 inline void softmax_attention(const float* q, const float* k, const float* v, int64_t n, int32_t d, int32_t dv,
                               bool causal, float scale, float* out) {

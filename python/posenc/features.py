@@ -42,6 +42,8 @@ _lib.register({
                                                        _P, _P, _P, _P]),
     "posenc_linear_attention_backward_f32": (ctypes.c_int, [_P, _P, _P, _c_i64, _c_i32, _c_i32, _c_i32, _c_f, _P, _P,
                                                             _P, _P]),
+    "posenc_softmax_attention_backward_f32": (ctypes.c_int, [_P, _P, _P, _c_i64, _c_i32, _c_i32, _c_i32, _c_f, _P, _P,
+                                                             _P, _P]),
 })
 
 
@@ -133,5 +135,23 @@ def linear_attention_backward(phi_q, phi_k, v, grad_out, causal=False, eps=1e-6,
     return gq, gk, gv
 
 
+def softmax_attention_backward(q, k, v, grad_out, causal=False, scale=None, convert=False):
+    """posenc_softmax_attention_backward_f32: gradients of sum(grad_out * softmax_attention(q, k, v,
+    causal, scale)) by recomputation (FlashAttention-2). Returns (grad_q, grad_k [n, d], grad_v [n, dv])."""
+    q = _in(q, np.float32, "q", convert=convert, ndim=2)
+    n, d = q.shape
+    k = _in(k, np.float32, "k", (n, d), convert)
+    v = _in(v, np.float32, "v", (n, None), convert)
+    dv = v.shape[1]
+    g = _in(grad_out, np.float32, "grad_out", (n, dv), convert)
+    if scale is None:
+        scale = 1.0 / np.sqrt(d)
+    gq, gk, gv = np.empty((n, d), np.float32), np.empty((n, d), np.float32), np.empty((n, dv), np.float32)
+    _call("posenc_softmax_attention_backward_f32", _ptr(q), _ptr(k), _ptr(v), n, d, dv, int(bool(causal)),
+          float(scale), _ptr(g), _ptr(gq), _ptr(gk), _ptr(gv))
+    return gq, gk, gv
+
+
 __all__ = ['RfSampling', 'RfKind', 'RfShift', 'rf_sample', 'rf_features', 'linear_attention', 'softmax_attention',
-           'rf_features_backward', 'linear_attention_backward']
+           'rf_features_backward', 'linear_attention_backward',
+           'softmax_attention_backward']
