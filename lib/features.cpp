@@ -809,3 +809,40 @@ extern "C" POSENC_API posenc_status posenc_softmax_attention_backward_f32(
     return POSENC_OK;
   });
 }
+
+extern "C" POSENC_API posenc_status posenc_linear_attention_step_f32(const float* phi_q, const float* phi_k,
+                                                                    const float* v, int32_t F, int32_t dv, float eps,
+                                                                    float* state_s, float* state_z, float* out) {
+  api_guard g("posenc_linear_attention_step_f32");
+  POSENC_CHECK(check_positive(F, "F"));
+  POSENC_CHECK(check_positive(dv, "dv"));
+  if (!(std::isfinite(eps) && eps >= 0.0f))
+    return set_error(POSENC_ERR_INVALID_ARGUMENT, "eps must be finite and >= 0 (got %g)", static_cast<double>(eps));
+  int64_t fd = 0;
+  POSENC_CHECK(checked_mul(F, dv, &fd, "state_s [F, dv]", sizeof(float)));
+  POSENC_CHECK(check_not_null(phi_q, "phi_q"));
+  POSENC_CHECK(check_not_null(phi_k, "phi_k"));
+  POSENC_CHECK(check_not_null(v, "v"));
+  POSENC_CHECK(check_not_null(state_s, "state_s"));
+  POSENC_CHECK(check_not_null(state_z, "state_z"));
+  POSENC_CHECK(check_not_null(out, "out"));
+  path("linear_attention_step.state");
+  work(4.0 * double(2 * fd + 3 * F + 2 * dv), 4.0 * double(fd) + 3.0 * F, true);
+  POSENC_SHAPE("F=%d dv=%d", F, dv);
+  return guarded([&] {
+    std::vector<double> num(static_cast<size_t>(dv), 0.0);
+    double den = 0.0;
+    for (int32_t f = 0; f < F; ++f) {
+      const float kf = phi_k[f];
+      float* row = state_s + static_cast<int64_t>(f) * dv;
+      for (int32_t c = 0; c < dv; ++c) row[c] += kf * v[c];
+      state_z[f] += kf;
+      const double qf = phi_q[f];
+      den += qf * state_z[f];
+      for (int32_t c = 0; c < dv; ++c) num[size_t(c)] += qf * row[c];
+    }
+    den += eps;
+    for (int32_t c = 0; c < dv; ++c) out[c] = den == 0.0 ? 0.0f : static_cast<float>(num[size_t(c)] / den);
+    return POSENC_OK;
+  });
+}

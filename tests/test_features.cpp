@@ -1233,3 +1233,37 @@ TEST_P(FeaturesSoftmaxBackward, BadInputWritesNothingAndNamesTheArgument) {
 
 POSENC_INSTANTIATE_ISA(FeaturesSoftmaxBackward);
 }  // namespace
+
+namespace {
+class FeaturesDecoding : public IsaTest {};
+
+TEST_P(FeaturesDecoding, StepsReproduceCausalLinearAttentionRowByRow) {
+  const int64_t n = 300;
+  const int F = 24, dv = 7;
+  auto q = uniform01(size_t(n) * F, 81), k = uniform01(size_t(n) * F, 82);
+  auto v = randn(size_t(n) * dv, 1.0, 83);
+  std::vector<float> ref(size_t(n) * dv);
+  ASSERT_EQ(posenc_linear_attention_f32(q.data(), k.data(), v.data(), n, F, dv, 1, 1e-6f, ref.data()), POSENC_OK);
+  std::vector<float> S(size_t(F) * dv, 0.0f), z(F, 0.0f), out(dv);
+  double worst = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    poison(out);
+    ASSERT_EQ(posenc_linear_attention_step_f32(&q[i * F], &k[i * F], &v[i * dv], F, dv, 1e-6f, S.data(), z.data(), out.data()),
+              POSENC_OK) << posenc_last_error_message();
+    for (int c = 0; c < dv; ++c) worst = std::max(worst, std::fabs(double(out[c]) - ref[i * dv + c]));
+  }
+  EXPECT_LE(worst, 2e-5);
+  std::printf("[decoding] max abs diff of %lld steps vs causal linear attention %.2e\n", (long long)n, worst);
+  // bad input writes nothing
+  auto S0 = S, z0 = z;
+  poison(out);
+  EXPECT_POSENC_ERROR(posenc_linear_attention_step_f32(q.data(), k.data(), v.data(), 0, dv, 0.0f, S.data(), z.data(), out.data()), POSENC_ERR_INVALID_ARGUMENT, "F");
+  EXPECT_POSENC_ERROR(posenc_linear_attention_step_f32(q.data(), k.data(), v.data(), F, dv, NAN, S.data(), z.data(), out.data()), POSENC_ERR_INVALID_ARGUMENT, "eps");
+  EXPECT_POSENC_ERROR(posenc_linear_attention_step_f32(q.data(), k.data(), v.data(), F, dv, 0.0f, S.data(), nullptr, out.data()), POSENC_ERR_NULL_POINTER, "state_z");
+  EXPECT_POSENC_ERROR(posenc_linear_attention_step_f32(q.data(), k.data(), v.data(), F, dv, 0.0f, S.data(), z.data(), nullptr), POSENC_ERR_NULL_POINTER, "out");
+  EXPECT_TRUE(same_bits(S, S0) && same_bits(z, z0));
+  EXPECT_EQ(count_poison(out), out.size());
+}
+
+POSENC_INSTANTIATE_ISA(FeaturesDecoding);
+}  // namespace

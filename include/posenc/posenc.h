@@ -1058,6 +1058,21 @@ POSENC_API posenc_status posenc_softmax_attention_backward_f32(const float* q, c
                                                                const float* grad_out, float* grad_q, float* grad_k,
                                                                float* grad_v);
 
+/** One step of recurrent (decoding) linear attention (fast-transformers' RecurrentLinearAttention):
+ *  consumes one row (phi_q [F], phi_k [F], v [dv]) and the state (state_s [F, dv] row-major,
+ *  state_z [F]), updates the state in place, S += phi_k v^T and z += phi_k (float32, in this order
+ *  per element), then writes out [dv] = phi_q^T S / (phi_q . z + eps) with the dot products in
+ *  float64 (a zero denominator gives a zero row, as posenc_linear_attention_f32). Starting from
+ *  S = 0, z = 0 and feeding rows 0..n-1 gives the rows of the causal posenc_linear_attention_f32
+ *  (same formula, summed in another order: abs difference <= 2e-5 for |v| <= 4, n <= 300,
+ *  tested on every ISA path).
+ *
+ *  Errors: NULL_POINTER (any array NULL); INVALID_ARGUMENT (F <= 0, dv <= 0, eps negative or not
+ *  finite); SIZE_OVERFLOW (F * dv). Nothing (state or out) is written on error. */
+POSENC_API posenc_status posenc_linear_attention_step_f32(const float* phi_q, const float* phi_k, const float* v,
+                                                          int32_t F, int32_t dv, float eps, float* state_s,
+                                                          float* state_z, float* out);
+
 /* @@FEATURES-END@@ */
 
 /* ======================================================================================== */

@@ -306,6 +306,11 @@ inline void softmax_attention_backward(const float* q, const float* k, const flo
   check(posenc_softmax_attention_backward_f32(q, k, v, n, d, dv, causal ? 1 : 0, scale, grad_out, grad_q, grad_k,
                                               grad_v));
 }
+/// posenc_linear_attention_step_f32: one decoding step; state_s [F, dv], state_z [F] updated in place.
+inline void linear_attention_step(const float* phi_q, const float* phi_k, const float* v, int32_t F, int32_t dv,
+                                  float eps, float* state_s, float* state_z, float* out) {
+  check(posenc_linear_attention_step_f32(phi_q, phi_k, v, F, dv, eps, state_s, state_z, out));
+}
 /// posenc_softmax_attention_f32: q, k [n, d], v [n, dv] -> out [n, dv].
 inline void softmax_attention(const float* q, const float* k, const float* v, int64_t n, int32_t d, int32_t dv,
                               bool causal, float scale, float* out) {

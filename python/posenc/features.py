@@ -42,6 +42,7 @@ _lib.register({
                                                        _P, _P, _P, _P]),
     "posenc_linear_attention_backward_f32": (ctypes.c_int, [_P, _P, _P, _c_i64, _c_i32, _c_i32, _c_i32, _c_f, _P, _P,
                                                             _P, _P]),
+    "posenc_linear_attention_step_f32": (ctypes.c_int, [_P, _P, _P, _c_i32, _c_i32, _c_f, _P, _P, _P]),
     "posenc_softmax_attention_backward_f32": (ctypes.c_int, [_P, _P, _P, _c_i64, _c_i32, _c_i32, _c_i32, _c_f, _P, _P,
                                                              _P, _P]),
 })
@@ -152,6 +153,22 @@ def softmax_attention_backward(q, k, v, grad_out, causal=False, scale=None, conv
     return gq, gk, gv
 
 
+def linear_attention_step(phi_q, phi_k, v, state_s, state_z, eps=1e-6, out=None):
+    """posenc_linear_attention_step_f32: one decoding row. phi_q, phi_k [F], v [dv]; state_s
+    float32 [F, dv] and state_z float32 [F] (C-contiguous) are updated in place. Returns out [dv]."""
+    phi_q = _in(phi_q, np.float32, "phi_q", convert=True, ndim=1)
+    F = phi_q.shape[0]
+    phi_k = _in(phi_k, np.float32, "phi_k", (F,), True)
+    v = _in(v, np.float32, "v", convert=True, ndim=1)
+    dv = v.shape[0]
+    state_s = _lib._inout(state_s, np.float32, "state_s", (F, dv))
+    state_z = _lib._inout(state_z, np.float32, "state_z", (F,))
+    out = _out(out, (dv,), np.float32, inputs={"phi_q": phi_q, "phi_k": phi_k, "v": v})
+    _call("posenc_linear_attention_step_f32", _ptr(phi_q), _ptr(phi_k), _ptr(v), F, dv, float(eps), _ptr(state_s),
+          _ptr(state_z), _ptr(out))
+    return out
+
+
 __all__ = ['RfSampling', 'RfKind', 'RfShift', 'rf_sample', 'rf_features', 'linear_attention', 'softmax_attention',
            'rf_features_backward', 'linear_attention_backward',
-           'softmax_attention_backward']
+           'softmax_attention_backward', 'linear_attention_step']
