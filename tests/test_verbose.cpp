@@ -223,6 +223,10 @@ std::map<std::string, Case> make_cases(Inputs& in, posenc_isa isa) {
   c["posenc_rf_sample_f32"] = {[=] { return posenc_rf_sample_f32(POSENC_RF_IID, 4, 8, 1.0, 1, o); }, {}};
   c["posenc_rf_features_f32"] = {[=] { return posenc_rf_features_f32(POSENC_RF_TRIG, POSENC_RF_SHIFT_OVERFLOW, a, 8, 4, nullptr, b, 4, o); }, {}};
   c["posenc_linear_attention_f32"] = {[=] { return posenc_linear_attention_f32(a, b, a, 4, 8, 4, 0, 1e-6f, o); }, {}};
+  c["posenc_rf_features_backward_f32"] = {[=] { return posenc_rf_features_backward_f32(POSENC_RF_TRIG, POSENC_RF_SHIFT_OVERFLOW, a, 8, 4, nullptr, b, 4, a, o, nullptr, nullptr); }, {}};
+  c["posenc_linear_attention_backward_f32"] = {[=] { return posenc_linear_attention_backward_f32(a, b, a, 4, 8, 4, 0, 1e-6f, a, o, o + 32, o + 64); }, {}};
+  c["posenc_softmax_attention_backward_f32"] = {[=] { return posenc_softmax_attention_backward_f32(a, b, a, 4, 4, 4, 0, 0.5f, a, o, o + 16, o + 32); }, {}};
+  c["posenc_linear_attention_step_f32"] = {[=] { return posenc_linear_attention_step_f32(a, b, a, 8, 4, 1e-6f, o, o + 32, o + 40); }, {}};
   c["posenc_softmax_attention_f32"] = {[=] { return posenc_softmax_attention_f32(a, b, a, 4, 4, 4, 0, 0.5f, o); }, {}};
   // graph (a path of 5 nodes)
   c["posenc_laplacian_pe_info_init"] = {[=] { return posenc_laplacian_pe_info_init(&I->info); }, {}};

@@ -1087,6 +1087,99 @@ POSENC_API posenc_status posenc_softmax_attention_f32(const float* q, const floa
                                                       int32_t d, int32_t dv, int32_t causal, float scale,
                                                       float* out);
 
+/** Backward of posenc_rf_features_f32: the gradients of L = sum_ij grad_out_ij out_ij.
+ *
+ *  Same kind, shift, omega [m, d], weights [m] (or NULL for 1), x [n, d] and n as the forward call
+ *  (the map is recomputed, bitwise as the forward); grad_out [n, F] (F = 2m for TRIG and
+ *  HYPERBOLIC, m otherwise). Outputs, each optional (NULL: not computed), at least one non-NULL:
+ *  grad_x [n, d]; grad_weights [m] = sum_i sum_halves grad_out_ij u_ij (u the unweighted map; the
+ *  gradient at weights = 1 when weights is NULL); grad_omega [m, d] = sum_i dp_ij x_i. With
+ *  p_ij = omega_j . x_i and G = grad_out * out: TRIG dp_ij = w_j (g_i,m+j cos p_ij - g_ij sin p_ij)
+ *  / sqrt(m); POSITIVE and GAUSSIAN_POSITIVE dp_ij = G_ij; HYPERBOLIC dp_ij = G_ij - G_i,m+j;
+ *  grad_x_i = sum_j dp_ij omega_j - h' (sum_j G_ij) x_i with h' = 0 (TRIG), 1, 2 (GAUSSIAN_POSITIVE).
+ *  The shift c_i (posenc_rf_shift) is a constant (not differentiated; Performer detaches it too):
+ *  with OVERFLOW c_i = 0 below exponent 60, so this is the exact gradient; with ROW_MAX and
+ *  SHARED_MAX the factor e^{-c} cancels in linear attention (eps = 0), so the gradient of the
+ *  attention output through both calls is exact as well.
+ *
+ *  Accumulation: float32 products in our SIMD micro-kernel within tiles of 256 rows; grad_weights
+ *  and grad_omega sum the tile partials in tile order in float64: bitwise identical for any thread
+ *  count. Accuracy: against float64 central differences of the float64 formula (tested on every ISA
+ *  path, all kinds, with and without weights): max abs error <= 1e-4 * max |reference| (observed
+ *  in tests/test_features.cpp, FeaturesBackward).
+ *
+ *  Errors: as posenc_rf_features_f32 (grad_out in place of out), and NULL_POINTER when grad_x,
+ *  grad_weights and grad_omega are all NULL. n == 0 zero-fills grad_weights and grad_omega. No
+ *  output is written on error. */
+POSENC_API posenc_status posenc_rf_features_backward_f32(posenc_rf_kind kind, posenc_rf_shift shift, const float* omega,
+                                                         int32_t m, int32_t d, const float* weights, const float* x,
+                                                         int64_t n, const float* grad_out, float* grad_x,
+                                                         float* grad_weights, float* grad_omega);
+
+/** Backward of posenc_linear_attention_f32: given the same phi_q, phi_k [n, F], v [n, dv], causal
+ *  and eps as the forward call and grad_out [n, dv], writes grad_phi_q, grad_phi_k [n, F] and
+ *  grad_v [n, dv] (all required).
+ *
+ *  With D_i = phi_q_i . z_i + eps, out_i = phi_q_i^T S_i / D_i, a_i = grad_out_i / D_i and
+ *  b_i = -(grad_out_i . out_i) / D_i: grad_phi_q_i = S_i a_i + b_i z_i; grad_phi_k_j =
+ *  sum_{i: j in i's sum} (a_i . v_j + b_i) phi_q_i; grad_v_j = sum_{i: j in i's sum} (phi_q_i .
+ *  phi_k_j) a_i. A row whose forward denominator is 0 (written as 0) contributes 0. Non-causal:
+ *  the state S, z (tile partials in tile order, as the forward), then R = sum_i phi_q_i a_i^T and
+ *  r = sum_i b_i phi_q_i (tile partials summed in tile order in float64), grad_phi_k = V R^T + r,
+ *  grad_v = phi_k R. Causal: the forward's 128-row chunks and exclusive prefix states for
+ *  grad_phi_q; the chunks' R, r as a REVERSE exclusive prefix scan (suffix sums over later chunks,
+ *  fast-transformers' causal_dot_backward computed in chunks) for grad_phi_k and grad_v, plus the
+ *  masked intra-chunk blocks. Float32 products in our SIMD micro-kernel, D_i and b_i in float64.
+ *  Bitwise identical for any thread count.
+ *
+ *  Accuracy: against float64 central differences of the float64 forward (tested on every ISA
+ *  path, causal and not, n = 300 with 128-row chunks): abs error <= 2e-4 * (1 + max |reference|).
+ *
+ *  Errors: NULL_POINTER (any array NULL while n > 0); INVALID_ARGUMENT (n < 0, F <= 0, dv <= 0,
+ *  eps negative or not finite); SIZE_OVERFLOW. n == 0 is a no-op. No output is written on error. */
+POSENC_API posenc_status posenc_linear_attention_backward_f32(const float* phi_q, const float* phi_k, const float* v,
+                                                              int64_t n, int32_t F, int32_t dv, int32_t causal,
+                                                              float eps, const float* grad_out, float* grad_phi_q,
+                                                              float* grad_phi_k, float* grad_v);
+
+/** Backward of posenc_softmax_attention_f32 by recomputation (FlashAttention-2, Dao 2023, Alg. 2):
+ *  given the same q, k [n, d], v [n, dv], causal and scale as the forward call and grad_out
+ *  [n, dv], writes grad_q, grad_k [n, d] and grad_v [n, dv] (all required).
+ *
+ *  The forward output O (the forward kernel) and per query the log-sum-exp L_i (float64) and
+ *  Dl_i = grad_out_i . O_i (float64) are computed first; then, with P_ij = exp(scale s_ij - L_i)
+ *  recomputed block by block (64 queries x 256 keys, j <= i when causal) and dS = P o (grad_out
+ *  V^T - Dl): grad_q = scale dS K (per query block, over key blocks), grad_v = P^T grad_out and
+ *  grad_k = scale dS^T Q (per key block, over query blocks): no atomics, each output row written
+ *  by one tile in a fixed order, so bitwise identical for any thread count. Memory O(n (d + dv))
+ *  besides the inputs (K^T and V^T packed once, O, L, Dl) — the n x n matrix never exists.
+ *  Float32 products in our SIMD micro-kernel.
+ *
+ *  Accuracy: against float64 central differences of the float64 forward (tested on every ISA
+ *  path, causal and not, n = 300 so blocks cross): abs error <= 2e-4 * (1 + max |reference|).
+ *
+ *  Errors: NULL_POINTER (any array NULL while n > 0); INVALID_ARGUMENT (n < 0, d <= 0, dv <= 0,
+ *  scale not finite); SIZE_OVERFLOW. n == 0 is a no-op. No output is written on error. */
+POSENC_API posenc_status posenc_softmax_attention_backward_f32(const float* q, const float* k, const float* v, int64_t n,
+                                                               int32_t d, int32_t dv, int32_t causal, float scale,
+                                                               const float* grad_out, float* grad_q, float* grad_k,
+                                                               float* grad_v);
+
+/** One step of recurrent (decoding) linear attention (fast-transformers' RecurrentLinearAttention):
+ *  consumes one row (phi_q [F], phi_k [F], v [dv]) and the state (state_s [F, dv] row-major,
+ *  state_z [F]), updates the state in place, S += phi_k v^T and z += phi_k (float32, in this order
+ *  per element), then writes out [dv] = phi_q^T S / (phi_q . z + eps) with the dot products in
+ *  float64 (a zero denominator gives a zero row, as posenc_linear_attention_f32). Starting from
+ *  S = 0, z = 0 and feeding rows 0..n-1 gives the rows of the causal posenc_linear_attention_f32
+ *  (same formula, summed in another order: abs difference <= 2e-5 for |v| <= 4, n <= 300,
+ *  tested on every ISA path).
+ *
+ *  Errors: NULL_POINTER (any array NULL); INVALID_ARGUMENT (F <= 0, dv <= 0, eps negative or not
+ *  finite); SIZE_OVERFLOW (F * dv). Nothing (state or out) is written on error. */
+POSENC_API posenc_status posenc_linear_attention_step_f32(const float* phi_q, const float* phi_k, const float* v,
+                                                          int32_t F, int32_t dv, float eps, float* state_s,
+                                                          float* state_z, float* out);
+
 /* @@FEATURES-END@@ */
 
 /* ======================================================================================== */

@@ -367,6 +367,33 @@ inline void linear_attention(const float* phi_q, const float* phi_k, const float
                              bool causal, float eps, float* out) {
   check(posenc_linear_attention_f32(phi_q, phi_k, v, n, F, dv, causal ? 1 : 0, eps, out));
 }
+/// posenc_rf_features_backward_f32: grad_out [n, rf_feature_width(kind, m)] -> grad_x [n, d],
+/// grad_weights [m], grad_omega [m, d] (each may be nullptr, not all).
+inline void rf_features_backward(posenc_rf_kind kind, const float* omega, int32_t m, int32_t d, const float* weights,
+                                 const float* x, int64_t n, const float* grad_out, float* grad_x, float* grad_weights,
+                                 float* grad_omega, posenc_rf_shift shift = POSENC_RF_SHIFT_OVERFLOW) {
+  check(posenc_rf_features_backward_f32(kind, shift, omega, m, d, weights, x, n, grad_out, grad_x, grad_weights,
+                                        grad_omega));
+}
+/// posenc_linear_attention_backward_f32: grad_out [n, dv] -> grad_phi_q, grad_phi_k [n, F], grad_v [n, dv].
+inline void linear_attention_backward(const float* phi_q, const float* phi_k, const float* v, int64_t n, int32_t F,
+                                      int32_t dv, bool causal, float eps, const float* grad_out, float* grad_phi_q,
+                                      float* grad_phi_k, float* grad_v) {
+  check(posenc_linear_attention_backward_f32(phi_q, phi_k, v, n, F, dv, causal ? 1 : 0, eps, grad_out, grad_phi_q,
+                                             grad_phi_k, grad_v));
+}
+/// posenc_softmax_attention_backward_f32: grad_out [n, dv] -> grad_q, grad_k [n, d], grad_v [n, dv].
+inline void softmax_attention_backward(const float* q, const float* k, const float* v, int64_t n, int32_t d,
+                                       int32_t dv, bool causal, float scale, const float* grad_out, float* grad_q,
+                                       float* grad_k, float* grad_v) {
+  check(posenc_softmax_attention_backward_f32(q, k, v, n, d, dv, causal ? 1 : 0, scale, grad_out, grad_q, grad_k,
+                                              grad_v));
+}
+/// posenc_linear_attention_step_f32: one decoding step; state_s [F, dv], state_z [F] updated in place.
+inline void linear_attention_step(const float* phi_q, const float* phi_k, const float* v, int32_t F, int32_t dv,
+                                  float eps, float* state_s, float* state_z, float* out) {
+  check(posenc_linear_attention_step_f32(phi_q, phi_k, v, F, dv, eps, state_s, state_z, out));
+}
 /// posenc_softmax_attention_f32: q, k [n, d], v [n, dv] -> out [n, dv].
 inline void softmax_attention(const float* q, const float* k, const float* v, int64_t n, int32_t d, int32_t dv,
                               bool causal, float scale, float* out) {

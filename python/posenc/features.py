@@ -38,6 +38,13 @@ _lib.register({
     "posenc_rf_features_f32": (ctypes.c_int, [ctypes.c_int, ctypes.c_int, _P, _c_i32, _c_i32, _P, _P, _c_i64, _P]),
     "posenc_linear_attention_f32": (ctypes.c_int, [_P, _P, _P, _c_i64, _c_i32, _c_i32, _c_i32, _c_f, _P]),
     "posenc_softmax_attention_f32": (ctypes.c_int, [_P, _P, _P, _c_i64, _c_i32, _c_i32, _c_i32, _c_f, _P]),
+    "posenc_rf_features_backward_f32": (ctypes.c_int, [ctypes.c_int, ctypes.c_int, _P, _c_i32, _c_i32, _P, _P, _c_i64,
+                                                       _P, _P, _P, _P]),
+    "posenc_linear_attention_backward_f32": (ctypes.c_int, [_P, _P, _P, _c_i64, _c_i32, _c_i32, _c_i32, _c_f, _P, _P,
+                                                            _P, _P]),
+    "posenc_linear_attention_step_f32": (ctypes.c_int, [_P, _P, _P, _c_i32, _c_i32, _c_f, _P, _P, _P]),
+    "posenc_softmax_attention_backward_f32": (ctypes.c_int, [_P, _P, _P, _c_i64, _c_i32, _c_i32, _c_i32, _c_f, _P, _P,
+                                                             _P, _P]),
 })
 
 
@@ -92,4 +99,76 @@ def softmax_attention(q, k, v, causal=False, scale=None, convert=False, out=None
     return out
 
 
-__all__ = ['RfSampling', 'RfKind', 'RfShift', 'rf_sample', 'rf_features', 'linear_attention', 'softmax_attention']
+def rf_features_backward(kind, omega, x, grad_out, weights=None, shift=RfShift.OVERFLOW, grad_x=True,
+                         grad_weights=True, grad_omega=False, convert=False):
+    """posenc_rf_features_backward_f32: the gradients of sum(grad_out * rf_features(kind, omega, x,
+    weights, shift=shift)) (the shift held constant). x [..., d], grad_out [..., F]. Returns
+    (grad_x [..., d], grad_weights [m], grad_omega [m, d]), None for the ones not requested."""
+    omega = _in(omega, np.float32, "omega", convert=convert, ndim=2)
+    m, d = omega.shape
+    x, batch = _rows(x, np.float32, "x", (d,), convert)
+    F = 2 * m if int(kind) in (RfKind.TRIG, RfKind.HYPERBOLIC) else m
+    g, gbatch = _rows(grad_out, np.float32, "grad_out", (F,), convert)
+    if gbatch != batch:
+        raise _lib.ArgumentError(f"grad_out must have shape {batch + (F,)} (got {gbatch + (F,)})")
+    if weights is not None:
+        weights = _in(weights, np.float32, "weights", (m,), convert)
+    gx = np.empty(batch + (d,), np.float32) if grad_x else None
+    gw = np.empty((m,), np.float32) if grad_weights else None
+    go = np.empty((m, d), np.float32) if grad_omega else None
+    _call("posenc_rf_features_backward_f32", int(kind), int(shift), _ptr(omega), m, d, _ptr(weights), _ptr(x),
+          x.shape[0], _ptr(g), _ptr(gx), _ptr(gw), _ptr(go))
+    return gx, gw, go
+
+
+def linear_attention_backward(phi_q, phi_k, v, grad_out, causal=False, eps=1e-6, convert=False):
+    """posenc_linear_attention_backward_f32: gradients of sum(grad_out * linear_attention(phi_q,
+    phi_k, v, causal, eps)). Returns (grad_phi_q, grad_phi_k [n, F], grad_v [n, dv])."""
+    phi_q = _in(phi_q, np.float32, "phi_q", convert=convert, ndim=2)
+    n, F = phi_q.shape
+    phi_k = _in(phi_k, np.float32, "phi_k", (n, F), convert)
+    v = _in(v, np.float32, "v", (n, None), convert)
+    dv = v.shape[1]
+    g = _in(grad_out, np.float32, "grad_out", (n, dv), convert)
+    gq, gk, gv = np.empty((n, F), np.float32), np.empty((n, F), np.float32), np.empty((n, dv), np.float32)
+    _call("posenc_linear_attention_backward_f32", _ptr(phi_q), _ptr(phi_k), _ptr(v), n, F, dv, int(bool(causal)),
+          float(eps), _ptr(g), _ptr(gq), _ptr(gk), _ptr(gv))
+    return gq, gk, gv
+
+
+def softmax_attention_backward(q, k, v, grad_out, causal=False, scale=None, convert=False):
+    """posenc_softmax_attention_backward_f32: gradients of sum(grad_out * softmax_attention(q, k, v,
+    causal, scale)) by recomputation (FlashAttention-2). Returns (grad_q, grad_k [n, d], grad_v [n, dv])."""
+    q = _in(q, np.float32, "q", convert=convert, ndim=2)
+    n, d = q.shape
+    k = _in(k, np.float32, "k", (n, d), convert)
+    v = _in(v, np.float32, "v", (n, None), convert)
+    dv = v.shape[1]
+    g = _in(grad_out, np.float32, "grad_out", (n, dv), convert)
+    if scale is None:
+        scale = 1.0 / np.sqrt(d)
+    gq, gk, gv = np.empty((n, d), np.float32), np.empty((n, d), np.float32), np.empty((n, dv), np.float32)
+    _call("posenc_softmax_attention_backward_f32", _ptr(q), _ptr(k), _ptr(v), n, d, dv, int(bool(causal)),
+          float(scale), _ptr(g), _ptr(gq), _ptr(gk), _ptr(gv))
+    return gq, gk, gv
+
+
+def linear_attention_step(phi_q, phi_k, v, state_s, state_z, eps=1e-6, out=None):
+    """posenc_linear_attention_step_f32: one decoding row. phi_q, phi_k [F], v [dv]; state_s
+    float32 [F, dv] and state_z float32 [F] (C-contiguous) are updated in place. Returns out [dv]."""
+    phi_q = _in(phi_q, np.float32, "phi_q", convert=True, ndim=1)
+    F = phi_q.shape[0]
+    phi_k = _in(phi_k, np.float32, "phi_k", (F,), True)
+    v = _in(v, np.float32, "v", convert=True, ndim=1)
+    dv = v.shape[0]
+    state_s = _lib._inout(state_s, np.float32, "state_s", (F, dv))
+    state_z = _lib._inout(state_z, np.float32, "state_z", (F,))
+    out = _out(out, (dv,), np.float32, inputs={"phi_q": phi_q, "phi_k": phi_k, "v": v})
+    _call("posenc_linear_attention_step_f32", _ptr(phi_q), _ptr(phi_k), _ptr(v), F, dv, float(eps), _ptr(state_s),
+          _ptr(state_z), _ptr(out))
+    return out
+
+
+__all__ = ['RfSampling', 'RfKind', 'RfShift', 'rf_sample', 'rf_features', 'linear_attention', 'softmax_attention',
+           'rf_features_backward', 'linear_attention_backward',
+           'softmax_attention_backward', 'linear_attention_step']
