@@ -670,7 +670,10 @@ POSENC_API posenc_status posenc_rope_decay_f64(const double* inv_freq, int32_t n
  *    address space, is POSENC_ERR_SIZE_OVERFLOW. n == 0 is a no-op (pointers may then be NULL).
  *    All inputs are validated before anything is written. */
 
-/** Normalizations of the associated Legendre functions: GSL's gsl_sf_legendre_t, same values. */
+/** Normalizations of the associated Legendre functions. The functions are GSL's (gsl_sf_legendre_t)
+ *  but the enum values are not: GSL numbers them GSL_SF_LEGENDRE_SCHMIDT 0, SPHARM 1, FULL 2,
+ *  NONE 3, posenc NONE 0, SCHMIDT 1, SPHARM 2, FULL 3. Map by name (posenc = (gsl + 1) % 4,
+ *  gsl = (posenc + 3) % 4), never by value. */
 typedef enum {
   POSENC_LEGENDRE_NONE = 0,    /**< P_l^m(x), unnormalized (overflows to inf beyond l ~ 150,
                                     exactly where GSL does) */

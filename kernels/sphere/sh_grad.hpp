@@ -39,15 +39,17 @@ inline int64_t grad_scratch(int32_t lmax) {
   return 4 * N * Wd + 8 * R * Wd + crow + 13 * stage_doubles(lmax) + 8;
 }
 
-template <class TI, class TO>
-inline void sh_grad_impl(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* val, TO* grad, TO* hess,
+/// The kernel body for one combination of the flags that change its inner loop (solid or unit
+/// sphere; Hessians or not): compiled per combination, so that no test of them runs per order.
+template <bool kSolid, bool kHess, class TI, class TO>
+inline void sh_grad_body(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* val, TO* grad, TO* hess,
                          double* scr_in) {
   double* s = align64(scr_in);
   const int32_t L = P->lmax;
   const int64_t N = static_cast<int64_t>(L) + 1, Wd = static_cast<int64_t>(W), K = N * N, R = grad_row_vecs(L);
   const int64_t c0 = static_cast<int64_t>(L) + 2;  // order 0 of a padded row
-  const bool solid = (P->flags & kSphSolid) != 0;
-  const bool needG = grad != nullptr || hess != nullptr;
+  constexpr bool solid = kSolid;
+  const bool needG = grad != nullptr || kHess;
   double* yb[2] = {s, s + N * Wd};
   double* const cm = s + 2 * N * Wd;
   double* const sm = s + 3 * N * Wd;
@@ -157,7 +159,7 @@ inline void sh_grad_impl(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* v
     {
       double* Y0 = Yr[0] + c0 * Wd;
       for (int64_t j = -2; j <= 2; ++j) stu(Y0 + j * Wd, j == 0 ? V(fy00) : zero);
-      if (needG)
+      if constexpr (kHess)
         for (int a = 0; a < 3; ++a)
           for (int64_t j = -2; j <= 2; ++j) stu(Gr[0][a] + (c0 + j) * Wd, zero);
       if (val) em[0].put(0, V(fy00));
@@ -227,7 +229,7 @@ inline void sh_grad_impl(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* v
       const double* Yp = Yr[(l - 1) & 1] + c0 * Wd;
       double* Gc[3] = {Gr[l & 1][0] + c0 * Wd, Gr[l & 1][1] + c0 * Wd, Gr[l & 1][2] + c0 * Wd};
       const double* Gp[3] = {Gr[(l - 1) & 1][0] + c0 * Wd, Gr[(l - 1) & 1][1] + c0 * Wd, Gr[(l - 1) & 1][2] + c0 * Wd};
-      if (solid) {
+      if constexpr (solid) {
         rl2 = rl1;
         rl1 = rl;
         rl = rl * r;
@@ -241,10 +243,11 @@ inline void sh_grad_impl(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* v
         V g[2][3] = {{zero, zero, zero}, {zero, zero, zero}}, h[2][6];
         if (needG) {
           ladder(Yp, m, c, g[0], g[1]);
-          for (int sg = 0; sg < nsg; ++sg)
-            for (int a = 0; a < 3; ++a) stu(Gc[a] + (sg ? -m : m) * Wd, g[sg][a]);
+          if constexpr (kHess)  // the rows of degree l feed the Hessian of degree l + 1 only
+            for (int sg = 0; sg < nsg; ++sg)
+              for (int a = 0; a < 3; ++a) stu(Gc[a] + (sg ? -m : m) * Wd, g[sg][a]);
         }
-        if (hess) {
+        if constexpr (kHess) {
           V t[2][3] = {{zero, zero, zero}, {zero, zero, zero}};
           ladder(Gp[0], m, c, t[0], t[1]);  // d/dx_b G_x: xx, xy, xz
           for (int sg = 0; sg < nsg; ++sg) {
@@ -271,13 +274,13 @@ inline void sh_grad_impl(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* v
               em[1 + a].put(j, ga);
             }
           }
-          if (hess) {
+          if constexpr (kHess) {
             static constexpr int hi[3][3] = {{0, 1, 2}, {1, 3, 4}, {2, 4, 5}};
             for (int a = 0; a < 3; ++a) {
               for (int b = a; b < 3; ++b) {
                 const V hab = h[sg][hi[a][b]];
                 V o;
-                if (solid) {
+                if constexpr (solid) {
                   o = l >= 2 ? rl2 * hab : zero;
                 } else {
                   V w = hab - lv * (u[a] * g[sg][b] + g[sg][a] * u[b]) + (l2v * y) * (u[a] * u[b]);
@@ -291,7 +294,7 @@ inline void sh_grad_impl(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* v
           }
         }
       }
-      if (needG)
+      if constexpr (kHess)
         for (int a = 0; a < 3; ++a)
           for (int64_t jj = lw + 1; jj <= lw + 2; ++jj) {
             stu(Gc[a] + jj * Wd, zero);
@@ -302,6 +305,19 @@ inline void sh_grad_impl(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* v
     }
     for (int e = 0; e < 13; ++e)
       if (em[e].out) em[e].finish();
+  }
+}
+
+template <class TI, class TO>
+inline void sh_grad_impl(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* val, TO* grad, TO* hess,
+                         double* scr) {
+  const bool solid = (P->flags & kSphSolid) != 0;
+  if (solid) {
+    if (hess) sh_grad_body<true, true>(P, xyz, n, val, grad, hess, scr);
+    else sh_grad_body<true, false>(P, xyz, n, val, grad, hess, scr);
+  } else {
+    if (hess) sh_grad_body<false, true>(P, xyz, n, val, grad, hess, scr);
+    else sh_grad_body<false, false>(P, xyz, n, val, grad, hess, scr);
   }
 }
 
