@@ -409,7 +409,7 @@ extern "C" POSENC_API posenc_status posenc_rf_features_backward_f32(posenc_rf_ki
                                                                    const float* grad_out, float* grad_x,
                                                                    float* grad_weights, float* grad_omega) {
   api_guard g("posenc_rf_features_backward_f32");
-  const int kv = enum_int(kind), hv = enum_int(shift);
+  const int kv = enum_bits(kind), hv = enum_bits(shift);
   POSENC_CHECK(check_kind_shift(kv, hv));
   POSENC_CHECK(check_positive(m, "m"));
   POSENC_CHECK(check_positive(d, "d"));

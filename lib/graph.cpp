@@ -1121,7 +1121,7 @@ extern "C" POSENC_API posenc_status posenc_heat_kernel_apply_f64(int64_t num_nod
                                                                 double* y, double* error_bound) {
   api_guard g("posenc_heat_kernel_apply_f64");
   POSENC_CHECK(check_graph(num_nodes, src, dst, weights, num_edges));
-  const long long lap_raw = raw_enum(laplacian);
+  const long long lap_raw = enum_bits(laplacian);
   if (lap_raw != POSENC_LAPLACIAN_SYM && lap_raw != POSENC_LAPLACIAN_COMBINATORIAL)
     return set_error(POSENC_ERR_INVALID_ARGUMENT,
                      "laplacian must be POSENC_LAPLACIAN_SYM (0) or POSENC_LAPLACIAN_COMBINATORIAL (1) (got %lld)",
