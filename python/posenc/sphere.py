@@ -7,7 +7,7 @@ import enum
 
 import numpy as np
 
-from ._lib import ArgumentError, _P, _broadcast, _c_i32, _c_i64, _call, _in, _out, _ptr, _rows
+from ._lib import ArgumentError, _P, _broadcast, _c_i32, _c_i64, _call, _in, _out, _outs, _ptr, _rows
 from . import _lib
 
 
@@ -97,18 +97,23 @@ def sph_harm_real(lmax, xyz, convert=False, out=None, solid=False, zero_as_zero=
     return out
 
 
-def sph_harm_real_grad(lmax, xyz, hessian=False, solid=False, zero_as_zero=False, flags=0, convert=False):
+def sph_harm_real_grad(lmax, xyz, hessian=False, solid=False, zero_as_zero=False, flags=0, convert=False, out=None):
     """posenc_sph_harm_real_grad_f64 / _f32 (by xyz's dtype): xyz [..., 3] -> (values [..., K],
     grad [..., 3, K], hess [..., 3, 3, K] or None without hessian=True), K = (lmax+1)^2, index
     l(l+1)+m; grad[..., a, k] = d values[..., k] / d x_a (sphericart's layout). Unit-sphere
     harmonics include the chain rule through x/|x|; solid=True: |x|^l Y_lm and its derivatives;
-    zero_as_zero=True: a zero vector gives Y_00 and 0 instead of an error."""
+    zero_as_zero=True: a zero vector gives Y_00 and 0 instead of an error. out: None or a tuple
+    (values, grad, hess) of arrays to fill (each may be None; hess only with hessian=True)."""
     dt = xyz.dtype if isinstance(xyz, np.ndarray) and xyz.dtype in (np.float32, np.float64) else np.float64
     xyz, batch = _rows(xyz, dt, "xyz", (3,), convert)
     K = (int(lmax) + 1) ** 2
-    values = _out(None, batch + (K,), dt, inputs={"xyz": xyz})
-    grad = _out(None, batch + (3, K), dt, inputs={"xyz": xyz})
-    hess = _out(None, batch + (3, 3, K), dt, inputs={"xyz": xyz}) if hessian else None
+    ov, og, oh = _outs(out, 3)
+    if oh is not None and not hessian:
+        raise ArgumentError("out[2] (hess) given without hessian=True")
+    values = _out(ov, batch + (K,), dt, "out[0]", inputs={"xyz": xyz})
+    grad = _out(og, batch + (3, K), dt, "out[1]", inputs={"xyz": xyz, "out[0]": values})
+    hess = _out(oh, batch + (3, 3, K), dt, "out[2]", inputs={"xyz": xyz, "out[0]": values, "out[1]": grad}) \
+        if hessian else None
     name = "posenc_sph_harm_real_grad_f32" if dt == np.float32 else "posenc_sph_harm_real_grad_f64"
     _call(name, int(lmax), _ptr(xyz), xyz.shape[0], _sph_flags(solid, zero_as_zero, flags), _ptr(values), _ptr(grad),
           _ptr(hess))

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-# requires: posenc_sinusoidal_f32 posenc_rope_inv_freq posenc_rope_cos_sin_f32 posenc_rope_apply_f32 posenc_rope_apply_bf16 posenc_rope_apply_cached_f32 posenc_rope_decay_f64 posenc_legendre_f64 posenc_legendre_f32 posenc_legendre_poly_f64 posenc_sph_kernel_f64 posenc_sph_harm_real_f64 posenc_sph_harm_real_f32 posenc_sph_harm_real_lonlat_f64 posenc_sph_harm_complex_f64 posenc_wigner_d_real_f64 posenc_sph_rotate_real_f64 posenc_rf_sample_f32 posenc_rf_features_f32 posenc_linear_attention_f32 posenc_softmax_attention_f32 posenc_laplacian_pe_f64 posenc_rwse_f64 posenc_learned_add_f32 posenc_learned_grad_f32 posenc_learned_spectrum_f32 posenc_learned_lowrank_f32 posenc_learned_resample_f32
+# requires: posenc_sinusoidal_f32 posenc_rope_inv_freq posenc_rope_cos_sin_f32 posenc_rope_apply_f32 posenc_rope_apply_bf16 posenc_rope_apply_cached_f32 posenc_rope_decay_f64 posenc_legendre_f64 posenc_legendre_f32 posenc_legendre_poly_f64 posenc_sph_kernel_f64 posenc_sph_harm_real_f64 posenc_sph_harm_real_f32 posenc_sph_harm_real_grad_f64 posenc_sph_harm_real_lonlat_f64 posenc_sph_harm_complex_f64 posenc_wigner_d_real_f64 posenc_sph_rotate_real_f64 posenc_rf_sample_f32 posenc_rf_features_f32 posenc_linear_attention_f32 posenc_softmax_attention_f32 posenc_laplacian_pe_f64 posenc_rwse_f64 posenc_learned_add_f32 posenc_learned_grad_f32 posenc_learned_spectrum_f32 posenc_learned_lowrank_f32 posenc_learned_resample_f32
 """out= on every allocating function (filled in place, bitwise the allocating result, checked like
 an input) and leading batch dimensions on the functions whose C ABI treats rows independently
 (one C call; bitwise the flat call)."""
@@ -36,6 +36,7 @@ CASES = {
     "sph_kernel": lambda out=None: posenc.sph_kernel(5, XYZ[:, 1].copy(), out=out),
     "sph_harm_real": lambda out=None: posenc.sph_harm_real(3, XYZ, out=out),
     "sph_harm_real_f32": lambda out=None: posenc.sph_harm_real(3, XYZ.astype(np.float32), out=out),
+    "sph_harm_real_grad": lambda out=None: posenc.sph_harm_real_grad(3, XYZ, hessian=True, out=out),
     "sph_harm_real_lonlat": lambda out=None: posenc.sph_harm_real_lonlat(3, np.array([[2.35, 48.86], [0, -90.0]]),
                                                                          out=out),
     "sph_harm_complex": lambda out=None: posenc.sph_harm_complex(3, np.arccos(XYZ[:, 2]), XYZ[:, 0].copy(), out=out),
@@ -52,7 +53,7 @@ CASES = {
     "learned_resample": lambda out=None: posenc.learned_resample(TABLE, (3, 4), (2, 2), out=out),
 }
 # out= is the tuple of these outputs (a single array otherwise).
-TUPLE = {"rope_cos_sin", "rope_decay_bound", "laplacian_pe", "learned_lowrank"}
+TUPLE = {"rope_cos_sin", "rope_decay_bound", "laplacian_pe", "learned_lowrank", "sph_harm_real_grad"}
 
 
 def _arrays(r):
