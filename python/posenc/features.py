@@ -7,7 +7,7 @@ import enum
 
 import numpy as np
 
-from ._lib import _P, _c_d, _c_f, _c_i32, _c_i64, _c_u64, _call, _in, _out, _ptr, _rows
+from ._lib import _P, _c_d, _c_f, _c_i32, _c_i64, _c_u64, _call, _in, _out, _outs, _ptr, _rows
 from . import _lib
 
 
@@ -100,10 +100,11 @@ def softmax_attention(q, k, v, causal=False, scale=None, convert=False, out=None
 
 
 def rf_features_backward(kind, omega, x, grad_out, weights=None, shift=RfShift.OVERFLOW, grad_x=True,
-                         grad_weights=True, grad_omega=False, convert=False):
+                         grad_weights=True, grad_omega=False, convert=False, out=None):
     """posenc_rf_features_backward_f32: the gradients of sum(grad_out * rf_features(kind, omega, x,
     weights, shift=shift)) (the shift held constant). x [..., d], grad_out [..., F]. Returns
-    (grad_x [..., d], grad_weights [m], grad_omega [m, d]), None for the ones not requested."""
+    (grad_x [..., d], grad_weights [m], grad_omega [m, d]), None for the ones not requested.
+    out: None or a tuple of 3 arrays (or None) to fill, for the requested gradients."""
     omega = _in(omega, np.float32, "omega", convert=convert, ndim=2)
     m, d = omega.shape
     x, batch = _rows(x, np.float32, "x", (d,), convert)
@@ -113,15 +114,27 @@ def rf_features_backward(kind, omega, x, grad_out, weights=None, shift=RfShift.O
         raise _lib.ArgumentError(f"grad_out must have shape {batch + (F,)} (got {gbatch + (F,)})")
     if weights is not None:
         weights = _in(weights, np.float32, "weights", (m,), convert)
-    gx = np.empty(batch + (d,), np.float32) if grad_x else None
-    gw = np.empty((m,), np.float32) if grad_weights else None
-    go = np.empty((m, d), np.float32) if grad_omega else None
+    ox, ow, oo = _outs(out, 3)
+    ins = {"omega": omega, "x": x, "grad_out": g, "weights": weights}
+    gx = _out(ox, batch + (d,), np.float32, "out[0]", inputs=ins) if grad_x else None
+    gw = _out(ow, (m,), np.float32, "out[1]", inputs=dict(ins, **{"out[0]": gx})) if grad_weights else None
+    go = _out(oo, (m, d), np.float32, "out[2]", inputs=dict(ins, **{"out[0]": gx, "out[1]": gw})) \
+        if grad_omega else None
     _call("posenc_rf_features_backward_f32", int(kind), int(shift), _ptr(omega), m, d, _ptr(weights), _ptr(x),
           x.shape[0], _ptr(g), _ptr(gx), _ptr(gw), _ptr(go))
     return gx, gw, go
 
 
-def linear_attention_backward(phi_q, phi_k, v, grad_out, causal=False, eps=1e-6, convert=False):
+def _grad_outs(out, qk_shape, v_shape, ins):
+    """The three float32 gradient outputs of an attention backward: out None or a tuple of 3."""
+    oq, ok, ov = _outs(out, 3)
+    gq = _out(oq, qk_shape, np.float32, "out[0]", inputs=ins)
+    gk = _out(ok, qk_shape, np.float32, "out[1]", inputs=dict(ins, **{"out[0]": gq}))
+    gv = _out(ov, v_shape, np.float32, "out[2]", inputs=dict(ins, **{"out[0]": gq, "out[1]": gk}))
+    return gq, gk, gv
+
+
+def linear_attention_backward(phi_q, phi_k, v, grad_out, causal=False, eps=1e-6, convert=False, out=None):
     """posenc_linear_attention_backward_f32: gradients of sum(grad_out * linear_attention(phi_q,
     phi_k, v, causal, eps)). Returns (grad_phi_q, grad_phi_k [n, F], grad_v [n, dv])."""
     phi_q = _in(phi_q, np.float32, "phi_q", convert=convert, ndim=2)
@@ -130,13 +143,13 @@ def linear_attention_backward(phi_q, phi_k, v, grad_out, causal=False, eps=1e-6,
     v = _in(v, np.float32, "v", (n, None), convert)
     dv = v.shape[1]
     g = _in(grad_out, np.float32, "grad_out", (n, dv), convert)
-    gq, gk, gv = np.empty((n, F), np.float32), np.empty((n, F), np.float32), np.empty((n, dv), np.float32)
+    gq, gk, gv = _grad_outs(out, (n, F), (n, dv), {"phi_q": phi_q, "phi_k": phi_k, "v": v, "grad_out": g})
     _call("posenc_linear_attention_backward_f32", _ptr(phi_q), _ptr(phi_k), _ptr(v), n, F, dv, int(bool(causal)),
           float(eps), _ptr(g), _ptr(gq), _ptr(gk), _ptr(gv))
     return gq, gk, gv
 
 
-def softmax_attention_backward(q, k, v, grad_out, causal=False, scale=None, convert=False):
+def softmax_attention_backward(q, k, v, grad_out, causal=False, scale=None, convert=False, out=None):
     """posenc_softmax_attention_backward_f32: gradients of sum(grad_out * softmax_attention(q, k, v,
     causal, scale)) by recomputation (FlashAttention-2). Returns (grad_q, grad_k [n, d], grad_v [n, dv])."""
     q = _in(q, np.float32, "q", convert=convert, ndim=2)
@@ -147,7 +160,7 @@ def softmax_attention_backward(q, k, v, grad_out, causal=False, scale=None, conv
     g = _in(grad_out, np.float32, "grad_out", (n, dv), convert)
     if scale is None:
         scale = 1.0 / np.sqrt(d)
-    gq, gk, gv = np.empty((n, d), np.float32), np.empty((n, d), np.float32), np.empty((n, dv), np.float32)
+    gq, gk, gv = _grad_outs(out, (n, d), (n, dv), {"q": q, "k": k, "v": v, "grad_out": g})
     _call("posenc_softmax_attention_backward_f32", _ptr(q), _ptr(k), _ptr(v), n, d, dv, int(bool(causal)),
           float(scale), _ptr(g), _ptr(gq), _ptr(gk), _ptr(gv))
     return gq, gk, gv
