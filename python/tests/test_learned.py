@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
 # requires: posenc_learned_add_f32 posenc_learned_grad_f32 posenc_learned_spectrum_f32 posenc_learned_lowrank_f32 posenc_learned_resample_f32
+# needs-modules: torch
 """learned family against NumPy float64 on the same inputs."""
 import numpy as np
 import pytest
@@ -80,7 +81,7 @@ def test_resample_1d_within_1e7_of_torch_float64(old, new, mode):
     """The header's figure: posenc's float32 resampling is within 1.1e-7 * max|table| of torch's
     F.interpolate evaluated in float64 on long 1-D tables, where torch's own float32 result is
     off by up to 2.9e-4 * max|table| (its float32 source coordinates)."""
-    torch = pytest.importorskip("torch")
+    import torch
     import torch.nn.functional as F
 
     t = np.random.default_rng(old + new).standard_normal((old, 16)).astype(np.float32)

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
 # requires: posenc_rope_params_init posenc_rope_inv_freq posenc_rope_cos_sin_f32 posenc_rope_apply_strided posenc_rope_plan_create posenc_rope_plan_apply posenc_rope_plan_rerotate posenc_rope_plan_inv_freq posenc_rope_plan_destroy
+# needs-modules: torch
 """rope family against float64 ports of HF transformers, vLLM and ggml (python/tests/rope_ports.py)
 and against torch running HF's M-RoPE code in float32 (a re-implementation, as HF runs it)."""
 import numpy as np
@@ -49,7 +50,7 @@ def vl_positions(B=2):
 def test_mrope_vs_hf_port_float64_and_torch_float32(interleaved, scaling):
     """Qwen2.5-VL (chunked [16,24,24]) / Qwen3-VL (interleaved [24,20,20]) on HF's [B, H, S, D] layout
     in place; YaRN + M-RoPE composes (inv_freq and attention factor of YaRN, sections of M-RoPE)."""
-    torch = pytest.importorskip("torch")
+    import torch
     sec = (24, 20, 20) if interleaved else (16, 24, 24)
     axes = posenc.RopeAxes.MROPE_INTERLEAVED if interleaved else posenc.RopeAxes.MROPE
     if scaling == "yarn":

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
 # requires: posenc_sph_harm_real_lonlat_f64
+# needs-modules: sympy
 """posenc's lon/lat real SH against SatCLIP's location encoder (Russwurm et al., ICLR 2024).
 
 SatCLIP evaluates its harmonics at phi' = radians(lon + 180), theta' = radians(lat + 90), for
@@ -51,7 +52,7 @@ def satclip_closed_form(L, lon, lat):
 
 def satclip_analytic(L, lon, lat):
     """SatCLIP's default 'analytic' encoder: the sympy expressions of its generator, for l < L."""
-    sympy = pytest.importorskip("sympy")
+    import sympy
     th, ph = sympy.Symbol("theta"), sympy.Symbol("phi")
     phi, theta = np.radians(lon + 180.0), np.radians(lat + 90.0)
     cols = []

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
 # requires: posenc_sph_harm_real_grad_f64 posenc_sph_harm_real_grad_f32 posenc_sph_harm_real_ex_f64 posenc_sph_harm_real_ex_f32 posenc_sph_harm_real_f64
+# needs-modules: torch
 """sph_harm_real_grad / sph_harm_real(flags) against torch autograd of a float64 formula (SciPy's
 complex SH turned real, written in torch) and central finite differences of posenc's values."""
 import numpy as np
@@ -7,7 +8,7 @@ import pytest
 
 import posenc
 
-torch = pytest.importorskip("torch")
+import torch
 rng = np.random.default_rng(8)
 
 
