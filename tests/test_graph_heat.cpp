@@ -82,7 +82,9 @@ TEST_P(GraphHeat, AgainstDenseEigendecomposition) {
         for (int64_t i = 0; i < g.n; ++i) err += std::pow(y[i * nv + b] - ref(i, b), 2);
         err = std::sqrt(err) / X.col(b).norm();
         EXPECT_LE(err, bound);
-        EXPECT_LE(err, 1e-14);  // the dense reference itself is off by ~2e-15 (t = 0: y == x exactly)
+        // The dense reference itself is off by ~ t * lambda_max * eps: 2e-15 on x86, 2.9e-14 at
+        // t = 15 (combinatorial) on aarch64, whose Eigen build contracts to FMA (t = 0: y == x).
+        EXPECT_LE(err, 1e-13);
       }
       EXPECT_LT(bound, 1e-9);
       if (t == 0.0)
