@@ -87,8 +87,9 @@ TEST_P(GraphHeat, AgainstDenseEigendecomposition) {
         EXPECT_LE(err, 1e-13);
       }
       EXPECT_LT(bound, 1e-9);
-      if (t == 0.0)
+      if (t == 0.0) {
         for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(y[i], x[i]);
+      }
     }
   }
   // Combinatorial: column sums are conserved; t large: the mean on each component.

@@ -161,12 +161,22 @@ TEST(TraceApi, ErrorsAndEmptyTrace) {
 }
 
 /// Runs this test binary again with POSENC_TRACE=path and a gtest filter; returns its exit code.
+/// In a cross build the child runs under the emulator that runs this test (POSENC_TEST_EMULATOR,
+/// set by tests/CMakeLists.txt): the binary cannot be executed directly on the host.
 int run_child(const std::string& path, const std::string& filter) {
+  char self[4096];
+  const ssize_t len = ::readlink("/proc/self/exe", self, sizeof self - 1);  // qemu-user gives the guest binary
+  if (len <= 0) return -1;
+  self[len] = '\0';
+  const char* emu = std::getenv("POSENC_TEST_EMULATOR");
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::setenv("POSENC_TRACE", path.c_str(), 1);
     const std::string f = "--gtest_filter=" + filter;
-    ::execl("/proc/self/exe", "posenc_test_trace", f.c_str(), "--gtest_also_run_disabled_tests", static_cast<char*>(nullptr));
+    if (emu != nullptr && *emu != '\0')
+      ::execlp(emu, emu, self, f.c_str(), "--gtest_also_run_disabled_tests", static_cast<char*>(nullptr));
+    else
+      ::execl(self, "posenc_test_trace", f.c_str(), "--gtest_also_run_disabled_tests", static_cast<char*>(nullptr));
     std::_Exit(127);
   }
   int status = 0;
