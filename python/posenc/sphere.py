@@ -122,7 +122,9 @@ def sph_harm_real_grad(lmax, xyz, hessian=False, solid=False, zero_as_zero=False
 
 def sph_harm_real_lonlat(lmax, lonlat, convert=False, out=None, convention="posenc"):
     """posenc_sph_harm_real_lonlat_f64: lonlat [..., 2] degrees -> float64 [..., (lmax+1)^2], index
-    l(l+1)+m. out: None or the array to fill.
+    l(l+1)+m. out: None or the array to fill. A float32 lonlat array (what datasets of
+    coordinates usually hold) is widened exactly, evaluated in float64 and returned as float32
+    (one rounding of the float64 values); out is then float32 too.
 
     SatCLIP (Russwurm et al., ICLR 2024): its encoder with ``legendre_polys=L`` is lmax = L - 1
     (SatCLIP's "L = 10" is lmax 9), same order of (l, m). It evaluates at phi' = lon + 180 deg,
@@ -132,14 +134,25 @@ def sph_harm_real_lonlat(lmax, lonlat, convert=False, out=None, convention="pose
     generator). Tested for L <= 4 in python/tests/test_satclip.py."""
     if convention not in ("posenc", "satclip"):
         raise ArgumentError(f"convention must be 'posenc' or 'satclip' (got {convention!r})")
+    f32 = isinstance(lonlat, np.ndarray) and lonlat.dtype == np.float32
+    if f32:
+        lonlat = lonlat.astype(np.float64)  # exact
     lonlat, batch = _rows(lonlat, np.float64, "lonlat", (2,), convert)
     L = int(lmax)
-    out = _out(out, batch + ((L + 1) ** 2,), np.float64, inputs={"lonlat": lonlat})
+    shape = batch + ((L + 1) ** 2,)
+    if f32:
+        user = _out(out, shape, np.float32, inputs={"lonlat": lonlat})
+        out = np.empty(tuple(max(s, 0) for s in shape), np.float64)
+    else:
+        out = _out(out, shape, np.float64, inputs={"lonlat": lonlat})
     _call("posenc_sph_harm_real_lonlat_f64", L, _ptr(lonlat), lonlat.shape[0], _ptr(out))
     if convention == "satclip" and L > 0:
         l = np.repeat(np.arange(L + 1), 2 * np.arange(L + 1) + 1)
         m = np.arange((L + 1) ** 2) - l * (l + 1)
         out[..., (l + m) % 2 == 1] *= -1.0
+    if f32:
+        user[...] = out
+        return user
     return out
 
 

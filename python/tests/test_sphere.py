@@ -129,3 +129,18 @@ def test_sphere_errors():
         posenc.sph_harm_real(3, np.zeros((4, 2)))
     with pytest.raises(posenc.Error):
         posenc.wigner_d_real(2, np.diag([1.0, 1.0, -1.0]))  # improper
+
+
+def test_lonlat_float32_is_the_float64_result_rounded_once():
+    rng = np.random.default_rng(21)
+    lonlat = np.stack([rng.uniform(-180, 180, 50), rng.uniform(-90, 90, 50)], 1).astype(np.float32)
+    got = posenc.sph_harm_real_lonlat(10, lonlat)
+    assert got.dtype == np.float32 and got.shape == (50, 121)
+    want = posenc.sph_harm_real_lonlat(10, lonlat.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(got, want)
+    out = np.full((50, 121), np.nan, np.float32)
+    assert posenc.sph_harm_real_lonlat(10, lonlat, out=out) is out
+    np.testing.assert_array_equal(out, want)
+    with pytest.raises(posenc.ArgumentError):
+        posenc.sph_harm_real_lonlat(10, lonlat, out=np.empty((50, 121), np.float64))
+
