@@ -86,7 +86,9 @@ constexpr uint32_t kSphZeroAsZero = 2u;
 /// r^l P_l^m(z/r) = rho^m Q_l^m (Bigi et al., J. Chem. Phys. 159, 064802 (2023), sphericart) and
 /// (x+iy)^m for the azimuth. lib/ tabulates these for lmax <= kSphGradTableLmax, the kernel
 /// computes them per degree above: the same expression, so the same bits.
-inline void sph_grad_coef(int32_t l, int32_t m, double* c) {
+/// (static: each translation unit keeps its own copy, so no symbol is shared between objects
+/// built with different ISA flags; -ffp-contract=off keeps the bits equal.)
+static inline void sph_grad_coef(int32_t l, int32_t m, double* c) {
   const double ld = l, md = m, lm = double(l - m), lp = double(l + m);
   const double k = (2.0 * ld + 1.0) / (2.0 * ld - 1.0);
   if (m < l) c[0] = std::sqrt((4.0 * ld * ld - 1.0) / (lm * lp));
