@@ -760,7 +760,20 @@ POSENC_API posenc_status posenc_sph_kernel_f64(int32_t lmax, const double* weigh
  *  read-for-ownership). Bits do not depend on the thread count; they can differ by the
  *  recurrence's rounding between a call and the same points split over several calls when a
  *  block takes the extended-range path.
- *  Accuracy (f64): <= 2e-13 absolute against Boost.Math spherical_harmonic for lmax <= 20
+ *  Near the poles cos theta is carried as z/r + c, c = (s - z/r) - s sin^2(theta) / (1 + |z/r|)
+ *  (s = sign z, where |z/r| > 1/2), in every step of the recurrence: the rounding of z/r alone
+ *  (~1 ulp of 1) became ~l^2 ulp of the degree block (7e-13 at l = 40, z = 0.999627).
+ *  lmax <= 3 (also posenc_sph_harm_real_ex_* with any flags and
+ *  posenc_sph_harm_real_grad_* without Hessians) takes a dedicated kernel: Y_lm as polynomials
+ *  in u = x/|x| (the recurrence's coefficients in u_z, (u_x + i u_y)^m for the azimuth), each
+ *  block of points in registers, rows written from in-register transposes. Its bits differ
+ *  from the recurrence's (the first 16 values of an lmax 4 call are not those of an lmax 3
+ *  call; both within the bounds below).
+ *  Accuracy (f64): lmax <= 3: <= 1e-14 block-relative against long double (measured 2.7e-15);
+ *  near the poles (1 - |z/r| from 4e-4 down to sin theta = 1e-8): block-relative <= 2e-13 for
+ *  lmax <= 40 (measured 1.1e-13 on AVX-512, 1.8e-13 on the scalar and AVX2 paths at l = 40),
+ *  and <= 1.5e-16 l^2 for the block of degree l above 40 (measured <= 1.3e-16 l^2 to l = 100).
+ *  Also <= 2e-13 absolute against Boost.Math spherical_harmonic for lmax <= 20
  *  (including poles, near-poles and 1e-300 / 1e300 lengths); sum_m Y_lm^2 = (2l+1)/(4 pi) to
  *  8e-14 relative at lmax 150 and 5.2e-13 at lmax 1000; orthonormal under Gauss-Legendre x
  *  uniform quadrature to 1e-12 (lmax 20); equivariant under posenc_wigner_d_real_f64 to 1e-12.
@@ -772,7 +785,7 @@ POSENC_API posenc_status posenc_sph_kernel_f64(int32_t lmax, const double* weigh
  *  whose seeds leave the float range take the float64 path): measured worst 2.1e-6 (lmax 10),
  *  3.7e-6 (lmax 16) per degree block over 400k random directions, tested <= 1e-5 (the contract)
  *  up to lmax 33 on every ISA. Its bits therefore differ between ISAs (within those bounds).
- *  No degree is hard-coded: the recurrence is used from l = 0.
+ *  No degree above 3 is hard-coded.
  *
  *  Errors: INVALID_ARGUMENT (lmax < 0, n < 0, xyz[i] not finite or (0, 0, 0)); NULL_POINTER
  *  (xyz or out NULL while n > 0); SIZE_OVERFLOW (lmax > 2^20 or n (lmax+1)^2 overflows).
@@ -796,8 +809,9 @@ POSENC_API posenc_status posenc_sph_harm_real_f32(int32_t lmax, const float* xyz
  *  xyz: [n, 3], out: [n, (lmax+1)^2], index l(l+1)+m, the real form above. flags = 0 is
  *  posenc_sph_harm_real_f64 (the same bits). Any other flags take the recurrence of
  *  posenc_sph_harm_real_grad_f64 (values only; same functions, not the same bits: within
- *  8.9e-13 block-relative of posenc_sph_harm_real_f64 at lmax 40, more accurate near the
- *  poles, see there), then
+ *  1.5e-12 (tested) block-relative of posenc_sph_harm_real_f64 at lmax 40), or for lmax <= 3
+ *  the low-degree kernel of posenc_sph_harm_real_f64 (the unit-sphere values then have the
+ *  same bits for every flag), then
  *  SOLID multiplies degree l by |x|^l (which overflows to +-inf, or NaN where Y_lm = 0, once
  *  |x|^l leaves the double range). Errors: as posenc_sph_harm_real_f64, plus INVALID_ARGUMENT
  *  for flags with other bits; a zero vector is accepted with POSENC_SPH_ZERO_AS_ZERO. */
@@ -839,6 +853,10 @@ POSENC_API posenc_status posenc_sph_harm_real_ex_f32(int32_t lmax, const float* 
  *  bits do not depend on the thread count.
  *  Near the poles cos theta is carried as +-1 -+ rho^2 / (r (r + |z|)), so the zonal
  *  recurrence does not turn the rounding of z / r into l^2 ulp.
+ *  lmax <= 3 with hess NULL: the low-degree kernel of posenc_sph_harm_real_f64 (values and
+ *  gradients as polynomials in x/|x|, the same ladder relations), so values and gradients
+ *  differ in their last bits from a call with Hessians (within 1e-14 / 1e-13 block-relative
+ *  of long double, measured 2.7e-15 / 3.3e-14).
  *  Accuracy (f64, tests/test_sphere_grad.cpp, docs/ACCURACY.md; errors relative to the rms of
  *  the degree-l block of the same output, worst over random directions, the poles and
  *  z = +-0.999627): against 8th-order long-double finite differences of an independent
@@ -846,8 +864,7 @@ POSENC_API posenc_status posenc_sph_harm_real_ex_f32(int32_t lmax, const float* 
  *  Hessians tested <= 3e-12 (the differences' own rounding: 1.5e-12 measured); against
  *  sphericart 2.0.3's compute_with_hessians (both bases, lmax 1..40): values 1.1e-13,
  *  gradients 1.4e-13, Hessians 2.2e-13 (tested <= 2e-13 / 1e-12 / 1e-12); |u . grad Y| <= 1.6e-14 of the
- *  gradient block; values within 8.9e-13 of posenc_sph_harm_real_f64, whose own pole error
- *  that is. lmax 1000: finite, values and gradients within 4.5e-10 of long double (tested
+ *  gradient block; values within 1.5e-12 (tested) of posenc_sph_harm_real_f64. lmax 1000: finite, values and gradients within 4.5e-10 of long double (tested
  *  2e-9); Hessians finite (tested to lmax 300). float32 (computed in float64, rounded once):
  *  within 1e-6 of the float64 result per degree block (one rounding of the largest element).
  *  Errors: INVALID_ARGUMENT (lmax < 0, n < 0, flags with other bits, xyz[i] not finite, or
@@ -867,7 +884,11 @@ POSENC_API posenc_status posenc_sph_harm_real_grad_f32(int32_t lmax, const float
 /** Real orthonormal SH of geographic coordinates: lonlat [n, 2] = (longitude, latitude) in
  *  DEGREES, latitude in [-90, 90], longitude any finite value; polar angle = 90 - latitude,
  *  azimuth = longitude. Same basis and output as posenc_sph_harm_real_f64 (out [n, (lmax+1)^2]),
- *  the direction formed with sin/cos reduced in degrees (exact at multiples of 90 degrees).
+ *  the direction formed with sin/cos reduced in degrees (exact at multiples of 90 degrees):
+ *  k = round(deg / 90), deg - 90 k exact (fmod by 360 first for |deg| >= 2^50), then fdlibm's
+ *  sin / cos kernel polynomials (< 1 ulp on [-pi/4, pi/4]), vectorized across points; the
+ *  directions then take the kernels of posenc_sph_harm_real_f64 (low-degree kernel, streamed
+ *  whole-line writer) tile by tile.
  *  SatCLIP (Russwurm et al., ICLR 2024) uses the same basis up to signs: its encoder with
  *  legendre_polys = L is lmax = L - 1 here (its "L = 10" is lmax 9), in the same order of (l, m);
  *  it evaluates at phi' = lon + 180, theta' = lat + 90 degrees, so its closed-form harmonics are
