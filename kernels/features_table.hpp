@@ -2,7 +2,7 @@
 // kernels/features_table.hpp — the features family's kernel table (random features, linear and
 // softmax attention): plain function pointers, one table per ISA
 // (posenc::isa_<name>::features_kernels()), filled in kernels/features.cpp. No SIMD here:
-// lib/features.cpp includes this header with baseline flags.
+// lib/features*.cpp include this header with baseline flags.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+// lib/features_internal.hpp — helpers shared by the features family's lib/ files
+// (features.cpp: sampling and feature maps; features_attention.cpp: linear and softmax attention
+// and the decoding step; features_attention_backward.cpp: the attention backward passes).
+// lib/ only (baseline flags); the definitions live in features.cpp and features_attention.cpp.
+#pragma once
+
+#include "kernels/features_table.hpp"
+#include "lib/internal.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace posenc {
+namespace detail {
+
+inline int64_t round_up(int64_t v, int64_t q) { return (v + q - 1) / q * q; }
+
+/// kind (a posenc_rf_kind) and shift (a posenc_rf_shift) as integers: INVALID_ARGUMENT naming the
+/// argument when either is not a value of its enum.
+posenc_status check_kind_shift(int kv, int hv);
+
+/// True for the kinds whose output has 2m columns per row (TRIG, HYPERBOLIC).
+bool rf_kind_wide(int kv);
+
+/// The validated feature map (shared by the forward and the backward's recomputation): out [n, F]
+/// with per-feature scale[j] (weights included or not), packed Omega^T wt [d, m_pad].
+void features_run(const features_kernels_t* k, int kind, int shift, const float* x, int64_t n, int32_t d,
+                  const float* wt, int32_t m, int64_t m_pad, const float* scale, float* out);
+
+/// Omega^T packed [d, m_pad] (zero columns past m).
+std::vector<float> pack_omega_t(const float* omega, int32_t m, int32_t d, int64_t m_pad);
+
+/// The rule of an attention call's scalar parameter.
+enum class attention_param { eps, scale };
+
+/// Arguments of an attention call (forward or backward) as its checks see them.
+struct attention_args {
+  int64_t n;
+  int32_t da;            // feature / head dimension of a and b
+  int32_t dv;
+  const char* da_name;   // "F" or "d"
+  float param;           // eps or scale
+  attention_param rule;  // eps: finite and >= 0; scale: finite
+  const float* a;
+  const float* b;
+  const float* v;
+  const char* a_name;
+  const char* b_name;
+  float* out;  // the forward's out, the backward's grad_v
+  // backward calls only (backward == true)
+  bool backward;
+  const float* grad_out;
+  float* grad_a;
+  float* grad_b;
+  const char* grad_a_name;
+  const char* grad_b_name;
+};
+
+/// The argument checks shared by the attention functions, in this order (the message names the
+/// first failing argument): n >= 0, da > 0, dv > 0, the scalar's rule; for a backward call
+/// grad_out, grad_a, grad_b and out (= grad_v) not NULL while n > 0; then the size products
+/// (a [n, da], v [n, dv], the attention scratch) and a, b, v, out not NULL while n > 0.
+posenc_status check_attention(const attention_args& c);
+
+/// b [cols, rows] = a^T for a [rows, cols] (leading dimension lda).
+void transpose_to(const float* a, int64_t rows, int64_t cols, int64_t lda, float* b);
+
+}  // namespace detail
+}  // namespace posenc
