@@ -166,10 +166,10 @@ extern "C" POSENC_API posenc_status posenc_rf_sample_f32(posenc_rf_sampling samp
 namespace posenc {
 namespace detail {
 posenc_status check_kind_shift(int kv, int hv) {
-  if (kv < POSENC_RF_TRIG || kv > POSENC_RF_GAUSSIAN_POSITIVE)
+  if (kv < POSENC_RF_TRIG || kv > POSENC_RF_RELU)
     return set_error(POSENC_ERR_INVALID_ARGUMENT,
-                     "kind must be POSENC_RF_TRIG (0), POSENC_RF_POSITIVE (1), POSENC_RF_HYPERBOLIC (2) or "
-                     "POSENC_RF_GAUSSIAN_POSITIVE (3) (got %d)", kv);
+                     "kind must be POSENC_RF_TRIG (0), POSENC_RF_POSITIVE (1), POSENC_RF_HYPERBOLIC (2), "
+                     "POSENC_RF_GAUSSIAN_POSITIVE (3), POSENC_RF_ELU_PLUS_ONE (4) or POSENC_RF_RELU (5) (got %d)", kv);
   if (hv < POSENC_RF_SHIFT_OVERFLOW || hv > POSENC_RF_SHIFT_SHARED_MAX)
     return set_error(POSENC_ERR_INVALID_ARGUMENT,
                      "shift must be POSENC_RF_SHIFT_OVERFLOW (0), POSENC_RF_SHIFT_ROW_MAX (1) or "
@@ -180,12 +180,12 @@ posenc_status check_kind_shift(int kv, int hv) {
 void features_run(const features_kernels_t* k, int kind, int shift, const float* x, int64_t n, int32_t d,
                   const float* wt, int32_t m, int64_t m_pad, const float* scale, float* out) {
   const int64_t grain = 192;  // rows per tile (a multiple of the 6-row register block)
-  const bool shared = kind != POSENC_RF_TRIG && shift == POSENC_RF_SHIFT_SHARED_MAX;
+  const bool shared = rf_kind_exp(kind) && shift == POSENC_RF_SHIFT_SHARED_MAX;
   std::vector<float> stats(shared ? static_cast<size_t>(2 * n) : 0);
   parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
     std::vector<float> scratch(static_cast<size_t>(kFeaturesRowBlock * m_pad));
     const int64_t r0 = t * grain, r1 = std::min(n, r0 + grain);
-    k->features_rows(kind, kind == POSENC_RF_TRIG ? 0 : shift, x, r0, r1, d, wt, m, static_cast<int32_t>(m_pad),
+    k->features_rows(kind, rf_kind_exp(kind) ? shift : 0, x, r0, r1, d, wt, m, static_cast<int32_t>(m_pad),
                      scale, scratch.data(), out, shared ? stats.data() : nullptr);
   });
   if (!shared) return;
@@ -211,6 +211,13 @@ std::vector<float> pack_omega_t(const float* omega, int32_t m, int32_t d, int64_
   return wt;
 }
 bool rf_kind_wide(int kv) { return kv == POSENC_RF_TRIG || kv == POSENC_RF_HYPERBOLIC; }
+bool rf_kind_exp(int kv) {
+  return kv == POSENC_RF_POSITIVE || kv == POSENC_RF_HYPERBOLIC || kv == POSENC_RF_GAUSSIAN_POSITIVE;
+}
+double rf_base_scale(int kv, int32_t m) {
+  if (kv == POSENC_RF_ELU_PLUS_ONE || kv == POSENC_RF_RELU) return 1.0;
+  return 1.0 / std::sqrt(kv == POSENC_RF_HYPERBOLIC ? 2.0 * m : static_cast<double>(m));
+}
 }  // namespace detail
 }  // namespace posenc
 
@@ -266,10 +273,11 @@ extern "C" POSENC_API posenc_status posenc_rf_features_f32(posenc_rf_kind kind, 
   if (n == 0) return POSENC_OK;
   const features_kernels_t* k = nullptr;
   POSENC_CHECK(features_kernels_active(&k));
-  static const char* const kFeaturePaths[] = {"rf_features.trig", "rf_features.positive", "rf_features.hyperbolic",
-                                              "rf_features.gaussian_positive"};
+  static const char* const kFeaturePaths[] = {"rf_features.trig",          "rf_features.positive",
+                                              "rf_features.hyperbolic",    "rf_features.gaussian_positive",
+                                              "rf_features.elu_plus_one", "rf_features.relu"};
   path(kFeaturePaths[kv]);
-  if (kv != POSENC_RF_TRIG && hv != POSENC_RF_SHIFT_OVERFLOW)
+  if (rf_kind_exp(kv) && hv != POSENC_RF_SHIFT_OVERFLOW)
     path(hv == POSENC_RF_SHIFT_ROW_MAX ? "rf_features.exp_row_max" : "rf_features.exp_shared_max");
   work(4.0 * double(nd + md + nout), 2.0 * double(n) * m * d, true);  // the projection; exp/sin/cos not counted
   POSENC_SHAPE("n=%lld d=%d m=%d", (long long)n, d, m);
@@ -277,10 +285,10 @@ extern "C" POSENC_API posenc_status posenc_rf_features_f32(posenc_rf_kind kind, 
     const int64_t m_pad = round_up(m, kFeaturesColPad);
     const std::vector<float> wt = pack_omega_t(omega, m, d, m_pad);
     std::vector<float> scale(static_cast<size_t>(m_pad), 0.0f);  // per-feature scale
-    const double base = 1.0 / std::sqrt(kind == POSENC_RF_HYPERBOLIC ? 2.0 * m : static_cast<double>(m));
+    const double base = rf_base_scale(kv, m);
     for (int32_t j = 0; j < m; ++j)
       scale[static_cast<size_t>(j)] = static_cast<float>(base * (weights ? static_cast<double>(weights[j]) : 1.0));
-    if (hv == POSENC_RF_SHIFT_SHARED_MAX && kv != POSENC_RF_TRIG) {
+    if (hv == POSENC_RF_SHIFT_SHARED_MAX && rf_kind_exp(kv)) {
       // the shared constant needs every row first: compute into scratch, so out stays untouched on bad_alloc
       std::vector<float> tmp(static_cast<size_t>(nout));
       features_run(k, kv, hv, x, n, d, wt.data(), m, m_pad, scale.data(), tmp.data());
@@ -288,6 +296,45 @@ extern "C" POSENC_API posenc_status posenc_rf_features_f32(posenc_rf_kind kind, 
     } else {
       features_run(k, kv, hv, x, n, d, wt.data(), m, m_pad, scale.data(), out);
     }
+    return POSENC_OK;
+  });
+}
+
+extern "C" POSENC_API posenc_status posenc_rf_features_bf16(posenc_rf_kind kind, posenc_rf_shift shift,
+                                                           const float* omega, int32_t m, int32_t d,
+                                                           const float* weights, const uint16_t* x, int64_t n,
+                                                           uint16_t* out) {
+  api_guard g("posenc_rf_features_bf16");
+  const int kv = enum_bits(kind), hv = enum_bits(shift);
+  rf_sizes sz{};
+  const float* xf = reinterpret_cast<const float*>(x);  // only compared with NULL by the checks
+  POSENC_CHECK(check_rf_shapes(kv, hv, omega, m, d, xf, n, reinterpret_cast<const float*>(out), "out", "out", &sz));
+  const int64_t nd = sz.nd, md = sz.md, nout = sz.nout;
+  POSENC_CHECK(check_rf_values(omega, md, weights, m));
+  if (n == 0) return POSENC_OK;
+  const features_kernels_t* k = nullptr;
+  POSENC_CHECK(features_kernels_active(&k));
+  path("rf_features_bf16.widen_f32_narrow");
+  work(2.0 * double(nd + nout) + 4.0 * double(md), 2.0 * double(n) * m * d, true);
+  POSENC_SHAPE("n=%lld d=%d m=%d", (long long)n, d, m);
+  return guarded([&] {
+    const int64_t m_pad = round_up(m, kFeaturesColPad);
+    const std::vector<float> wt = pack_omega_t(omega, m, d, m_pad);
+    std::vector<float> scale(static_cast<size_t>(m_pad), 0.0f);
+    const double base = rf_base_scale(kv, m);
+    for (int32_t j = 0; j < m; ++j)
+      scale[static_cast<size_t>(j)] = static_cast<float>(base * (weights ? static_cast<double>(weights[j]) : 1.0));
+    std::vector<float> xw(static_cast<size_t>(nd)), tmp(static_cast<size_t>(nout));
+    const int64_t F = sz.F, grain = 1024;
+    parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
+      const int64_t r0 = t * grain, r1 = std::min(n, r0 + grain);
+      bf16_widen(x + r0 * d, (r1 - r0) * d, xw.data() + r0 * d);
+    });
+    features_run(k, kv, hv, xw.data(), n, d, wt.data(), m, m_pad, scale.data(), tmp.data());
+    parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
+      const int64_t r0 = t * grain, r1 = std::min(n, r0 + grain);
+      bf16_narrow(tmp.data() + r0 * F, (r1 - r0) * F, out + r0 * F);
+    });
     return POSENC_OK;
   });
 }
@@ -312,7 +359,8 @@ extern "C" POSENC_API posenc_status posenc_rf_features_backward_f32(posenc_rf_ki
   }
   const features_kernels_t* k = nullptr;
   POSENC_CHECK(features_kernels_active(&k));
-  path(kv == POSENC_RF_TRIG ? "rf_features_backward.trig" : "rf_features_backward.exp");
+  path(kv == POSENC_RF_TRIG ? "rf_features_backward.trig"
+                            : (rf_kind_exp(kv) ? "rf_features_backward.exp" : "rf_features_backward.elementwise"));
   work(4.0 * double(2 * nd + md + 2 * nout), 2.0 * double(n) * m * d * (1.0 + (grad_x ? 1 : 0) + (grad_omega ? 1 : 0)),
        true);
   POSENC_SHAPE("n=%lld d=%d m=%d", (long long)n, d, m);
@@ -320,7 +368,7 @@ extern "C" POSENC_API posenc_status posenc_rf_features_backward_f32(posenc_rf_ki
     const int64_t m_pad = round_up(m, kFeaturesColPad);
     const std::vector<float> wt = pack_omega_t(omega, m, d, m_pad);
     std::vector<float> base(static_cast<size_t>(m_pad), 0.0f);
-    const auto b0 = static_cast<float>(1.0 / std::sqrt(kind == POSENC_RF_HYPERBOLIC ? 2.0 * m : static_cast<double>(m)));
+    const auto b0 = static_cast<float>(rf_base_scale(kv, m));
     std::fill(base.begin(), base.begin() + m, b0);
     std::vector<float> u(static_cast<size_t>(nout));  // the unweighted map, same shift as the forward
     features_run(k, kv, hv, x, n, d, wt.data(), m, m_pad, base.data(), u.data());
@@ -328,7 +376,7 @@ extern "C" POSENC_API posenc_status posenc_rf_features_backward_f32(posenc_rf_ki
     const int64_t nt = tiles_of(n, grain);
     std::vector<double> gw_part(grad_weights ? static_cast<size_t>(nt * m) : 0);
     std::vector<float> gom_part(grad_omega ? static_cast<size_t>(nt * md) : 0);
-    const double hf = kv == POSENC_RF_GAUSSIAN_POSITIVE ? 2.0 : (kv == POSENC_RF_TRIG ? 0.0 : 1.0);
+    const double hf = kv == POSENC_RF_GAUSSIAN_POSITIVE ? 2.0 : (rf_kind_exp(kv) ? 1.0 : 0.0);
     parallel_tiles(nt, [&](int64_t t) {
       const int64_t r0 = t * grain, rows = std::min(n, r0 + grain) - r0;
       std::vector<float> dp(static_cast<size_t>(rows * m));
@@ -349,6 +397,12 @@ extern "C" POSENC_API posenc_status posenc_rf_features_backward_f32(posenc_rf_ki
             di[j] = gp - gm;
             ts += double(gp) + double(gm);
             if (gw) gw[j] += double(gi[j]) * ui[j] + double(gi[m + j]) * ui[m + j];
+          } else if (kv == POSENC_RF_ELU_PLUS_ONE) {  // u = elu(p) + 1: u' = 1 for p > 0 (u > 1), else u
+            di[j] = w * gi[j] * (ui[j] > 1.0f ? 1.0f : ui[j]);
+            if (gw) gw[j] += double(gi[j]) * ui[j];
+          } else if (kv == POSENC_RF_RELU) {  // u = max(p, 0): u' = [u > 0]
+            di[j] = ui[j] > 0.0f ? w * gi[j] : 0.0f;
+            if (gw) gw[j] += double(gi[j]) * ui[j];
           } else {
             const float gp = w * gi[j] * ui[j];
             di[j] = gp;

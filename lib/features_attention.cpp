@@ -44,6 +44,14 @@ posenc_status check_attention(const attention_args& c) {
   return POSENC_OK;
 }
 
+posenc_status check_linear_flags(int32_t flags) {
+  if (flags & ~int32_t(POSENC_LINEAR_CAUSAL | POSENC_LINEAR_UNNORMALIZED))
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     "causal (flags) must be 0 or a combination of POSENC_LINEAR_CAUSAL (1) and "
+                     "POSENC_LINEAR_UNNORMALIZED (2) (got %d)", flags);
+  return POSENC_OK;
+}
+
 void transpose_to(const float* a, int64_t rows, int64_t cols, int64_t lda, float* b) {
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t c = 0; c < cols; ++c) b[c * rows + i] = a[i * lda + c];
@@ -51,77 +59,127 @@ void transpose_to(const float* a, int64_t rows, int64_t cols, int64_t lda, float
 }  // namespace detail
 }  // namespace posenc
 
+namespace posenc {
+namespace detail {
+void linear_attention_run(const features_kernels_t* k, const float* phi_q, const float* phi_k, const float* v, int64_t n, int32_t F,
+                          int32_t dv, bool causal, bool unnorm, float eps, float* out) {
+  const int64_t state = static_cast<int64_t>(F) * dv + F;  // S [F, dv] then z [F]
+  if (!causal) {
+    const int64_t grain = 512;
+    const int64_t nt = tiles_of(n, grain);
+    std::vector<float> part(static_cast<size_t>(nt * state), 0.0f);
+    parallel_tiles(nt, [&](int64_t t) {
+      const int64_t r0 = t * grain, len = std::min(n, r0 + grain) - r0;
+      float* st = part.data() + t * state;
+      k->matmul(phi_k + r0 * F, 1, F, v + r0 * dv, dv, F, dv, len, st, dv, 0);
+      k->colsum_acc(phi_k + r0 * F, len, F, st + static_cast<int64_t>(F) * dv);
+    });
+    std::vector<float> s(static_cast<size_t>(state), 0.0f);
+    for (int64_t t = 0; t < nt; ++t)  // fixed (tile) order: independent of the thread count
+      for (int64_t e = 0; e < state; ++e) s[static_cast<size_t>(e)] += part[static_cast<size_t>(t * state + e)];
+    const int64_t og = 256;
+    parallel_tiles(tiles_of(n, og), [&](int64_t t) {
+      const int64_t r0 = t * og, len = std::min(n, r0 + og) - r0;
+      k->linear_rows(phi_q + r0 * F, len, F, s.data(), dv, unnorm ? nullptr : s.data() + static_cast<int64_t>(F) * dv,
+                     dv, nullptr, nullptr, eps, out + r0 * dv);
+    });
+    return;
+  }
+  const int64_t C = 128;
+  const int64_t nc = tiles_of(n, C);
+  std::vector<float> st(static_cast<size_t>(nc * state), 0.0f);
+  parallel_tiles(nc, [&](int64_t c) {
+    const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
+    float* s = st.data() + c * state;
+    k->matmul(phi_k + r0 * F, 1, F, v + r0 * dv, dv, F, dv, len, s, dv, 0);
+    k->colsum_acc(phi_k + r0 * F, len, F, s + static_cast<int64_t>(F) * dv);
+  });
+  // exclusive prefix sums over chunks, parallel over state elements (order along chunks fixed)
+  const int64_t eg = 2048;
+  parallel_tiles(tiles_of(state, eg), [&](int64_t t) {
+    const int64_t e0 = t * eg, e1 = std::min(state, e0 + eg);
+    std::vector<float> run(static_cast<size_t>(e1 - e0), 0.0f);
+    for (int64_t c = 0; c < nc; ++c) {
+      float* s = st.data() + c * state;
+      for (int64_t e = e0; e < e1; ++e) {
+        const float tmp = s[e];
+        s[e] = run[static_cast<size_t>(e - e0)];
+        run[static_cast<size_t>(e - e0)] += tmp;
+      }
+    }
+  });
+  const int64_t l32 = round_up(C, 32);
+  parallel_tiles(nc, [&](int64_t c) {
+    const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
+    std::vector<float> scratch(static_cast<size_t>(F * l32 + C * l32 + C * dv + C));
+    float* num = scratch.data() + F * l32 + C * l32;
+    float* den = num + C * dv;
+    k->causal_chunk(phi_q + r0 * F, phi_k + r0 * F, v + r0 * dv, len, F, dv, scratch.data(), num, den);
+    const float* s = st.data() + c * state;
+    k->linear_rows(phi_q + r0 * F, len, F, s, dv, unnorm ? nullptr : s + static_cast<int64_t>(F) * dv, dv, num,
+                   unnorm ? nullptr : den, eps, out + r0 * dv);
+  });
+}
+}  // namespace detail
+}  // namespace posenc
+
 extern "C" POSENC_API posenc_status posenc_linear_attention_f32(const float* phi_q, const float* phi_k,
                                                                const float* v, int64_t n, int32_t F, int32_t dv,
-                                                               int32_t causal, float eps, float* out) {
+                                                               int32_t flags, float eps, float* out) {
   api_guard g("posenc_linear_attention_f32");
   POSENC_CHECK(check_attention({n, F, dv, "F", eps, attention_param::eps, phi_q, phi_k, v, "phi_q", "phi_k", out,
                                 false, nullptr, nullptr, nullptr, nullptr, nullptr}));
+  POSENC_CHECK(check_linear_flags(flags));
   if (n == 0) return POSENC_OK;
   const features_kernels_t* k = nullptr;
   POSENC_CHECK(features_kernels_active(&k));
+  const bool causal = (flags & POSENC_LINEAR_CAUSAL) != 0, unnorm = (flags & POSENC_LINEAR_UNNORMALIZED) != 0;
   // State (2 n F dv + n F) and read-out (2 n F dv + 2 n F); causal adds the 128-row chunks'
   // quadratic part (2 n 128 (F + dv)).
-  path(causal ? "linear_attention.causal_chunked" : "linear_attention.global");
+  static const char* const kPaths[] = {"linear_attention.global", "linear_attention.causal_chunked",
+                                       "linear_attention.global_unnormalized",
+                                       "linear_attention.causal_chunked_unnormalized"};
+  path(kPaths[(causal ? 1 : 0) + (unnorm ? 2 : 0)]);
   work(4.0 * double(n) * 2.0 * (F + dv),
        4.0 * double(n) * F * dv + 3.0 * double(n) * F + (causal ? 2.0 * double(n) * 128 * (F + dv) : 0.0), true);
   POSENC_SHAPE("n=%lld F=%d dv=%d", (long long)n, F, dv);
   return guarded([&] {
-    const int64_t state = static_cast<int64_t>(F) * dv + F;  // S [F, dv] then z [F]
-    if (!causal) {
-      const int64_t grain = 512;
-      const int64_t nt = tiles_of(n, grain);
-      std::vector<float> part(static_cast<size_t>(nt * state), 0.0f);
-      parallel_tiles(nt, [&](int64_t t) {
-        const int64_t r0 = t * grain, len = std::min(n, r0 + grain) - r0;
-        float* st = part.data() + t * state;
-        k->matmul(phi_k + r0 * F, 1, F, v + r0 * dv, dv, F, dv, len, st, dv, 0);
-        k->colsum_acc(phi_k + r0 * F, len, F, st + static_cast<int64_t>(F) * dv);
-      });
-      std::vector<float> s(static_cast<size_t>(state), 0.0f);
-      for (int64_t t = 0; t < nt; ++t)  // fixed (tile) order: independent of the thread count
-        for (int64_t e = 0; e < state; ++e) s[static_cast<size_t>(e)] += part[static_cast<size_t>(t * state + e)];
-      const int64_t og = 256;
-      parallel_tiles(tiles_of(n, og), [&](int64_t t) {
-        const int64_t r0 = t * og, len = std::min(n, r0 + og) - r0;
-        k->linear_rows(phi_q + r0 * F, len, F, s.data(), dv, s.data() + static_cast<int64_t>(F) * dv, dv, nullptr,
-                       nullptr, eps, out + r0 * dv);
-      });
-      return POSENC_OK;
-    }
-    const int64_t C = 128;
-    const int64_t nc = tiles_of(n, C);
-    std::vector<float> st(static_cast<size_t>(nc * state), 0.0f);
-    parallel_tiles(nc, [&](int64_t c) {
-      const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
-      float* s = st.data() + c * state;
-      k->matmul(phi_k + r0 * F, 1, F, v + r0 * dv, dv, F, dv, len, s, dv, 0);
-      k->colsum_acc(phi_k + r0 * F, len, F, s + static_cast<int64_t>(F) * dv);
+    linear_attention_run(k, phi_q, phi_k, v, n, F, dv, causal, unnorm, eps, out);
+    return POSENC_OK;
+  });
+}
+
+extern "C" POSENC_API posenc_status posenc_linear_attention_bf16(const uint16_t* phi_q, const uint16_t* phi_k,
+                                                                const uint16_t* v, int64_t n, int32_t F, int32_t dv,
+                                                                int32_t flags, float eps, uint16_t* out) {
+  api_guard g("posenc_linear_attention_bf16");
+  auto f = [](const uint16_t* p) { return reinterpret_cast<const float*>(p); };  // only compared with NULL
+  POSENC_CHECK(check_attention({n, F, dv, "F", eps, attention_param::eps, f(phi_q), f(phi_k), f(v), "phi_q", "phi_k",
+                                reinterpret_cast<float*>(out), false, nullptr, nullptr, nullptr, nullptr, nullptr}));
+  POSENC_CHECK(check_linear_flags(flags));
+  if (n == 0) return POSENC_OK;
+  const features_kernels_t* k = nullptr;
+  POSENC_CHECK(features_kernels_active(&k));
+  const bool causal = (flags & POSENC_LINEAR_CAUSAL) != 0, unnorm = (flags & POSENC_LINEAR_UNNORMALIZED) != 0;
+  path(causal ? "linear_attention_bf16.causal_chunked" : "linear_attention_bf16.global");
+  work(2.0 * double(n) * 2.0 * (F + dv),
+       4.0 * double(n) * F * dv + 3.0 * double(n) * F + (causal ? 2.0 * double(n) * 128 * (F + dv) : 0.0), true);
+  POSENC_SHAPE("n=%lld F=%d dv=%d", (long long)n, F, dv);
+  return guarded([&] {
+    const int64_t nf = n * F, nv = n * int64_t(dv);
+    std::vector<float> q(static_cast<size_t>(nf)), kk(static_cast<size_t>(nf)), vv(static_cast<size_t>(nv)),
+        o(static_cast<size_t>(nv));
+    const int64_t grain = 1024;
+    parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
+      const int64_t r0 = t * grain, len = std::min(n, r0 + grain) - r0;
+      bf16_widen(phi_q + r0 * F, len * F, q.data() + r0 * F);
+      bf16_widen(phi_k + r0 * F, len * F, kk.data() + r0 * F);
+      bf16_widen(v + r0 * dv, len * dv, vv.data() + r0 * dv);
     });
-    // exclusive prefix sums over chunks, parallel over state elements (order along chunks fixed)
-    const int64_t eg = 2048;
-    parallel_tiles(tiles_of(state, eg), [&](int64_t t) {
-      const int64_t e0 = t * eg, e1 = std::min(state, e0 + eg);
-      std::vector<float> run(static_cast<size_t>(e1 - e0), 0.0f);
-      for (int64_t c = 0; c < nc; ++c) {
-        float* s = st.data() + c * state;
-        for (int64_t e = e0; e < e1; ++e) {
-          const float tmp = s[e];
-          s[e] = run[static_cast<size_t>(e - e0)];
-          run[static_cast<size_t>(e - e0)] += tmp;
-        }
-      }
-    });
-    const int64_t l32 = round_up(C, 32);
-    parallel_tiles(nc, [&](int64_t c) {
-      const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
-      std::vector<float> scratch(static_cast<size_t>(F * l32 + C * l32 + C * dv + C));
-      float* num = scratch.data() + F * l32 + C * l32;
-      float* den = num + C * dv;
-      k->causal_chunk(phi_q + r0 * F, phi_k + r0 * F, v + r0 * dv, len, F, dv, scratch.data(), num, den);
-      const float* s = st.data() + c * state;
-      k->linear_rows(phi_q + r0 * F, len, F, s, dv, s + static_cast<int64_t>(F) * dv, dv, num, den, eps,
-                     out + r0 * dv);
+    linear_attention_run(k, q.data(), kk.data(), vv.data(), n, F, dv, causal, unnorm, eps, o.data());
+    parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
+      const int64_t r0 = t * grain, len = std::min(n, r0 + grain) - r0;
+      bf16_narrow(o.data() + r0 * dv, len * dv, out + r0 * dv);
     });
     return POSENC_OK;
   });
@@ -174,9 +232,8 @@ extern "C" POSENC_API posenc_status posenc_linear_attention_step_f32(const float
   POSENC_CHECK(check_not_null(phi_k, "phi_k"));
   POSENC_CHECK(check_not_null(v, "v"));
   POSENC_CHECK(check_not_null(state_s, "state_s"));
-  POSENC_CHECK(check_not_null(state_z, "state_z"));
-  POSENC_CHECK(check_not_null(out, "out"));
-  path("linear_attention_step.state");
+  POSENC_CHECK(check_not_null(out, "out"));  // state_z NULL: the unnormalized form
+  path(state_z ? "linear_attention_step.state" : "linear_attention_step.unnormalized");
   work(4.0 * double(2 * fd + 3 * F + 2 * dv), 4.0 * double(fd) + 3.0 * F, true);
   POSENC_SHAPE("F=%d dv=%d", F, dv);
   return guarded([&] {
@@ -186,10 +243,16 @@ extern "C" POSENC_API posenc_status posenc_linear_attention_step_f32(const float
       const float kf = phi_k[f];
       float* row = state_s + static_cast<int64_t>(f) * dv;
       for (int32_t c = 0; c < dv; ++c) row[c] += kf * v[c];
-      state_z[f] += kf;
       const double qf = phi_q[f];
-      den += qf * state_z[f];
+      if (state_z) {
+        state_z[f] += kf;
+        den += qf * state_z[f];
+      }
       for (int32_t c = 0; c < dv; ++c) num[size_t(c)] += qf * row[c];
+    }
+    if (!state_z) {
+      for (int32_t c = 0; c < dv; ++c) out[c] = static_cast<float>(num[size_t(c)]);
+      return POSENC_OK;
     }
     den += eps;
     for (int32_t c = 0; c < dv; ++c) out[c] = den == 0.0 ? 0.0f : static_cast<float>(num[size_t(c)] / den);

@@ -15,154 +15,173 @@ POSENC_USE_KERNELS(features_kernels_t, features_kernels)
 using namespace posenc;
 using namespace posenc::detail;
 
+namespace posenc {
+namespace detail {
+void linear_attention_backward_run(const features_kernels_t* k, const float* phi_q, const float* phi_k, const float* v, int64_t n,
+                                   int32_t F, int32_t dv, bool causal, bool unnorm, float eps, const float* grad_out,
+                                   float* grad_phi_q, float* grad_phi_k, float* grad_v) {
+  const int64_t C = causal ? 128 : 512;  // rows per chunk (causal) or tile
+  const int64_t nc = tiles_of(n, C);
+  const int64_t FD = static_cast<int64_t>(F) * dv, state = FD + F;
+  // forward states: causal: exclusive prefix sums of the chunk states; else one global state
+  std::vector<float> st(static_cast<size_t>(nc * state), 0.0f);
+  parallel_tiles(nc, [&](int64_t c) {
+    const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
+    float* s = st.data() + c * state;
+    k->matmul(phi_k + r0 * F, 1, F, v + r0 * dv, dv, F, dv, len, s, dv, 0);
+    k->colsum_acc(phi_k + r0 * F, len, F, s + FD);
+  });
+  std::vector<float> total;  // non-causal: the one state, summed in tile order
+  if (causal) {
+    // exclusive prefix (the forward's order: run before adding)
+    const int64_t eg = 2048;
+    parallel_tiles(tiles_of(state, eg), [&](int64_t t) {
+      const int64_t e0 = t * eg, e1 = std::min(state, e0 + eg);
+      std::vector<float> run(static_cast<size_t>(e1 - e0), 0.0f);
+      for (int64_t c = 0; c < nc; ++c) {
+        float* s = st.data() + c * state;
+        for (int64_t e = e0; e < e1; ++e) {
+          const float tmp = s[e];
+          s[e] = run[size_t(e - e0)];
+          run[size_t(e - e0)] += tmp;
+        }
+      }
+    });
+  } else {
+    total.assign(static_cast<size_t>(state), 0.0f);
+    for (int64_t t = 0; t < nc; ++t)
+      for (int64_t e = 0; e < state; ++e) total[size_t(e)] += st[size_t(t * state + e)];
+  }
+  // pass 1 per chunk: out, a_i = go_i / den_i, b_i = -(go_i . out_i) / den_i; grad_phi_q; the
+  // chunk's R = phi_q^T A [F, dv] and r = sum_i b_i phi_q_i [F]; intra-chunk parts of grad_phi_k, grad_v.
+  std::vector<float> rs(static_cast<size_t>(nc * state), 0.0f);
+  const int64_t l32 = round_up(C, 32);
+  parallel_tiles(nc, [&](int64_t c) {
+    const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
+    const float* s = causal ? st.data() + c * state : total.data();
+    const float* z = s + FD;
+    const float* q = phi_q + r0 * F;
+    const float* kk = phi_k + r0 * F;
+    const float* vv = v + r0 * dv;
+    const float* go = grad_out + r0 * dv;
+    std::vector<float> num(static_cast<size_t>(len * dv)), den(static_cast<size_t>(len), 0.0f);
+    std::vector<float> a(static_cast<size_t>(len * dv)), b(static_cast<size_t>(len));
+    std::vector<float> sT(static_cast<size_t>(FD));
+    std::vector<float> scratch, P, M, kT, vT;
+    if (causal) {
+      scratch.resize(static_cast<size_t>(F * l32 + C * l32));
+      k->causal_chunk(q, kk, vv, len, F, dv, scratch.data(), num.data(), den.data());
+      k->matmul(q, F, 1, s, dv, len, dv, F, num.data(), dv, 1);
+    } else {
+      k->matmul(q, F, 1, s, dv, len, dv, F, num.data(), dv, 0);
+    }
+    for (int64_t i = 0; i < len && unnorm; ++i) {  // no denominator: a_i = grad_out_i, b_i = 0
+      for (int32_t cdx = 0; cdx < dv; ++cdx) a[size_t(i * dv + cdx)] = go[i * dv + cdx];
+      b[size_t(i)] = 0.0f;
+    }
+    for (int64_t i = 0; i < len && !unnorm; ++i) {
+      double dz = 0.0;
+      for (int32_t f = 0; f < F; ++f) dz += double(q[i * F + f]) * z[f];
+      const double dn = dz + double(den[size_t(i)]) + double(eps);
+      double gdo = 0.0;
+      for (int32_t cdx = 0; cdx < dv; ++cdx) gdo += double(go[i * dv + cdx]) * num[size_t(i * dv + cdx)];
+      if (dn == 0.0) {  // the forward wrote a zero row: zero gradient
+        for (int32_t cdx = 0; cdx < dv; ++cdx) a[size_t(i * dv + cdx)] = 0.0f;
+        b[size_t(i)] = 0.0f;
+        continue;
+      }
+      for (int32_t cdx = 0; cdx < dv; ++cdx) a[size_t(i * dv + cdx)] = static_cast<float>(go[i * dv + cdx] / dn);
+      b[size_t(i)] = static_cast<float>(-gdo / (dn * dn));
+    }
+    // grad_phi_q = A S^T + b z^T (+ intra: M phi_k, M_ij = [j <= i] (a_i . v_j + b_i))
+    transpose_to(s, F, dv, dv, sT.data());
+    float* gq = grad_phi_q + r0 * F;
+    k->matmul(a.data(), dv, 1, sT.data(), F, len, F, dv, gq, F, 0);
+    for (int64_t i = 0; i < len; ++i)
+      for (int32_t f = 0; f < F; ++f) gq[i * F + f] += b[size_t(i)] * z[f];
+    float* gk = grad_phi_k + r0 * F;
+    float* gv = grad_v + r0 * dv;
+    if (causal) {
+      vT.resize(static_cast<size_t>(dv * len));
+      kT.resize(static_cast<size_t>(F * len));
+      M.resize(static_cast<size_t>(len * len));
+      P.resize(static_cast<size_t>(len * len));
+      transpose_to(vv, len, dv, dv, vT.data());
+      transpose_to(kk, len, F, F, kT.data());
+      k->matmul(a.data(), dv, 1, vT.data(), len, len, len, dv, M.data(), len, 0);
+      k->matmul(q, F, 1, kT.data(), len, len, len, F, P.data(), len, 0);
+      for (int64_t i = 0; i < len; ++i)
+        for (int64_t j = 0; j < len; ++j) {
+          if (j <= i) M[size_t(i * len + j)] += b[size_t(i)];
+          else M[size_t(i * len + j)] = P[size_t(i * len + j)] = 0.0f;
+        }
+      k->matmul(M.data(), len, 1, kk, F, len, F, len, gq, F, 1);            // M phi_k
+      k->matmul(M.data(), 1, len, q, F, len, F, len, gk, F, 0);             // M^T phi_q
+      k->matmul(P.data(), 1, len, a.data(), dv, len, dv, len, gv, dv, 0);   // P^T A
+    }
+    float* r = rs.data() + c * state;
+    k->matmul(q, 1, F, a.data(), dv, F, dv, len, r, dv, 0);  // R = phi_q^T A
+    for (int64_t i = 0; i < len; ++i)
+      for (int32_t f = 0; f < F; ++f) r[FD + f] += b[size_t(i)] * q[i * F + f];
+  });
+  // R, r seen by chunk c: causal: the sum over later chunks (reverse exclusive scan); else all.
+  if (causal) {
+    const int64_t eg = 2048;
+    parallel_tiles(tiles_of(state, eg), [&](int64_t t) {
+      const int64_t e0 = t * eg, e1 = std::min(state, e0 + eg);
+      std::vector<float> run(static_cast<size_t>(e1 - e0), 0.0f);
+      for (int64_t c = nc - 1; c >= 0; --c) {
+        float* s = rs.data() + c * state;
+        for (int64_t e = e0; e < e1; ++e) {
+          const float tmp = s[e];
+          s[e] = run[size_t(e - e0)];
+          run[size_t(e - e0)] += tmp;
+        }
+      }
+    });
+  } else {
+    std::vector<double> acc(static_cast<size_t>(state), 0.0);
+    for (int64_t t = 0; t < nc; ++t)
+      for (int64_t e = 0; e < state; ++e) acc[size_t(e)] += rs[size_t(t * state + e)];
+    for (int64_t e = 0; e < state; ++e) rs[size_t(e)] = static_cast<float>(acc[size_t(e)]);
+  }
+  // pass 2: grad_phi_k += V R^T + r, grad_v += phi_k R
+  parallel_tiles(nc, [&](int64_t c) {
+    const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
+    const float* r = rs.data() + (causal ? c * state : 0);
+    std::vector<float> rT(static_cast<size_t>(FD));
+    transpose_to(r, F, dv, dv, rT.data());
+    float* gk = grad_phi_k + r0 * F;
+    float* gv = grad_v + r0 * dv;
+    k->matmul(v + r0 * dv, dv, 1, rT.data(), F, len, F, dv, gk, F, causal ? 1 : 0);
+    for (int64_t i = 0; i < len; ++i)
+      for (int32_t f = 0; f < F; ++f) gk[i * F + f] += r[FD + f];
+    k->matmul(phi_k + r0 * F, F, 1, r, dv, len, dv, F, gv, dv, causal ? 1 : 0);
+  });
+}
+}  // namespace detail
+}  // namespace posenc
+
 extern "C" POSENC_API posenc_status posenc_linear_attention_backward_f32(
-    const float* phi_q, const float* phi_k, const float* v, int64_t n, int32_t F, int32_t dv, int32_t causal, float eps,
+    const float* phi_q, const float* phi_k, const float* v, int64_t n, int32_t F, int32_t dv, int32_t flags, float eps,
     const float* grad_out, float* grad_phi_q, float* grad_phi_k, float* grad_v) {
   api_guard g("posenc_linear_attention_backward_f32");
   POSENC_CHECK(check_attention({n, F, dv, "F", eps, attention_param::eps, phi_q, phi_k, v, "phi_q", "phi_k", grad_v,
                                 true, grad_out, grad_phi_q, grad_phi_k, "grad_phi_q", "grad_phi_k"}));
+  POSENC_CHECK(check_linear_flags(flags));
   if (n == 0) return POSENC_OK;
   const features_kernels_t* k = nullptr;
   POSENC_CHECK(features_kernels_active(&k));
-  path(causal ? "linear_attention_backward.causal_chunked" : "linear_attention_backward.global");
+  const bool causal = (flags & POSENC_LINEAR_CAUSAL) != 0, unnorm = (flags & POSENC_LINEAR_UNNORMALIZED) != 0;
+  static const char* const kPaths[] = {"linear_attention_backward.global", "linear_attention_backward.causal_chunked",
+                                       "linear_attention_backward.global_unnormalized",
+                                       "linear_attention_backward.causal_chunked_unnormalized"};
+  path(kPaths[(causal ? 1 : 0) + (unnorm ? 2 : 0)]);
   work(4.0 * double(n) * 4.0 * (F + dv),
        12.0 * double(n) * F * dv + (causal ? 8.0 * double(n) * 128 * (F + dv) : 0.0), true);
   POSENC_SHAPE("n=%lld F=%d dv=%d", (long long)n, F, dv);
   return guarded([&] {
-    const int64_t C = causal ? 128 : 512;  // rows per chunk (causal) or tile
-    const int64_t nc = tiles_of(n, C);
-    const int64_t FD = static_cast<int64_t>(F) * dv, state = FD + F;
-    // forward states: causal: exclusive prefix sums of the chunk states; else one global state
-    std::vector<float> st(static_cast<size_t>(nc * state), 0.0f);
-    parallel_tiles(nc, [&](int64_t c) {
-      const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
-      float* s = st.data() + c * state;
-      k->matmul(phi_k + r0 * F, 1, F, v + r0 * dv, dv, F, dv, len, s, dv, 0);
-      k->colsum_acc(phi_k + r0 * F, len, F, s + FD);
-    });
-    std::vector<float> total;  // non-causal: the one state, summed in tile order
-    if (causal) {
-      // exclusive prefix (the forward's order: run before adding)
-      const int64_t eg = 2048;
-      parallel_tiles(tiles_of(state, eg), [&](int64_t t) {
-        const int64_t e0 = t * eg, e1 = std::min(state, e0 + eg);
-        std::vector<float> run(static_cast<size_t>(e1 - e0), 0.0f);
-        for (int64_t c = 0; c < nc; ++c) {
-          float* s = st.data() + c * state;
-          for (int64_t e = e0; e < e1; ++e) {
-            const float tmp = s[e];
-            s[e] = run[size_t(e - e0)];
-            run[size_t(e - e0)] += tmp;
-          }
-        }
-      });
-    } else {
-      total.assign(static_cast<size_t>(state), 0.0f);
-      for (int64_t t = 0; t < nc; ++t)
-        for (int64_t e = 0; e < state; ++e) total[size_t(e)] += st[size_t(t * state + e)];
-    }
-    // pass 1 per chunk: out, a_i = go_i / den_i, b_i = -(go_i . out_i) / den_i; grad_phi_q; the
-    // chunk's R = phi_q^T A [F, dv] and r = sum_i b_i phi_q_i [F]; intra-chunk parts of grad_phi_k, grad_v.
-    std::vector<float> rs(static_cast<size_t>(nc * state), 0.0f);
-    const int64_t l32 = round_up(C, 32);
-    parallel_tiles(nc, [&](int64_t c) {
-      const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
-      const float* s = causal ? st.data() + c * state : total.data();
-      const float* z = s + FD;
-      const float* q = phi_q + r0 * F;
-      const float* kk = phi_k + r0 * F;
-      const float* vv = v + r0 * dv;
-      const float* go = grad_out + r0 * dv;
-      std::vector<float> num(static_cast<size_t>(len * dv)), den(static_cast<size_t>(len), 0.0f);
-      std::vector<float> a(static_cast<size_t>(len * dv)), b(static_cast<size_t>(len));
-      std::vector<float> sT(static_cast<size_t>(FD));
-      std::vector<float> scratch, P, M, kT, vT;
-      if (causal) {
-        scratch.resize(static_cast<size_t>(F * l32 + C * l32));
-        k->causal_chunk(q, kk, vv, len, F, dv, scratch.data(), num.data(), den.data());
-        k->matmul(q, F, 1, s, dv, len, dv, F, num.data(), dv, 1);
-      } else {
-        k->matmul(q, F, 1, s, dv, len, dv, F, num.data(), dv, 0);
-      }
-      for (int64_t i = 0; i < len; ++i) {
-        double dz = 0.0;
-        for (int32_t f = 0; f < F; ++f) dz += double(q[i * F + f]) * z[f];
-        const double dn = dz + double(den[size_t(i)]) + double(eps);
-        double gdo = 0.0;
-        for (int32_t cdx = 0; cdx < dv; ++cdx) gdo += double(go[i * dv + cdx]) * num[size_t(i * dv + cdx)];
-        if (dn == 0.0) {  // the forward wrote a zero row: zero gradient
-          for (int32_t cdx = 0; cdx < dv; ++cdx) a[size_t(i * dv + cdx)] = 0.0f;
-          b[size_t(i)] = 0.0f;
-          continue;
-        }
-        for (int32_t cdx = 0; cdx < dv; ++cdx) a[size_t(i * dv + cdx)] = static_cast<float>(go[i * dv + cdx] / dn);
-        b[size_t(i)] = static_cast<float>(-gdo / (dn * dn));
-      }
-      // grad_phi_q = A S^T + b z^T (+ intra: M phi_k, M_ij = [j <= i] (a_i . v_j + b_i))
-      transpose_to(s, F, dv, dv, sT.data());
-      float* gq = grad_phi_q + r0 * F;
-      k->matmul(a.data(), dv, 1, sT.data(), F, len, F, dv, gq, F, 0);
-      for (int64_t i = 0; i < len; ++i)
-        for (int32_t f = 0; f < F; ++f) gq[i * F + f] += b[size_t(i)] * z[f];
-      float* gk = grad_phi_k + r0 * F;
-      float* gv = grad_v + r0 * dv;
-      if (causal) {
-        vT.resize(static_cast<size_t>(dv * len));
-        kT.resize(static_cast<size_t>(F * len));
-        M.resize(static_cast<size_t>(len * len));
-        P.resize(static_cast<size_t>(len * len));
-        transpose_to(vv, len, dv, dv, vT.data());
-        transpose_to(kk, len, F, F, kT.data());
-        k->matmul(a.data(), dv, 1, vT.data(), len, len, len, dv, M.data(), len, 0);
-        k->matmul(q, F, 1, kT.data(), len, len, len, F, P.data(), len, 0);
-        for (int64_t i = 0; i < len; ++i)
-          for (int64_t j = 0; j < len; ++j) {
-            if (j <= i) M[size_t(i * len + j)] += b[size_t(i)];
-            else M[size_t(i * len + j)] = P[size_t(i * len + j)] = 0.0f;
-          }
-        k->matmul(M.data(), len, 1, kk, F, len, F, len, gq, F, 1);            // M phi_k
-        k->matmul(M.data(), 1, len, q, F, len, F, len, gk, F, 0);             // M^T phi_q
-        k->matmul(P.data(), 1, len, a.data(), dv, len, dv, len, gv, dv, 0);   // P^T A
-      }
-      float* r = rs.data() + c * state;
-      k->matmul(q, 1, F, a.data(), dv, F, dv, len, r, dv, 0);  // R = phi_q^T A
-      for (int64_t i = 0; i < len; ++i)
-        for (int32_t f = 0; f < F; ++f) r[FD + f] += b[size_t(i)] * q[i * F + f];
-    });
-    // R, r seen by chunk c: causal: the sum over later chunks (reverse exclusive scan); else all.
-    if (causal) {
-      const int64_t eg = 2048;
-      parallel_tiles(tiles_of(state, eg), [&](int64_t t) {
-        const int64_t e0 = t * eg, e1 = std::min(state, e0 + eg);
-        std::vector<float> run(static_cast<size_t>(e1 - e0), 0.0f);
-        for (int64_t c = nc - 1; c >= 0; --c) {
-          float* s = rs.data() + c * state;
-          for (int64_t e = e0; e < e1; ++e) {
-            const float tmp = s[e];
-            s[e] = run[size_t(e - e0)];
-            run[size_t(e - e0)] += tmp;
-          }
-        }
-      });
-    } else {
-      std::vector<double> acc(static_cast<size_t>(state), 0.0);
-      for (int64_t t = 0; t < nc; ++t)
-        for (int64_t e = 0; e < state; ++e) acc[size_t(e)] += rs[size_t(t * state + e)];
-      for (int64_t e = 0; e < state; ++e) rs[size_t(e)] = static_cast<float>(acc[size_t(e)]);
-    }
-    // pass 2: grad_phi_k += V R^T + r, grad_v += phi_k R
-    parallel_tiles(nc, [&](int64_t c) {
-      const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
-      const float* r = rs.data() + (causal ? c * state : 0);
-      std::vector<float> rT(static_cast<size_t>(FD));
-      transpose_to(r, F, dv, dv, rT.data());
-      float* gk = grad_phi_k + r0 * F;
-      float* gv = grad_v + r0 * dv;
-      k->matmul(v + r0 * dv, dv, 1, rT.data(), F, len, F, dv, gk, F, causal ? 1 : 0);
-      for (int64_t i = 0; i < len; ++i)
-        for (int32_t f = 0; f < F; ++f) gk[i * F + f] += r[FD + f];
-      k->matmul(phi_k + r0 * F, F, 1, r, dv, len, dv, F, gv, dv, causal ? 1 : 0);
-    });
+    linear_attention_backward_run(k, phi_q, phi_k, v, n, F, dv, causal, unnorm, eps, grad_out, grad_phi_q, grad_phi_k, grad_v);
     return POSENC_OK;
   });
 }
