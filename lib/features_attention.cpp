@@ -53,8 +53,13 @@ posenc_status check_linear_flags(int32_t flags) {
 }
 
 void transpose_to(const float* a, int64_t rows, int64_t cols, int64_t lda, float* b) {
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t c = 0; c < cols; ++c) b[c * rows + i] = a[i * lda + c];
+  constexpr int64_t T = 32;  // 32 x 32 blocks: the strided side stays in L1
+  for (int64_t i0 = 0; i0 < rows; i0 += T)
+    for (int64_t c0 = 0; c0 < cols; c0 += T) {
+      const int64_t i1 = std::min(rows, i0 + T), c1 = std::min(cols, c0 + T);
+      for (int64_t c = c0; c < c1; ++c)
+        for (int64_t i = i0; i < i1; ++i) b[c * rows + i] = a[i * lda + c];
+    }
 }
 }  // namespace detail
 }  // namespace posenc
@@ -67,16 +72,17 @@ void linear_attention_run(const features_kernels_t* k, const float* phi_q, const
   if (!causal) {
     const int64_t grain = 512;
     const int64_t nt = tiles_of(n, grain);
-    std::vector<float> part(static_cast<size_t>(nt * state), 0.0f);
+    fbuf part(nt * state);
     parallel_tiles(nt, [&](int64_t t) {
       const int64_t r0 = t * grain, len = std::min(n, r0 + grain) - r0;
       float* st = part.data() + t * state;
       k->matmul(phi_k + r0 * F, 1, F, v + r0 * dv, dv, F, dv, len, st, dv, 0);
+      std::fill(st + static_cast<int64_t>(F) * dv, st + state, 0.0f);
       k->colsum_acc(phi_k + r0 * F, len, F, st + static_cast<int64_t>(F) * dv);
     });
     std::vector<float> s(static_cast<size_t>(state), 0.0f);
     for (int64_t t = 0; t < nt; ++t)  // fixed (tile) order: independent of the thread count
-      for (int64_t e = 0; e < state; ++e) s[static_cast<size_t>(e)] += part[static_cast<size_t>(t * state + e)];
+      for (int64_t e = 0; e < state; ++e) s[static_cast<size_t>(e)] += part[t * state + e];
     const int64_t og = 256;
     parallel_tiles(tiles_of(n, og), [&](int64_t t) {
       const int64_t r0 = t * og, len = std::min(n, r0 + og) - r0;
@@ -87,11 +93,12 @@ void linear_attention_run(const features_kernels_t* k, const float* phi_q, const
   }
   const int64_t C = 128;
   const int64_t nc = tiles_of(n, C);
-  std::vector<float> st(static_cast<size_t>(nc * state), 0.0f);
+  fbuf st(nc * state);
   parallel_tiles(nc, [&](int64_t c) {
     const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
     float* s = st.data() + c * state;
     k->matmul(phi_k + r0 * F, 1, F, v + r0 * dv, dv, F, dv, len, s, dv, 0);
+    std::fill(s + static_cast<int64_t>(F) * dv, s + state, 0.0f);
     k->colsum_acc(phi_k + r0 * F, len, F, s + static_cast<int64_t>(F) * dv);
   });
   // exclusive prefix sums over chunks, parallel over state elements (order along chunks fixed)
@@ -111,7 +118,7 @@ void linear_attention_run(const features_kernels_t* k, const float* phi_q, const
   const int64_t l32 = round_up(C, 32);
   parallel_tiles(nc, [&](int64_t c) {
     const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
-    std::vector<float> scratch(static_cast<size_t>(F * l32 + C * l32 + C * dv + C));
+    fbuf scratch(F * l32 + C * l32 + C * dv + C);
     float* num = scratch.data() + F * l32 + C * l32;
     float* den = num + C * dv;
     k->causal_chunk(phi_q + r0 * F, phi_k + r0 * F, v + r0 * dv, len, F, dv, scratch.data(), num, den);

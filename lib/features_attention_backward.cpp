@@ -24,11 +24,13 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
   const int64_t nc = tiles_of(n, C);
   const int64_t FD = static_cast<int64_t>(F) * dv, state = FD + F;
   // forward states: causal: exclusive prefix sums of the chunk states; else one global state
-  std::vector<float> st(static_cast<size_t>(nc * state), 0.0f);
+  // (st is reused for the chunks' R, r in pass 1: chunk c alone reads st[c] and writes it after)
+  fbuf st(nc * state);
   parallel_tiles(nc, [&](int64_t c) {
     const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
     float* s = st.data() + c * state;
     k->matmul(phi_k + r0 * F, 1, F, v + r0 * dv, dv, F, dv, len, s, dv, 0);
+    std::fill(s + FD, s + state, 0.0f);
     k->colsum_acc(phi_k + r0 * F, len, F, s + FD);
   });
   std::vector<float> total;  // non-causal: the one state, summed in tile order
@@ -52,10 +54,14 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
     for (int64_t t = 0; t < nc; ++t)
       for (int64_t e = 0; e < state; ++e) total[size_t(e)] += st[size_t(t * state + e)];
   }
-  // pass 1 per chunk: out, a_i = go_i / den_i, b_i = -(go_i . out_i) / den_i; grad_phi_q; the
-  // chunk's R = phi_q^T A [F, dv] and r = sum_i b_i phi_q_i [F]; intra-chunk parts of grad_phi_k, grad_v.
-  std::vector<float> rs(static_cast<size_t>(nc * state), 0.0f);
-  const int64_t l32 = round_up(C, 32);
+  // pass 1 per chunk, with S, z the state the chunk's rows see: U = grad_out S^T [len, F]; causal:
+  // the masked intra-chunk scores P = phi_q phi_k^T and G = grad_out V^T (j <= i). Per row, in
+  // float64: D_i = phi_q_i . z + sum_j P_ij + eps and grad_out_i . out_i = (phi_q_i . U_i +
+  // sum_j P_ij G_ij) / D_i, so the forward output is never formed; a_i = grad_out_i / D_i,
+  // b_i = -(grad_out_i . out_i) / D_i. Then grad_phi_q = U / D + b z^T + M phi_k with
+  // M_ij = G_ij / D_i + b_i (j <= i), the intra-chunk grad_phi_k = M^T phi_q and grad_v = P^T A,
+  // and the chunk's R = phi_q^T A [F, dv] and r = sum_i b_i phi_q_i [F].
+  float* const rs = st.data();  // R, r of chunk c overwrite its state once the state is consumed
   parallel_tiles(nc, [&](int64_t c) {
     const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
     const float* s = causal ? st.data() + c * state : total.data();
@@ -64,63 +70,72 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
     const float* kk = phi_k + r0 * F;
     const float* vv = v + r0 * dv;
     const float* go = grad_out + r0 * dv;
-    std::vector<float> num(static_cast<size_t>(len * dv)), den(static_cast<size_t>(len), 0.0f);
-    std::vector<float> a(static_cast<size_t>(len * dv)), b(static_cast<size_t>(len));
-    std::vector<float> sT(static_cast<size_t>(FD));
-    std::vector<float> scratch, P, M, kT, vT;
+    // one uninitialized scratch: a [len, dv], b, dinv [len], S^T [dv, F], z [F]; causal: P, G
+    // [len, len], phi_k^T [F, len], V^T [dv, len]
+    const int64_t L2 = causal ? len * len : 0, LT = causal ? len : 0;
+    fbuf buf(len * dv + 2 * len + FD + F + 2 * L2 + (F + dv) * LT);
+    float* a = buf.data();
+    float* b = a + len * dv;
+    float* dinv = b + len;
+    float* sT = dinv + len;
+    float* zc = sT + FD;  // z copied: the chunk's state slot receives R, r below
+    float* P = zc + F;
+    float* G = P + L2;
+    float* kT = G + L2;
+    float* vT = kT + F * LT;
+    std::copy(z, z + F, zc);
+    z = zc;
+    float* gq = grad_phi_q + r0 * F;
+    transpose_to(s, F, dv, dv, sT);
+    k->matmul(go, dv, 1, sT, F, len, F, dv, gq, F, 0);  // U, in place of grad_phi_q
     if (causal) {
-      scratch.resize(static_cast<size_t>(F * l32 + C * l32));
-      k->causal_chunk(q, kk, vv, len, F, dv, scratch.data(), num.data(), den.data());
-      k->matmul(q, F, 1, s, dv, len, dv, F, num.data(), dv, 1);
-    } else {
-      k->matmul(q, F, 1, s, dv, len, dv, F, num.data(), dv, 0);
+      transpose_to(kk, len, F, F, kT);
+      transpose_to(vv, len, dv, dv, vT);
+      k->matmul(q, F, 1, kT, len, len, len, F, P, len, 0);
+      k->matmul(go, dv, 1, vT, len, len, len, dv, G, len, 0);
+      for (int64_t i = 0; i < len; ++i)
+        for (int64_t j = i + 1; j < len; ++j) P[size_t(i * len + j)] = G[size_t(i * len + j)] = 0.0f;
     }
-    for (int64_t i = 0; i < len && unnorm; ++i) {  // no denominator: a_i = grad_out_i, b_i = 0
-      for (int32_t cdx = 0; cdx < dv; ++cdx) a[size_t(i * dv + cdx)] = go[i * dv + cdx];
-      b[size_t(i)] = 0.0f;
-    }
-    for (int64_t i = 0; i < len && !unnorm; ++i) {
-      double dz = 0.0;
-      for (int32_t f = 0; f < F; ++f) dz += double(q[i * F + f]) * z[f];
-      const double dn = dz + double(den[size_t(i)]) + double(eps);
-      double gdo = 0.0;
-      for (int32_t cdx = 0; cdx < dv; ++cdx) gdo += double(go[i * dv + cdx]) * num[size_t(i * dv + cdx)];
+    for (int64_t i = 0; i < len; ++i) {
+      if (unnorm) {  // no denominator: a_i = grad_out_i, b_i = 0
+        for (int32_t cdx = 0; cdx < dv; ++cdx) a[size_t(i * dv + cdx)] = go[i * dv + cdx];
+        b[size_t(i)] = 0.0f;
+        dinv[size_t(i)] = 1.0f;
+        continue;
+      }
+      double dz = 0.0, gdo = 0.0;
+      for (int32_t f = 0; f < F; ++f) {
+        dz += double(q[i * F + f]) * z[f];
+        gdo += double(q[i * F + f]) * gq[i * F + f];
+      }
+      if (causal)
+        for (int64_t j = 0; j <= i; ++j) {
+          dz += double(P[size_t(i * len + j)]);
+          gdo += double(P[size_t(i * len + j)]) * G[size_t(i * len + j)];
+        }
+      const double dn = dz + double(eps);
       if (dn == 0.0) {  // the forward wrote a zero row: zero gradient
         for (int32_t cdx = 0; cdx < dv; ++cdx) a[size_t(i * dv + cdx)] = 0.0f;
-        b[size_t(i)] = 0.0f;
+        b[i] = dinv[i] = 0.0f;
         continue;
       }
       for (int32_t cdx = 0; cdx < dv; ++cdx) a[size_t(i * dv + cdx)] = static_cast<float>(go[i * dv + cdx] / dn);
       b[size_t(i)] = static_cast<float>(-gdo / (dn * dn));
+      dinv[size_t(i)] = static_cast<float>(1.0 / dn);
     }
-    // grad_phi_q = A S^T + b z^T (+ intra: M phi_k, M_ij = [j <= i] (a_i . v_j + b_i))
-    transpose_to(s, F, dv, dv, sT.data());
-    float* gq = grad_phi_q + r0 * F;
-    k->matmul(a.data(), dv, 1, sT.data(), F, len, F, dv, gq, F, 0);
     for (int64_t i = 0; i < len; ++i)
-      for (int32_t f = 0; f < F; ++f) gq[i * F + f] += b[size_t(i)] * z[f];
-    float* gk = grad_phi_k + r0 * F;
-    float* gv = grad_v + r0 * dv;
+      for (int32_t f = 0; f < F; ++f) gq[i * F + f] = gq[i * F + f] * dinv[size_t(i)] + b[size_t(i)] * z[f];
     if (causal) {
-      vT.resize(static_cast<size_t>(dv * len));
-      kT.resize(static_cast<size_t>(F * len));
-      M.resize(static_cast<size_t>(len * len));
-      P.resize(static_cast<size_t>(len * len));
-      transpose_to(vv, len, dv, dv, vT.data());
-      transpose_to(kk, len, F, F, kT.data());
-      k->matmul(a.data(), dv, 1, vT.data(), len, len, len, dv, M.data(), len, 0);
-      k->matmul(q, F, 1, kT.data(), len, len, len, F, P.data(), len, 0);
+      float* M = G;
       for (int64_t i = 0; i < len; ++i)
-        for (int64_t j = 0; j < len; ++j) {
-          if (j <= i) M[size_t(i * len + j)] += b[size_t(i)];
-          else M[size_t(i * len + j)] = P[size_t(i * len + j)] = 0.0f;
-        }
-      k->matmul(M.data(), len, 1, kk, F, len, F, len, gq, F, 1);            // M phi_k
-      k->matmul(M.data(), 1, len, q, F, len, F, len, gk, F, 0);             // M^T phi_q
-      k->matmul(P.data(), 1, len, a.data(), dv, len, dv, len, gv, dv, 0);   // P^T A
+        for (int64_t j = 0; j <= i; ++j) M[size_t(i * len + j)] = M[size_t(i * len + j)] * dinv[size_t(i)] + b[size_t(i)];
+      k->matmul(M, len, 1, kk, F, len, F, len, gq, F, 1);                                 // M phi_k
+      k->matmul(M, 1, len, q, F, len, F, len, grad_phi_k + r0 * F, F, 0);                 // M^T phi_q
+      k->matmul(P, 1, len, a, dv, len, dv, len, grad_v + r0 * dv, dv, 0);  // P^T A
     }
-    float* r = rs.data() + c * state;
-    k->matmul(q, 1, F, a.data(), dv, F, dv, len, r, dv, 0);  // R = phi_q^T A
+    float* r = rs + c * state;
+    k->matmul(q, 1, F, a, dv, F, dv, len, r, dv, 0);  // R = phi_q^T A
+    std::fill(r + FD, r + state, 0.0f);
     for (int64_t i = 0; i < len; ++i)
       for (int32_t f = 0; f < F; ++f) r[FD + f] += b[size_t(i)] * q[i * F + f];
   });
@@ -131,7 +146,7 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
       const int64_t e0 = t * eg, e1 = std::min(state, e0 + eg);
       std::vector<float> run(static_cast<size_t>(e1 - e0), 0.0f);
       for (int64_t c = nc - 1; c >= 0; --c) {
-        float* s = rs.data() + c * state;
+        float* s = rs + c * state;
         for (int64_t e = e0; e < e1; ++e) {
           const float tmp = s[e];
           s[e] = run[size_t(e - e0)];
@@ -148,8 +163,8 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
   // pass 2: grad_phi_k += V R^T + r, grad_v += phi_k R
   parallel_tiles(nc, [&](int64_t c) {
     const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
-    const float* r = rs.data() + (causal ? c * state : 0);
-    std::vector<float> rT(static_cast<size_t>(FD));
+    const float* r = rs + (causal ? c * state : 0);
+    fbuf rT(FD);
     transpose_to(r, F, dv, dv, rT.data());
     float* gk = grad_phi_k + r0 * F;
     float* gv = grad_v + r0 * dv;

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 namespace posenc {
@@ -38,6 +39,16 @@ void features_run(const features_kernels_t* k, int kind, int shift, const float*
 
 /// Omega^T packed [d, m_pad] (zero columns past m).
 std::vector<float> pack_omega_t(const float* omega, int32_t m, int32_t d, int64_t m_pad);
+
+/// An uninitialized float buffer (new float[count], no value-initialization): scratch that the
+/// caller writes before reading. Zero-filling megabytes of fresh pages costs more than the
+/// products in the attention passes.
+struct fbuf {
+  std::unique_ptr<float[]> p;
+  explicit fbuf(int64_t count) : p(new float[static_cast<size_t>(count > 0 ? count : 1)]) {}
+  float* data() { return p.get(); }
+  float& operator[](int64_t i) { return p[static_cast<size_t>(i)]; }
+};
 
 /// bfloat16 (the upper 16 bits of an IEEE float32) -> float32, exact.
 inline void bf16_widen(const uint16_t* in, int64_t count, float* out) {

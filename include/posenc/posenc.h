@@ -1042,7 +1042,8 @@ POSENC_API posenc_status posenc_rf_sample_f32(posenc_rf_sampling sampling, int32
  *  ISA path): TRIG abs error <= 2e-6 * (1 + max_j |p_ij|) / sqrt(m) (the float32 rounding of p
  *  dominates; observed 3.7e-6 / sqrt(m) at |x| ~ 1.6); exponential kinds rel error
  *  <= 4e-6 * (2 + max_j |p_ij|) (observed 2.3e-6), up to float32 underflow below e^-87;
- *  ELU_PLUS_ONE and RELU abs error <= 1e-6 * (1 + |x_i| |omega_j|) (the float32 projection).
+ *  ELU_PLUS_ONE and RELU abs error <= w_j * 1e-6 * (1 + |x_i| |omega_j|) + 1e-7 |out_ij| (the
+ *  float32 projection; tests/test_features_kinds.cpp).
  *
  *  Errors: NULL_POINTER (omega NULL; x or out NULL while n > 0); INVALID_ARGUMENT (kind not a
  *  posenc_rf_kind, shift not a posenc_rf_shift, m <= 0, d <= 0, n < 0, a weight negative or not finite, an omega entry not
@@ -1160,8 +1161,10 @@ POSENC_API posenc_status posenc_rf_features_backward_f32(posenc_rf_kind kind, po
  *  grad_v = phi_k R. Causal: the forward's 128-row chunks and exclusive prefix states for
  *  grad_phi_q; the chunks' R, r as a REVERSE exclusive prefix scan (suffix sums over later chunks,
  *  fast-transformers' causal_dot_backward computed in chunks) for grad_phi_k and grad_v, plus the
- *  masked intra-chunk blocks. Float32 products in our SIMD micro-kernel, D_i and b_i in float64.
- *  Bitwise identical for any thread count.
+ *  masked intra-chunk blocks. The forward output is not recomputed: with U = grad_out S^T and the
+ *  intra-chunk P = phi_q phi_k^T, G = grad_out V^T, grad_out_i . out_i = (phi_q_i . U_i +
+ *  sum_j P_ij G_ij) / D_i and grad_phi_q = U / D + b z^T + M phi_k. Float32 products in our SIMD
+ *  micro-kernel, D_i and b_i in float64. Bitwise identical for any thread count.
  *
  *  Accuracy: against float64 central differences of the float64 forward (tested on every ISA
  *  path, causal and not, n = 300 with 128-row chunks): abs error <= 2e-4 * (1 + max |reference|).
