@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: Apache-2.0 OR MIT
+"""Torch references for the spherical-harmonics tests and benchmarks (not posenc):
+
+- `e3nn_sh(lmax, x, y, z)`: e3nn's "component"-normalized polynomial spherical harmonics for
+  lmax <= 3, ported from e3nn.o3._spherical_harmonics (e3nn 0.5, MIT license), the expressions
+  unchanged; e3nn itself is not installable here (no Debian package).
+- `legendre_sh(lmax, xyz)`: real orthonormal SH by the textbook associated-Legendre recurrence in
+  cos theta and cos / sin (m phi), phi = atan2(y, x) (Wikipedia "Spherical harmonics, real form",
+  no Condon-Shortley phase), any lmax, torch ops only so that torch autograd differentiates it.
+"""
+import math
+
+import torch
+
+
+def e3nn_sh(lmax, x, y, z):
+    assert 0 <= lmax <= 3
+    sh_0_0 = torch.ones_like(x)
+    if lmax == 0:
+        return torch.stack([sh_0_0], dim=-1)
+    sh_1_0 = math.sqrt(3) * x
+    sh_1_1 = math.sqrt(3) * y
+    sh_1_2 = math.sqrt(3) * z
+    if lmax == 1:
+        return torch.stack([sh_0_0, sh_1_0, sh_1_1, sh_1_2], dim=-1)
+    sh_2_0 = math.sqrt(15) * x * z
+    sh_2_1 = math.sqrt(15) * x * y
+    y2 = y.pow(2)
+    x2z2 = x.pow(2) + z.pow(2)
+    sh_2_2 = math.sqrt(5) * (y2 - (1 / 2) * x2z2)
+    sh_2_3 = math.sqrt(15) * y * z
+    sh_2_4 = (1 / 2) * math.sqrt(15) * (z.pow(2) - x.pow(2))
+    if lmax == 2:
+        return torch.stack([sh_0_0, sh_1_0, sh_1_1, sh_1_2, sh_2_0, sh_2_1, sh_2_2, sh_2_3, sh_2_4], dim=-1)
+    sh_3_0 = (1 / 6) * math.sqrt(42) * (sh_2_0 * z + sh_2_4 * x)
+    sh_3_1 = math.sqrt(7) * sh_2_0 * y
+    sh_3_2 = (1 / 8) * math.sqrt(168) * (4.0 * y2 - x2z2) * x
+    sh_3_3 = (1 / 2) * math.sqrt(7) * y * (2.0 * y2 - 3.0 * x2z2)
+    sh_3_4 = (1 / 8) * math.sqrt(168) * z * (4.0 * y2 - x2z2)
+    sh_3_5 = math.sqrt(7) * sh_2_4 * y
+    sh_3_6 = (1 / 6) * math.sqrt(42) * (sh_2_4 * z - sh_2_0 * x)
+    return torch.stack([sh_0_0, sh_1_0, sh_1_1, sh_1_2, sh_2_0, sh_2_1, sh_2_2, sh_2_3, sh_2_4,
+                        sh_3_0, sh_3_1, sh_3_2, sh_3_3, sh_3_4, sh_3_5, sh_3_6], dim=-1)
+
+
+def e3nn_module_sh(lmax, xyz):
+    """e3nn.o3.spherical_harmonics(range(lmax+1), xyz, normalize=True, normalization='integral')
+    for lmax <= 3: normalize, polynomials, divide by sqrt(4 pi)."""
+    u = torch.nn.functional.normalize(xyz, dim=-1)
+    return e3nn_sh(lmax, u[..., 0], u[..., 1], u[..., 2]) / math.sqrt(4 * math.pi)
+
+
+def legendre_sh(lmax, xyz):
+    """Real orthonormal SH [..., (lmax+1)^2] of xyz [..., 3] (any nonzero length), index l(l+1)+m."""
+    x, y, z = xyz[..., 0], xyz[..., 1], xyz[..., 2]
+    r = torch.sqrt(x * x + y * y + z * z)
+    ct = z / r
+    st = torch.sqrt(x * x + y * y) / r
+    phi = torch.atan2(y, x)
+    P = {}  # unnormalized P_l^m(ct), no Condon-Shortley phase
+    for m in range(lmax + 1):
+        pmm = torch.ones_like(ct)
+        for i in range(1, m + 1):
+            pmm = pmm * (2 * i - 1) * st
+        P[(m, m)] = pmm
+        if m + 1 <= lmax:
+            P[(m + 1, m)] = (2 * m + 1) * ct * pmm
+        for l in range(m + 2, lmax + 1):
+            P[(l, m)] = ((2 * l - 1) * ct * P[(l - 1, m)] - (l + m - 1) * P[(l - 2, m)]) / (l - m)
+    out = []
+    for l in range(lmax + 1):
+        for m in range(-l, l + 1):
+            a = abs(m)
+            N = math.sqrt((2 * l + 1) / (4 * math.pi) * math.factorial(l - a) / math.factorial(l + a))
+            if m == 0:
+                out.append(N * P[(l, 0)])
+            elif m > 0:
+                out.append(math.sqrt(2) * N * P[(l, a)] * torch.cos(a * phi))
+            else:
+                out.append(math.sqrt(2) * N * P[(l, a)] * torch.sin(a * phi))
+    return torch.stack(out, dim=-1)
