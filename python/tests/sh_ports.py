@@ -79,3 +79,42 @@ def legendre_sh(lmax, xyz):
             else:
                 out.append(math.sqrt(2) * N * P[(l, a)] * torch.sin(a * phi))
     return torch.stack(out, dim=-1)
+
+
+def poly_sh(lmax, xyz):
+    """Real orthonormal SH by a generic polynomial recurrence in torch (sphericart's scheme, the
+    e3nn-style way to go past e3nn's generated degrees): u = xyz / |xyz|, (x + iy)^m for the
+    azimuth, Q_m^m = (2m-1)!!, Q_{m+1}^m = (2m+1) z Q_m^m,
+    Q_l^m = ((2l-1) z Q_{l-1}^m - (l+m-1) Q_{l-2}^m) / (l-m); Y_l0 = N_l0 Q_l^0,
+    Y_l,+-m = sqrt(2) N_lm Q_l^m Re / Im (x + iy)^m. Only products and sums: torch autograd
+    differentiates it like e3nn's polynomials."""
+    u = torch.nn.functional.normalize(xyz, dim=-1)
+    x, y, z = u[..., 0], u[..., 1], u[..., 2]
+    c = [torch.ones_like(x)]
+    s = [torch.zeros_like(x)]
+    for m in range(1, lmax + 1):
+        cm, sm = c[-1], s[-1]
+        c.append(cm * x - sm * y)
+        s.append(sm * x + cm * y)
+    Q = {}
+    for m in range(lmax + 1):
+        dfact = 1.0
+        for i in range(1, m + 1):
+            dfact *= 2 * i - 1
+        Q[(m, m)] = torch.full_like(x, dfact)
+        if m + 1 <= lmax:
+            Q[(m + 1, m)] = (2 * m + 1) * z * Q[(m, m)]
+        for l in range(m + 2, lmax + 1):
+            Q[(l, m)] = ((2 * l - 1) * z * Q[(l - 1, m)] - (l + m - 1) * Q[(l - 2, m)]) / (l - m)
+    out = []
+    for l in range(lmax + 1):
+        for m in range(-l, l + 1):
+            a = abs(m)
+            N = math.sqrt((2 * l + 1) / (4 * math.pi) * math.factorial(l - a) / math.factorial(l + a))
+            if m == 0:
+                out.append(N * Q[(l, 0)])
+            elif m > 0:
+                out.append(math.sqrt(2) * N * Q[(l, a)] * c[a])
+            else:
+                out.append(math.sqrt(2) * N * Q[(l, a)] * s[a])
+    return torch.stack(out, dim=-1)

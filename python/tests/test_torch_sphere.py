@@ -154,3 +154,13 @@ def test_threads_bitwise_and_batch_shapes():
         y = pt.sph_harm_real(x, 6)
     assert y.grad_fn is None
     assert np.array_equal(y.numpy(), posenc.sph_harm_real(6, x.detach().numpy()))
+
+
+def test_benchmark_references_agree():
+    """The torch references of bench/torch_sphere.py compute posenc's functions (the ratios
+    compare equal work): e3nn's polynomials at the permuted point, the generic recurrence."""
+    from sh_ports import poly_sh
+    x = points(300)
+    y = pt.sph_harm_real(x, 10)
+    assert (poly_sh(10, x) - y).abs().max() < 1e-12
+    assert (e3nn_module_sh(3, x[:, [1, 2, 0]]) - y[:, :16]).abs().max() < 1e-13

@@ -38,52 +38,86 @@ def _grad(x, L, flags, values=True, hessian=False):
     v = torch.empty((n, K), dtype=x.dtype) if values else None
     g = torch.empty((n, 3, K), dtype=x.dtype)
     h = torch.empty((n, 3, 3, K), dtype=x.dtype) if hessian else None
-    name = "posenc_sph_harm_real_grad_f64" if x.dtype == torch.float64 else "posenc_sph_harm_real_grad_f32"
-    check(cfn(name)(L, x.data_ptr(), n, flags, v.data_ptr() if values else None, g.data_ptr(),
-                    h.data_ptr() if hessian else None))
+    _grad_into(x, L, flags, v, g, h)
     return v, g, h
 
 
+def _grad_into(x, L, flags, v, g, h):
+    name = "posenc_sph_harm_real_grad_f64" if x.dtype == torch.float64 else "posenc_sph_harm_real_grad_f32"
+    check(cfn(name)(L, x.data_ptr(), x.shape[0], flags, None if v is None else v.data_ptr(), g.data_ptr(),
+                    None if h is None else h.data_ptr()))
+
+
+_CHUNK_BYTES = 1 << 21  # per-chunk derivative buffer of the backward: stays in L2/L3 while contracted
+
+
+def _chunks(n, row_bytes):
+    c = max(8, _CHUNK_BYTES // max(row_bytes, 1))
+    return [(a, min(a + c, n)) for a in range(0, n, c)]
+
+
 class _SphBackward(torch.autograd.Function):
-    """grad_xyz[i, a] = sum_k grad_out[i, k] dY[i, a, k]; differentiable once more through the
-    Hessians (recomputed by posenc_sph_harm_real_grad_* with hess)."""
+    """grad_xyz[i, a] = sum_k grad_out[i, k] dY[i, a, k], with dY from posenc_sph_harm_real_grad_*
+    computed chunk by chunk into one small buffer (no [n, 3, K] tensor is kept or allocated per
+    call); differentiable once more through the Hessians, recomputed the same way."""
 
     @staticmethod
-    def forward(ctx, x, grad_out, dY, L, flags):
-        ctx.save_for_backward(x, grad_out, dY)
+    def forward(ctx, x, grad_out, L, flags):
+        ctx.save_for_backward(x, grad_out)
         ctx.args = (L, flags)
-        return torch.bmm(dY, grad_out.unsqueeze(-1)).squeeze(-1)
+        n, K = grad_out.shape
+        gx = torch.empty((n, 3), dtype=x.dtype)
+        if n == 0:
+            return gx
+        chunks = _chunks(n, 3 * K * x.element_size())
+        buf = torch.empty((chunks[0][1] - chunks[0][0], 3, K), dtype=x.dtype)
+        for a, b in chunks:
+            g = buf[:b - a]
+            _grad_into(x[a:b], L, flags, None, g, None)
+            torch.bmm(g, grad_out[a:b].unsqueeze(-1), out=gx[a:b].unsqueeze(-1))
+        return gx
 
     @staticmethod
     @once_differentiable
     def backward(ctx, gg):
-        x, go, dY = ctx.saved_tensors
+        x, go = ctx.saved_tensors
         L, flags = ctx.args
-        gx = ggo = None
+        need_x, need_go = ctx.needs_input_grad[:2]
+        n, K = go.shape
         gg = contiguous_c(gg)
-        if ctx.needs_input_grad[0]:
-            _, _, H = _grad(x, L, flags, values=False, hessian=True)  # [n, 3, 3, K], symmetric in (a, b)
-            # gx[i, b] = sum_a gg[i, a] sum_k H[i, a, b, k] go[i, k]
-            Hg = torch.bmm(H.reshape(x.shape[0], 9, -1), go.unsqueeze(-1)).reshape(x.shape[0], 3, 3)
-            gx = torch.bmm(gg.unsqueeze(1), Hg).squeeze(1)
-        if ctx.needs_input_grad[1]:
-            ggo = torch.bmm(gg.unsqueeze(1), dY).squeeze(1)
-        return gx, ggo, None, None, None
+        gx = torch.empty((n, 3), dtype=x.dtype) if need_x else None
+        ggo = torch.empty((n, K), dtype=x.dtype) if need_go else None
+        if n == 0:
+            return gx, ggo, None, None
+        chunks = _chunks(n, (12 if need_x else 3) * K * x.element_size())
+        c = chunks[0][1] - chunks[0][0]
+        gbuf = torch.empty((c, 3, K), dtype=x.dtype)
+        hbuf = torch.empty((c, 3, 3, K), dtype=x.dtype) if need_x else None
+        for a, b in chunks:
+            m = b - a
+            g, h = gbuf[:m], (hbuf[:m] if need_x else None)
+            _grad_into(x[a:b], L, flags, None, g, h)
+            if need_x:
+                # gx[i, b] = sum_a gg[i, a] sum_k H[i, a, b, k] go[i, k]   (H symmetric in a, b)
+                Hg = torch.bmm(h.reshape(m, 9, K), go[a:b].unsqueeze(-1)).reshape(m, 3, 3)
+                torch.bmm(gg[a:b].unsqueeze(1), Hg, out=gx[a:b].unsqueeze(1))
+            if need_go:
+                torch.bmm(gg[a:b].unsqueeze(1), g, out=ggo[a:b].unsqueeze(1))
+        return gx, ggo, None, None
 
 
 class _Sph(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x, L, flags):
-        v, g, _ = _grad(x, L, flags)
-        ctx.save_for_backward(x, g)
+        ctx.save_for_backward(x)
         ctx.args = (L, flags)
-        return v
+        return _values(x, L, flags)
 
     @staticmethod
     def backward(ctx, grad_out):
-        x, g = ctx.saved_tensors
+        (x,) = ctx.saved_tensors
         L, flags = ctx.args
-        return _SphBackward.apply(x, contiguous_c(grad_out), g, L, flags), None, None
+        return _SphBackward.apply(x, contiguous_c(grad_out), L, flags), None, None
 
 
 def _check_xyz(xyz, lmax):
@@ -103,11 +137,13 @@ def sph_harm_real(xyz, lmax, solid=False, zero_as_zero=False):
     ``normalized=False``); zero_as_zero=True: (0, 0, 0) gives Y_00 and 0 (derivatives 0 there,
     the polynomials' exact ones with solid) instead of posenc.Error.
 
-    Differentiable twice: without grad the forward is posenc_sph_harm_real_* (one call); with xyz
-    requiring grad it is posenc_sph_harm_real_grad_* (values and the Cartesian gradient [n, 3, K]
-    in one call, the gradient kept for the backward, as sphericart-torch does); the backward is
-    grad_xyz = dY . grad_out and its own backward (double backward, e.g. forces from energies
-    in a loss) uses the Hessians of posenc_sph_harm_real_grad_* with hess. Third derivatives are
+    Differentiable twice: the forward is posenc_sph_harm_real_* (or _ex_* with flags), the same
+    bits with and without grad; only xyz is saved. The backward computes the Cartesian gradient
+    dY [n, 3, K] with posenc_sph_harm_real_grad_* chunk by chunk (about 2 MiB of rows at a time,
+    one reused buffer, so no [n, 3, K] tensor is stored between forward and backward as
+    sphericart-torch does) and contracts it with grad_out: grad_xyz = dY . grad_out. Its own
+    backward (double backward, e.g. a force-matching loss) uses the Hessians of
+    posenc_sph_harm_real_grad_* (with hess), chunked the same way. Third derivatives are
     not available (torch raises if asked). Accuracy: that of the C functions (float64: values and
     gradients <= 2e-13, Hessians <= 1e-12 of each degree block's rms at lmax 40; float32: the
     float64 results rounded once)."""
