@@ -28,6 +28,16 @@ import posenc.torch as pt  # noqa: E402
 from performer_ports import fast_attention  # noqa: E402
 
 
+def blas_libraries():
+    """The BLAS shared objects this process has mapped (Linux), e.g. openblas-pthread/libblas.so.3."""
+    try:
+        with open("/proc/self/maps") as f:
+            libs = {line.split()[-1] for line in f if "blas" in line.lower() and "/" in line}
+    except OSError:
+        return "unknown"
+    return ", ".join(sorted(os.path.relpath(p, os.path.dirname(os.path.dirname(p))) for p in libs)) or "none"
+
+
 def cpu(fn):
     t = time.process_time()
     fn()
@@ -76,7 +86,7 @@ def main():
         tp.append(cpu(posenc_step))
     mt, mp = statistics.median(tt) * 1e3, statistics.median(tp) * 1e3
     print(f"posenc {posenc.__version__}, isa {posenc.isa_name(posenc.isa_active())}, torch {torch.__version__}, "
-          f"threads {a.threads}, blas: {'openblas' if 'openblas' in torch.__config__.show().lower() else 'see torch config'}")
+          f"threads {a.threads}, BLAS libraries mapped: {blas_libraries()}")
     print(f"batch {a.batch} heads {a.heads} n {a.n} d {a.d} m {a.m} causal {a.causal}: CPU-time medians of {a.reps} "
           f"interleaved forward+backward steps")
     print(f"  performer-pytorch formulas (torch autograd) {mt:9.1f} ms")

@@ -14,7 +14,8 @@ z, sphericart's scheme), both equal to posenc's values (python/tests/test_torch_
 One step = forward of xyz [n, 3] (requires grad) -> [n, (L+1)^2], then backward with a given
 output gradient. Reported: CPU-time (time.process_time) median over --reps interleaved steps of
 each side, and the ratio posenc / torch (< 1: posenc is faster). torch and posenc both use
---threads threads."""
+--threads threads. Anchor: a new [n, (L+1)^2] tensor written once (the output both sides
+allocate; on a VM whose page faults are slow it is a large part of either step)."""
 import argparse
 import math
 import os
@@ -48,7 +49,8 @@ def main():
     posenc.threads_set(a.threads)
     print(f"posenc {posenc.__version__}, isa {posenc.isa_name(posenc.isa_active())}, torch {torch.__version__}, "
           f"threads {a.threads}, n {a.n}, CPU-time medians of {a.reps} interleaved steps")
-    print(f"{'dtype':>8} {'L':>3} {'reference':>22} {'torch ms':>9} {'posenc ms':>10} {'posenc/torch':>13} {'max|diff|':>10}")
+    print(f"{'dtype':>8} {'L':>3} {'reference':>22} {'torch ms':>9} {'posenc ms':>10} {'posenc/torch':>13} {'max|diff|':>10} "
+          f"{'anchor ms':>10}")
     for dt in a.dtype:
         dtype = getattr(torch, dt)
         for L in a.L:
@@ -76,13 +78,14 @@ def main():
             gt = x.grad.clone()
             posenc_step()
             gdiff = (x.grad - gt).abs().max().item()
-            tt, tp = [], []
+            tt, tp, ta = [], [], []
             for _ in range(a.reps):
                 tt.append(cpu(torch_step))
                 tp.append(cpu(posenc_step))
-            mt, mp = statistics.median(tt) * 1e3, statistics.median(tp) * 1e3
+                ta.append(cpu(lambda: torch.empty(a.n, (L + 1) ** 2, dtype=dtype).fill_(0)))
+            mt, mp, ma = (statistics.median(t) * 1e3 for t in (tt, tp, ta))
             print(f"{dt:>8} {L:>3} {ref_name:>22} {mt:>9.2f} {mp:>10.2f} {mp / mt:>13.3f} "
-                  f"{max(diff, gdiff / max(1.0, gt.abs().max().item())):>10.1e}")
+                  f"{max(diff, gdiff / max(1.0, gt.abs().max().item())):>10.1e} {ma:>10.2f}")
             assert math.isfinite(mp)
 
 

@@ -499,7 +499,7 @@ def test_fast_path_same_bits_and_same_checks():
             with pytest.raises(posenc.ArgumentError, match="must not share memory"):
                 emb.apply(qq, qq, pos, inplace=True)
         # inplace fast path rotates q / k themselves, with the copy path's bits
-        q2, k2 = q.clone(), k.clone()
+        q2 = q.clone()
         for _ in range(2):
             q3, k3 = q.clone(), k.clone()
             out = emb.apply(q3, k3, pos, inplace=True)
