@@ -7,9 +7,9 @@ polynomial code, in one process, interleaved.
     PYTHONPATH=python /usr/bin/python3 bench/torch_sphere.py [--n 100000] [--L 3 10] [--reps 9]
         [--dtype float32 float64] [--threads 1]
 
-References (python/tests/sh_ports.py; e3nn is not installable here): L <= 3 e3nn's generated
+References (python/tests/sh_ports.py; e3nn is not installable here): L <= 3 e3nn's
 polynomials (e3nn.o3.spherical_harmonics(..., normalize=True, normalization='integral'),
-ported), L > 3 a generic polynomial recurrence in torch ((x+iy)^m and the Legendre recurrence in
+written out as monomials), L > 3 a generic polynomial recurrence in torch ((x+iy)^m and the Legendre recurrence in
 z, sphericart's scheme), both equal to posenc's values (python/tests/test_torch_sphere.py).
 One step = forward of xyz [n, 3] (requires grad) -> [n, (L+1)^2], then backward with a given
 output gradient. Reported: CPU-time (time.process_time) median over --reps interleaved steps of

@@ -2,8 +2,8 @@
 """Torch references for the spherical-harmonics tests and benchmarks (not posenc):
 
 - `e3nn_sh(lmax, x, y, z)`: e3nn's "component"-normalized polynomial spherical harmonics for
-  lmax <= 3, ported from e3nn.o3._spherical_harmonics (e3nn 0.5, MIT license), the expressions
-  unchanged; e3nn itself is not installable here (no Debian package).
+  lmax <= 3 (e3nn.o3.spherical_harmonics, e3nn 0.5), expanded into monomials; e3nn itself is not
+  installable here (no Debian package).
 - `legendre_sh(lmax, xyz)`: real orthonormal SH by the textbook associated-Legendre recurrence in
   cos theta and cos / sin (m phi), phi = atan2(y, x) (Wikipedia "Spherical harmonics, real form",
   no Condon-Shortley phase), any lmax, torch ops only so that torch autograd differentiates it.
@@ -14,33 +14,20 @@ import torch
 
 
 def e3nn_sh(lmax, x, y, z):
+    """e3nn's component-normalized harmonics of degree <= 3 at (x, y, z) (not normalized: the
+    polynomials), written out as monomials from e3nn.o3.spherical_harmonics' definition; order
+    and signs as e3nn's output."""
     assert 0 <= lmax <= 3
-    sh_0_0 = torch.ones_like(x)
-    if lmax == 0:
-        return torch.stack([sh_0_0], dim=-1)
-    sh_1_0 = math.sqrt(3) * x
-    sh_1_1 = math.sqrt(3) * y
-    sh_1_2 = math.sqrt(3) * z
-    if lmax == 1:
-        return torch.stack([sh_0_0, sh_1_0, sh_1_1, sh_1_2], dim=-1)
-    sh_2_0 = math.sqrt(15) * x * z
-    sh_2_1 = math.sqrt(15) * x * y
-    y2 = y.pow(2)
-    x2z2 = x.pow(2) + z.pow(2)
-    sh_2_2 = math.sqrt(5) * (y2 - (1 / 2) * x2z2)
-    sh_2_3 = math.sqrt(15) * y * z
-    sh_2_4 = (1 / 2) * math.sqrt(15) * (z.pow(2) - x.pow(2))
-    if lmax == 2:
-        return torch.stack([sh_0_0, sh_1_0, sh_1_1, sh_1_2, sh_2_0, sh_2_1, sh_2_2, sh_2_3, sh_2_4], dim=-1)
-    sh_3_0 = (1 / 6) * math.sqrt(42) * (sh_2_0 * z + sh_2_4 * x)
-    sh_3_1 = math.sqrt(7) * sh_2_0 * y
-    sh_3_2 = (1 / 8) * math.sqrt(168) * (4.0 * y2 - x2z2) * x
-    sh_3_3 = (1 / 2) * math.sqrt(7) * y * (2.0 * y2 - 3.0 * x2z2)
-    sh_3_4 = (1 / 8) * math.sqrt(168) * z * (4.0 * y2 - x2z2)
-    sh_3_5 = math.sqrt(7) * sh_2_4 * y
-    sh_3_6 = (1 / 6) * math.sqrt(42) * (sh_2_4 * z - sh_2_0 * x)
-    return torch.stack([sh_0_0, sh_1_0, sh_1_1, sh_1_2, sh_2_0, sh_2_1, sh_2_2, sh_2_3, sh_2_4,
-                        sh_3_0, sh_3_1, sh_3_2, sh_3_3, sh_3_4, sh_3_5, sh_3_6], dim=-1)
+    r3, r5, r15 = math.sqrt(3), math.sqrt(5), math.sqrt(15)
+    x2, y2, z2 = x * x, y * y, z * z
+    blocks = [[torch.ones_like(x)],
+              [r3 * x, r3 * y, r3 * z],
+              [r15 * x * z, r15 * x * y, r5 * (y2 - 0.5 * (x2 + z2)), r15 * y * z, 0.5 * r15 * (z2 - x2)]]
+    a, b, c = math.sqrt(630) / 12, math.sqrt(105), math.sqrt(168) / 8
+    blocks.append([a * x * (3 * z2 - x2), b * x * y * z, c * x * (4 * y2 - x2 - z2),
+                   0.5 * math.sqrt(7) * y * (2 * y2 - 3 * (x2 + z2)), c * z * (4 * y2 - x2 - z2),
+                   0.5 * b * y * (z2 - x2), a * z * (z2 - 3 * x2)])
+    return torch.stack([t for blk in blocks[:lmax + 1] for t in blk], dim=-1)
 
 
 def e3nn_module_sh(lmax, xyz):

@@ -201,7 +201,7 @@ class SphericalHarmonics(torch.nn.Module):
     normalize=normalized, normalization=...)): e3nn's degree-1 harmonics are proportional to
     (x, y, z) themselves, i.e. posenc's (y, z, x)-ordered harmonics evaluated at the permuted
     point (x_2, x_0, x_1) — e3nn's docs: "called with the argument in the order y, z, x"; same
-    component order and signs then (checked for l <= 3 against e3nn's generated polynomials);
+    component order and signs then (checked for l <= 3 against e3nn's polynomials);
     normalization 'integral' (e3nn's default) = posenc's orthonormal values, 'component' = times
     sqrt(4 pi) (|Y^l|^2 = 2l+1 on the sphere), 'norm' = times sqrt(4 pi / (2l+1)).
     ``normalized`` maps to e3nn's ``normalize`` (False: the polynomials = solid harmonics).
