@@ -172,3 +172,30 @@ def test_determinism_and_errors():
         pt.linear_attention(x, x, v, eps=-1)
     with pytest.raises(posenc.ArgumentError, match="must have the same shape"):
         pt.linear_attention(x, x[:, :10], v)
+
+
+def test_shared_max_is_per_sequence_and_parameter_grads_sum_over_sequences():
+    """shift='shared_max' on x [b, h, n, d] takes one constant per (b, h) (one C call each, the
+    same bits as separate calls); omega / weights gradients add the calls' partials, compared
+    with torch autograd of the float64 formula with the same (detached) shifts."""
+    d, m = 8, 16
+    omega = pt.rf_sample(d, m, "qmc", seed=2).requires_grad_()
+    w = (0.5 + torch.rand(m)).requires_grad_()
+    x = torch.randn(2, 3, 40, d)
+    x[1, 2] *= 3  # a sequence with larger exponents: its own constant
+    x.requires_grad_()
+    y = pt.rf_features(x, omega, w, kind="positive", shift="shared_max")
+    for b in range(2):
+        for h in range(3):
+            assert torch.equal(y[b, h], pt.rf_features(x[b, h].detach(), omega.detach(), w.detach(), kind="positive",
+                                                       shift="shared_max"))
+    o64, x64, w64 = (t.detach().double().requires_grad_() for t in (omega, x, w))
+    e = x64 @ o64.T - (x64 * x64).sum(-1, keepdim=True) / 2  # exponents [2, 3, n, m]
+    c = e.amax(dim=(-1, -2), keepdim=True).detach()
+    yr = w64 * torch.exp(e - c) / math.sqrt(m)
+    assert rel(y, yr) < 2e-5
+    g = torch.randn_like(yr)
+    got = torch.autograd.grad(y, (x, omega, w), g.float())
+    want = torch.autograd.grad(yr, (x64, o64, w64), g)
+    for a, b in zip(got, want):
+        assert rel(a, b) < 2e-5

@@ -18,7 +18,7 @@ import torch
 
 import posenc
 import posenc.torch as pt
-from sh_ports import e3nn_module_sh, legendre_sh
+from sh_ports import e3nn_module_sh, e3nn_sh, legendre_sh
 
 torch.manual_seed(24)
 
@@ -110,22 +110,33 @@ def test_module_e3nn_convention(normalization, normalized):
     x = points(50).requires_grad_()
     sh = pt.SphericalHarmonics(3, normalized=normalized, convention="e3nn", normalization=normalization)
     y = sh(x)
-    if normalized:
-        ref = e3nn_module_sh(3, x) * math.sqrt(4 * math.pi)  # component
-    else:  # e3nn normalize=False: the polynomials at x itself
-        from sh_ports import e3nn_sh
-        ref = e3nn_sh(3, x[:, 0], x[:, 1], x[:, 2])
     l = torch.repeat_interleave(torch.arange(4), 2 * torch.arange(4) + 1).double()
-    ref = ref / {"integral": math.sqrt(4 * math.pi) * torch.ones(16, dtype=torch.float64), "component": torch.ones(16, dtype=torch.float64),
-                 "norm": torch.sqrt(2 * l + 1)}[normalization]
+    div = {"integral": math.sqrt(4 * math.pi) * torch.ones(16, dtype=torch.float64),
+           "component": torch.ones(16, dtype=torch.float64), "norm": torch.sqrt(2 * l + 1)}[normalization]
+
+    def ref_fn(t):
+        if normalized:
+            return e3nn_module_sh(3, t) * math.sqrt(4 * math.pi) / div  # component / div
+        return e3nn_sh(3, t[:, 0], t[:, 1], t[:, 2]) / div  # e3nn normalize=False: the polynomials at t
+    ref = ref_fn(x)
     assert (y - ref).abs().max() < 1e-12 * (1 + ref.abs().max())
     w = torch.randn_like(ref)
     (g,) = torch.autograd.grad(y, x, w)
     (gr,) = torch.autograd.grad(ref, x, w)
     assert (g - gr).abs().max() < 1e-12 * (1 + gr.abs().max())
-    # e3nn maps the zero vector to Y_00 (and 0)
-    z = sh(torch.zeros(1, 3, dtype=torch.float64))
+    # e3nn maps the zero vector to Y_00 (and 0); the derivatives there are finite (posenc.h:
+    # 0 on the sphere, the polynomials' own with normalized=False)
+    x0 = torch.zeros(1, 3, dtype=torch.float64, requires_grad=True)
+    z = sh(x0)
     assert z[0, 0] != 0 and torch.all(z[0, 1:] == 0)
+    (g0,) = torch.autograd.grad(z.sum(), x0)
+    assert torch.isfinite(g0).all()
+    if normalized:
+        assert torch.all(g0 == 0)
+    else:  # degree 1 of sum(Y): d/dx of the linear terms
+        x1 = torch.zeros(1, 3, dtype=torch.float64, requires_grad=True)
+        (g1,) = torch.autograd.grad(ref_fn(x1).sum(), x1)
+        assert (g0 - g1).abs().max() < 1e-12
 
 
 def test_threads_bitwise_and_batch_shapes():
