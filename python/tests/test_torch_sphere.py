@@ -23,10 +23,11 @@ from sh_ports import e3nn_module_sh, e3nn_sh, legendre_sh
 torch.manual_seed(24)
 
 
-def points(n, dtype=torch.float64):
-    x = torch.randn(n, 3, dtype=torch.float64)
-    x = x * (0.5 + torch.rand(n, 1, dtype=torch.float64) * 2)  # lengths 0.5..2.5 times a Gaussian's
-    return x.to(dtype)
+def points(n, dtype=torch.float64, seed=0):
+    """n random points, lengths uniform in [0.5, 1.5] (the same points whatever ran before)."""
+    g = torch.Generator().manual_seed(seed)
+    u = torch.nn.functional.normalize(torch.randn(n, 3, generator=g, dtype=torch.float64), dim=-1)
+    return (u * (0.5 + torch.rand(n, 1, generator=g, dtype=torch.float64))).to(dtype)
 
 
 @pytest.mark.parametrize("solid", [False, True])
