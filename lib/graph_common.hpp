@@ -102,8 +102,18 @@ struct RwseScratch {
 void rwse_block(const Graph& g, const double* invdeg, const int32_t* src_nodes, int nb, int32_t steps,
                 RwseScratch& S, double* out);
 
+/// posenc_laplacian_pe_f64 without the api_guard (validates its arguments, sets the message on
+/// failure): the batched API's path for graphs the small dense path does not take.
+posenc_status laplacian_pe_core(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
+                                int64_t num_edges, posenc_laplacian laplacian, int32_t k, double* eigvals,
+                                double* eigvecs);
+
 /// Chebyshev coefficients of exp(-z (1 + s)) on s in [-1, 1] (see lib/graph_heat.cpp).
 std::vector<double> heat_chebyshev(double z, double tol, double* tail);
+
+/// y = exp(-tL) x for the block x [L.n, nv] row-major (y may be x) by the Chebyshev series of
+/// posenc_heat_kernel_apply_f64; *error_bound receives its bound; returns the number of terms.
+int64_t heat_apply(const Lap& L, double t, const double* x, int64_t nv, double* y, double* error_bound);
 
 }  // namespace graph_detail
 }  // namespace posenc

@@ -697,6 +697,13 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
 
 }  // namespace
 
+posenc_status posenc::graph_detail::laplacian_pe_core(int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                                                      const double* weights, int64_t num_edges,
+                                                      posenc_laplacian laplacian, int32_t k, double* eigvals,
+                                                      double* eigvecs) {
+  return laplacian_pe(num_nodes, src, dst, weights, num_edges, laplacian, k, eigvals, eigvecs, nullptr);
+}
+
 extern "C" POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info* info) {
   api_guard g("posenc_laplacian_pe_info_init");
   POSENC_CHECK(check_not_null(info, "info"));
