@@ -133,6 +133,9 @@ struct Inputs {
   std::vector<float> xyzf{1, 0, 0, 0, 1, 0, 0, 0, 1, 0.6f, 0, 0.8f};
   std::vector<double> rot{1, 0, 0, 0, 1, 0, 0, 0, 1};
   std::vector<int64_t> src{0, 1, 2, 3}, dst{1, 2, 3, 4};
+  std::vector<int64_t> node_ptr{0, 5}, edge_ptr{0, 4}, pairs = std::vector<int64_t>(64);
+  std::vector<int32_t> i32 = std::vector<int32_t>(64);
+  int64_t num_pairs = 0;
   posenc_laplacian_pe_info info{};
   posenc_call_info ci{};
   posenc_roofline rl{};
@@ -246,6 +249,32 @@ std::map<std::string, Case> make_cases(Inputs& in, posenc_isa isa) {
   c["posenc_heat_kernel_apply_f64"] = {[=] {
     return posenc_heat_kernel_apply_f64(5, I->src.data(), I->dst.data(), nullptr, 4, POSENC_LAPLACIAN_SYM, 0.5, d, 2, od,
                                         nullptr);
+  }, {}};
+  c["posenc_graph_batch_pe_f64"] = {[=] {
+    return posenc_graph_batch_pe_f64(1, I->node_ptr.data(), I->edge_ptr.data(), I->src.data(), I->dst.data(), nullptr,
+                                     POSENC_LAPLACIAN_SYM, 2, 3, od, od + 8, od + 32, I->i32.data());
+  }, {}};
+  c["posenc_rrwp_f64"] = {[=] {
+    return posenc_rrwp_f64(5, I->src.data(), I->dst.data(), nullptr, 4, 3, 32, &I->num_pairs, I->pairs.data(), od);
+  }, {}};
+  c["posenc_shortest_path_i32"] = {[=] {
+    return posenc_shortest_path_i32(5, I->src.data(), I->dst.data(), 4, 2, 32, &I->num_pairs, I->pairs.data(),
+                                    I->i32.data());
+  }, {}};
+  c["posenc_heat_kernel_diag_f64"] = {[=] {
+    return posenc_heat_kernel_diag_f64(5, I->src.data(), I->dst.data(), nullptr, 4, POSENC_LAPLACIAN_SYM, d, 2, od,
+                                       nullptr);
+  }, {}};
+  c["posenc_heat_kernel_rows_f64"] = {[=] {
+    return posenc_heat_kernel_rows_f64(5, I->src.data(), I->dst.data(), nullptr, 4, POSENC_LAPLACIAN_SYM, 0.5,
+                                       I->src.data(), 2, od, nullptr);
+  }, {}};
+  c["posenc_diffusion_distance_f64"] = {[=] {
+    return posenc_diffusion_distance_f64(5, I->src.data(), I->dst.data(), nullptr, 4, POSENC_LAPLACIAN_SYM, 0.5,
+                                         I->src.data(), 2, od, nullptr);
+  }, {}};
+  c["posenc_diffusion_distance_eig_f64"] = {[=] {
+    return posenc_diffusion_distance_eig_f64(5, 2, d, d, 0.5, I->src.data(), 2, od, nullptr);
   }, {}};
   // learned
   c["posenc_learned_add_f32"] = {[=] { return posenc_learned_add_f32(a, 4, 8, pos, 4, o); }, {}};

@@ -1519,6 +1519,150 @@ POSENC_API posenc_status posenc_heat_kernel_apply_f64(int64_t num_nodes, const i
                                                       posenc_laplacian laplacian, double t, const double* x,
                                                       int64_t num_vectors, double* y, double* error_bound);
 
+/** LapPE and RWSE of many graphs in one call (a dataset, or PyG's Batch): num_graphs graphs in
+ *  PyG's Batch layout. Graph g has the nodes node_ptr[g] .. node_ptr[g+1]-1 (GLOBAL ids, as in
+ *  Batch.edge_index; node_ptr is Batch.ptr, [num_graphs + 1]) and the edges edge_ptr[g] ..
+ *  edge_ptr[g+1]-1 of src / dst / weights (edge_ptr [num_graphs + 1]; the edges of a graph are
+ *  contiguous, as in a Batch). Each graph is read as in "Graph construction" above (ids local to
+ *  the graph: src[e] - node_ptr[g]).
+ *
+ *  Outputs (row-major; N = node_ptr[num_graphs]):
+ *   - k > 0: eigvals [num_graphs, k], eigvecs [N, k]: row g of eigvals and rows node_ptr[g] ..
+ *     node_ptr[g+1]-1 of eigvecs are graph g's posenc_laplacian_pe_f64 result (same Laplacian,
+ *     zero eigenvalues, sign rule and component handling). A graph with n_g < k nodes has n_g
+ *     pairs: eigvals[g, j] = NaN and eigvecs[v, j] = 0 for j >= n_g (GraphGPS pads likewise).
+ *     k = 0: no LapPE (eigvals, eigvecs may be NULL).
+ *   - steps > 0: rwse [N, steps], graph g's posenc_rwse_f64 rows (bitwise equal to that call).
+ *     steps = 0: no RWSE (rwse may be NULL).
+ *   - graph_status [num_graphs] (may be NULL): POSENC_OK, or the status of the graph whose LapPE
+ *     failed (NOT_CONVERGED; its eigvals / eigvecs entries are then NaN; the other graphs are
+ *     still computed and written). The call returns the first failing graph's status and names
+ *     it in the message, else POSENC_OK.
+ *
+ *  Method: connected graphs of 2..512 nodes take a small dense path: the dense Laplacian,
+ *  Householder tridiagonalization (Eigen), all eigenvalues of the tridiagonal by implicit QL
+ *  (EISPACK tql1; the k smallest are therefore never missed), the k smallest eigenvectors by
+ *  inverse iteration (2 solves each, re-orthogonalized against all previous ones, twice after the
+ *  last solve) and the
+ *  Householder back-transform; eigenvalues are then the Rayleigh quotients and each pair is
+ *  accepted only if ||L v - lambda v||_2 <= 1e-12 c (c as in posenc_laplacian_pe_f64). Graphs that
+ *  are disconnected, larger, or fail that check take the posenc_laplacian_pe_f64 path. Values
+ *  agree with posenc_laplacian_pe_f64 to ~1e-14 c and eigenspaces to ~1e-13 / gap (bases of
+ *  repeated eigenvalues may differ: both are correct). Graphs are split over threads in fixed
+ *  tiles of 16 and each graph is computed by one thread: bitwise identical for any thread count
+ *  and on every ISA path (no ISA-specific code).
+ *
+ *  Errors (nothing written): num_graphs <= 0, node_ptr[0] or edge_ptr[0] != 0, node_ptr or
+ *  edge_ptr decreasing, an edge id outside its own graph's nodes (naming src[e] / dst[e] and the
+ *  graph), a negative or non-finite weight, laplacian not in the enum, k < 0, steps < 0, k and
+ *  steps both 0 -> INVALID_ARGUMENT; node_ptr, edge_ptr, a needed output, or src / dst (with
+ *  edges) NULL -> NULL_POINTER; a graph of 2^31 - 2 or more nodes, or N * k, N * steps,
+ *  num_graphs * k overflowing -> SIZE_OVERFLOW; an allocation failing -> OUT_OF_MEMORY (outputs
+ *  may then be partly written).
+ *
+ *  Sources: PyG torch_geometric.data.Batch (ptr, edge_index layout); GraphGPS's LapPE / RWSE
+ *  precomputation (Rampasek et al. 2022); EISPACK tql1; inverse iteration (LAPACK dstein). */
+POSENC_API posenc_status posenc_graph_batch_pe_f64(int64_t num_graphs, const int64_t* node_ptr,
+                                                   const int64_t* edge_ptr, const int64_t* src, const int64_t* dst,
+                                                   const double* weights, posenc_laplacian laplacian, int32_t k,
+                                                   int32_t steps, double* eigvals, double* eigvecs, double* rwse,
+                                                   int32_t* graph_status);
+
+/** Relative random-walk probabilities (RRWP, GRIT: Ma et al., "Graph Inductive Biases in
+ *  Transformers without Message Passing", ICML 2023), sparse: for every ordered node pair (i, j)
+ *  at hop distance <= steps - 1 (i == j included), values[p, s] = (P^s)_ij for s = 0..steps-1,
+ *  P = D^-1 A the random-walk matrix of the graph above ((P^0) = I): the probability that a walk
+ *  from i is at j after s steps. Pairs farther apart have all these values 0 and are not listed.
+ *  The pairs (i, i) carry the absolute part [1, (P)_ii, ..., (P^(steps-1))_ii] = [1, RWSE of
+ *  posenc_rwse_f64 with steps - 1]. An isolated node has only its pair (i, i) = [1, 0, ..., 0].
+ *
+ *  Outputs: *num_pairs = the number of listed pairs (always written on success); pairs
+ *  [num_pairs, 2] (int64 i, j) sorted by i, then j; values [num_pairs, steps] row-major. With
+ *  pairs == values == NULL only *num_pairs is computed (size query); else both must hold
+ *  max_pairs rows, and max_pairs < *num_pairs -> INVALID_ARGUMENT naming max_pairs (then only
+ *  *num_pairs is written).
+ *
+ *  Method: e_i^T P^s propagated over the sparse CSR from every source (cost O(sum_i edges within
+ *  steps - 1 hops of i)); sources split over threads in fixed tiles: bitwise identical for any
+ *  thread count and on every ISA path. Accuracy: values in [0, 1], absolute error <= ~1e-15
+ *  against dense matrix powers (tests).
+ *  Errors (nothing written): the graph errors above; steps < 1 -> INVALID_ARGUMENT; num_pairs
+ *  NULL, or exactly one of pairs / values NULL -> NULL_POINTER; max_pairs < 0 or too small ->
+ *  INVALID_ARGUMENT; an allocation failing -> OUT_OF_MEMORY. */
+POSENC_API posenc_status posenc_rrwp_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                                         const double* weights, int64_t num_edges, int32_t steps,
+                                         int64_t max_pairs, int64_t* num_pairs, int64_t* pairs, double* values);
+
+/** Shortest-path distance up to a hop cap (Graphormer's spatial encoding, Ying et al. 2021),
+ *  sparse: every ordered pair (i, j) with hop distance d(i, j) <= max_hops (i == j included, d =
+ *  0) in the graph above, unweighted (every listed edge with src != dst is an edge; weights are
+ *  not taken). Pairs farther apart or unreachable are not listed (Graphormer clips or marks them).
+ *  Outputs: *num_pairs, pairs [num_pairs, 2] sorted by i then j, dist [num_pairs] (int32); size
+ *  query and max_pairs as in posenc_rrwp_f64. Method: a BFS from every node, stopped at
+ *  max_hops (cost O(sum_i edges within max_hops of i)); exact; sources split over threads in
+ *  fixed tiles (same result for any thread count).
+ *  Errors (nothing written): the graph errors above; max_hops < 1 -> INVALID_ARGUMENT; num_pairs
+ *  NULL, or exactly one of pairs / dist NULL -> NULL_POINTER; max_pairs < 0 or too small ->
+ *  INVALID_ARGUMENT; an allocation failing -> OUT_OF_MEMORY. */
+POSENC_API posenc_status posenc_shortest_path_i32(int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                                                  int64_t num_edges, int32_t max_hops, int64_t max_pairs,
+                                                  int64_t* num_pairs, int64_t* pairs, int32_t* dist);
+
+/** Heat-kernel diagonal (HKdiagSE of GraphGPS; Kondor & Lafferty 2002): out [num_nodes,
+ *  num_times] row-major, out[v*num_times + i] = (exp(-times[i] L))_vv for the chosen Laplacian of
+ *  the graph above, computed EXACTLY (to the bound below), not from truncated eigenpairs (which
+ *  are off by 0.11 at k = 8 on small molecules). Method: the Chebyshev expansion of
+ *  posenc_heat_kernel_apply_f64 applied to blocks of 32 unit vectors e_v (cost about num_nodes *
+ *  num_times * (t c / 2 + 8 sqrt(t c / 2) + 10) * nnz(L) flops: meant for graphs up to ~10^4
+ *  nodes). Error: |out - exact| <= error_bound for every entry (error_bound, if not NULL,
+ *  receives the largest posenc_heat_kernel_apply_f64 bound over the times; ||e_v|| = 1).
+ *  Bitwise identical for any thread count and on every ISA path.
+ *  Errors (nothing written): the graph errors above; laplacian not in the enum, num_times <= 0, a
+ *  times[i] < 0, NaN or infinite -> INVALID_ARGUMENT (naming times[i]); times or out NULL ->
+ *  NULL_POINTER; num_nodes * num_times overflowing -> SIZE_OVERFLOW. */
+POSENC_API posenc_status posenc_heat_kernel_diag_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                                                     const double* weights, int64_t num_edges,
+                                                     posenc_laplacian laplacian, const double* times,
+                                                     int32_t num_times, double* out, double* error_bound);
+
+/** Rows of the heat kernel for chosen source nodes: out [num_sources, num_nodes] row-major,
+ *  out[s*num_nodes + v] = (exp(-t L))_{sources[s], v} (the heat at v at time t from a unit source;
+ *  exp(-tL) is symmetric, so rows = columns). Method, bound (|out - exact| <= error_bound per
+ *  row in the 2-norm) and determinism as posenc_heat_kernel_diag_f64, on blocks of 32 sources.
+ *  Errors (nothing written): the graph errors above; laplacian not in the enum, t < 0, NaN or
+ *  infinite, num_sources <= 0, a sources[s] outside [0, num_nodes) -> INVALID_ARGUMENT; sources or
+ *  out NULL -> NULL_POINTER; num_sources * num_nodes overflowing -> SIZE_OVERFLOW. */
+POSENC_API posenc_status posenc_heat_kernel_rows_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                                                     const double* weights, int64_t num_edges,
+                                                     posenc_laplacian laplacian, double t, const int64_t* sources,
+                                                     int64_t num_sources, double* out, double* error_bound);
+
+/** Diffusion distance (Coifman & Lafon 2006, with the graph heat kernel) for node pairs:
+ *  out[p] = D_t(i, j) = ||exp(-t L) (e_i - e_j)||_2 = sqrt(sum_l exp(-2 t lambda_l) (phi_l(i) -
+ *  phi_l(j))^2) over ALL eigenpairs of L, for (i, j) = (pairs[2p], pairs[2p+1]) (int64 [num_pairs,
+ *  2]). Computed from the kernel (posenc_heat_kernel_apply_f64 on blocks of 32 vectors e_i - e_j),
+ *  no eigenpairs: |out[p] - exact| <= error_bound (= sqrt(2) times the apply bound).
+ *  Errors (nothing written): the graph errors above; laplacian not in the enum, t < 0, NaN or
+ *  infinite, num_pairs <= 0, a node id outside [0, num_nodes) (naming pairs[q]) ->
+ *  INVALID_ARGUMENT; pairs or out NULL -> NULL_POINTER. */
+POSENC_API posenc_status posenc_diffusion_distance_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                                                       const double* weights, int64_t num_edges,
+                                                       posenc_laplacian laplacian, double t, const int64_t* pairs,
+                                                       int64_t num_pairs, double* out, double* error_bound);
+
+/** Diffusion distance from k eigenpairs (e.g. posenc_laplacian_pe_f64's output): out[p] =
+ *  sqrt(sum_{j<k} exp(-2 t eigvals[j]) (eigvecs[i*k+j] - eigvecs[j'*k+j])^2) for (i, j') = pairs[p].
+ *  Truncation (eigvecs orthonormal eigenvectors of L for its k smallest eigenvalues, ascending):
+ *  the missing terms have eigenvalues >= eigvals[k-1] and sum to at most ||e_i - e_j||^2 = 2 times
+ *  exp(-2 t eigvals[k-1]), so 0 <= D_t - out[p] <= truncation_bound = sqrt(2) exp(-t
+ *  eigvals[k-1]) (0 when k = num_nodes). truncation_bound may be NULL.
+ *  Errors (nothing written): num_nodes <= 0, k outside [1, num_nodes], an eigvals[j] negative,
+ *  non-finite or below eigvals[j-1], t < 0 or non-finite, num_pairs <= 0, a node id outside
+ *  [0, num_nodes) -> INVALID_ARGUMENT; a NULL array -> NULL_POINTER. */
+POSENC_API posenc_status posenc_diffusion_distance_eig_f64(int64_t num_nodes, int32_t k, const double* eigvals,
+                                                           const double* eigvecs, double t, const int64_t* pairs,
+                                                           int64_t num_pairs, double* out, double* truncation_bound);
+
 /* @@GRAPH-END@@ */
 
 /* ======================================================================================== */

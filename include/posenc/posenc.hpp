@@ -503,6 +503,88 @@ inline double heat_kernel_apply(int64_t num_nodes, const int64_t* src, const int
                                      &bound));
   return bound;
 }
+/// posenc_graph_batch_pe_f64: LapPE (k > 0) and RWSE (steps > 0) of num_graphs graphs in PyG's
+/// Batch layout (node_ptr, edge_ptr [num_graphs + 1]; global node ids); outputs as in posenc.h.
+/// Returns the per-graph statuses (throws posenc::error if any graph failed or an argument is bad).
+inline std::vector<int32_t> graph_batch_pe(int64_t num_graphs, const int64_t* node_ptr, const int64_t* edge_ptr,
+                                           const int64_t* src, const int64_t* dst, const double* weights,
+                                           posenc_laplacian laplacian, int32_t k, int32_t steps, double* eigvals,
+                                           double* eigvecs, double* rwse) {
+  std::vector<int32_t> st = detail::out_buffer<int32_t>("graph_batch_pe", {num_graphs > 0 ? num_graphs : 0});
+  check(posenc_graph_batch_pe_f64(num_graphs, node_ptr, edge_ptr, src, dst, weights, laplacian, k, steps, eigvals,
+                                  eigvecs, rwse, st.data()));
+  return st;
+}
+/// Sparse pair encodings: pairs [num_pairs, 2] (i, j sorted), values [num_pairs, width].
+template <class V>
+struct pair_encoding {
+  std::vector<int64_t> pairs;
+  std::vector<V> values;
+  int64_t num_pairs() const { return static_cast<int64_t>(pairs.size() / 2); }
+};
+/// posenc_rrwp_f64 (size query, then fill): values[p, s] = (P^s)_ij, s = 0..steps-1.
+inline pair_encoding<double> rrwp(int64_t num_nodes, const std::vector<int64_t>& src, const std::vector<int64_t>& dst,
+                                  int32_t steps, const std::vector<double>& weights = {}) {
+  if (src.size() != dst.size() || (!weights.empty() && weights.size() != src.size()))
+    throw error(POSENC_ERR_INVALID_ARGUMENT, "rrwp: src, dst (and weights, if given) must have equal sizes");
+  const double* w = weights.empty() ? nullptr : weights.data();
+  const int64_t m = static_cast<int64_t>(src.size());
+  int64_t np = 0;
+  check(posenc_rrwp_f64(num_nodes, src.data(), dst.data(), w, m, steps, 0, &np, nullptr, nullptr));
+  pair_encoding<double> r;
+  r.pairs = detail::out_buffer<int64_t>("rrwp", {np, 2});
+  r.values = detail::out_buffer<double>("rrwp", {np, steps});
+  check(posenc_rrwp_f64(num_nodes, src.data(), dst.data(), w, m, steps, np, &np, r.pairs.data(), r.values.data()));
+  return r;
+}
+/// posenc_shortest_path_i32 (size query, then fill): hop distances <= max_hops.
+inline pair_encoding<int32_t> shortest_path(int64_t num_nodes, const std::vector<int64_t>& src,
+                                            const std::vector<int64_t>& dst, int32_t max_hops) {
+  if (src.size() != dst.size())
+    throw error(POSENC_ERR_INVALID_ARGUMENT, "shortest_path: src and dst must have equal sizes");
+  const int64_t m = static_cast<int64_t>(src.size());
+  int64_t np = 0;
+  check(posenc_shortest_path_i32(num_nodes, src.data(), dst.data(), m, max_hops, 0, &np, nullptr, nullptr));
+  pair_encoding<int32_t> r;
+  r.pairs = detail::out_buffer<int64_t>("shortest_path", {np, 2});
+  r.values = detail::out_buffer<int32_t>("shortest_path", {np});
+  check(posenc_shortest_path_i32(num_nodes, src.data(), dst.data(), m, max_hops, np, &np, r.pairs.data(),
+                                 r.values.data()));
+  return r;
+}
+/// posenc_heat_kernel_diag_f64: out [num_nodes, num_times] = diag(exp(-t_i L)); returns the bound.
+inline double heat_kernel_diag(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
+                               int64_t num_edges, posenc_laplacian laplacian, const double* times, int32_t num_times,
+                               double* out) {
+  double bound = 0.0;
+  check(posenc_heat_kernel_diag_f64(num_nodes, src, dst, weights, num_edges, laplacian, times, num_times, out, &bound));
+  return bound;
+}
+/// posenc_heat_kernel_rows_f64: out [num_sources, num_nodes] = rows of exp(-tL); returns the bound.
+inline double heat_kernel_rows(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
+                               int64_t num_edges, posenc_laplacian laplacian, double t, const int64_t* sources,
+                               int64_t num_sources, double* out) {
+  double bound = 0.0;
+  check(posenc_heat_kernel_rows_f64(num_nodes, src, dst, weights, num_edges, laplacian, t, sources, num_sources, out,
+                                    &bound));
+  return bound;
+}
+/// posenc_diffusion_distance_f64: out[p] = ||exp(-tL)(e_i - e_j)||_2; returns the error bound.
+inline double diffusion_distance(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
+                                 int64_t num_edges, posenc_laplacian laplacian, double t, const int64_t* pairs,
+                                 int64_t num_pairs, double* out) {
+  double bound = 0.0;
+  check(posenc_diffusion_distance_f64(num_nodes, src, dst, weights, num_edges, laplacian, t, pairs, num_pairs, out,
+                                      &bound));
+  return bound;
+}
+/// posenc_diffusion_distance_eig_f64: the same from k eigenpairs; returns the truncation bound.
+inline double diffusion_distance_eig(int64_t num_nodes, int32_t k, const double* eigvals, const double* eigvecs,
+                                     double t, const int64_t* pairs, int64_t num_pairs, double* out) {
+  double bound = 0.0;
+  check(posenc_diffusion_distance_eig_f64(num_nodes, k, eigvals, eigvecs, t, pairs, num_pairs, out, &bound));
+  return bound;
+}
 // @@GRAPH-END@@
 
 // @@LEARNED-BEGIN@@ --------------------------------------------- learned
