@@ -251,11 +251,18 @@ def _bhn(a, name, dim=None, convert=False, writable=False):
 
 
 def _bhn_out(out, shape, name, inputs):
+    """An output of the multi-head functions: None (a new contiguous array) or a float32 array of
+    exactly `shape`, possibly strided, last dimension contiguous, writable, overlapping no input."""
     if out is None:
         out = np.empty(shape, np.float32)
-    out, st = _bhn(out, name, writable=True)
+    if not isinstance(out, np.ndarray):
+        raise _lib.ArgumentError(f"{name} must be a numpy.ndarray of float32 with shape {tuple(shape)} "
+                                 f"(got {type(out).__name__})")
+    if out.dtype != np.float32:
+        raise _lib.ArgumentError(f"{name} must have dtype float32 (got {out.dtype}); outputs are never converted")
     if out.shape != tuple(shape):
         raise _lib.ArgumentError(f"{name} must have shape {tuple(shape)} (got {out.shape})")
+    out, st = _bhn(out, name, writable=True)
     for nm, a in inputs.items():
         if a is not None and np.may_share_memory(out, a):
             raise _lib.ArgumentError(f"{name} must not overlap {nm}")

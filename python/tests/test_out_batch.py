@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-# requires: posenc_sinusoidal_f32 posenc_rope_inv_freq posenc_rope_cos_sin_f32 posenc_rope_apply_f32 posenc_rope_apply_bf16 posenc_rope_apply_cached_f32 posenc_rope_decay_f64 posenc_legendre_f64 posenc_legendre_f32 posenc_legendre_poly_f64 posenc_sph_kernel_f64 posenc_sph_harm_real_f64 posenc_sph_harm_real_f32 posenc_sph_harm_real_grad_f64 posenc_sph_harm_real_lonlat_f64 posenc_sph_harm_complex_f64 posenc_wigner_d_real_f64 posenc_sph_rotate_real_f64 posenc_rf_sample_f32 posenc_rf_features_f32 posenc_linear_attention_f32 posenc_softmax_attention_f32 posenc_rf_features_backward_f32 posenc_linear_attention_backward_f32 posenc_softmax_attention_backward_f32 posenc_laplacian_pe_f64 posenc_rwse_f64 posenc_learned_add_f32 posenc_learned_grad_f32 posenc_learned_spectrum_f32 posenc_learned_lowrank_f32 posenc_learned_resample_f32
+# requires: posenc_sinusoidal_f32 posenc_rope_inv_freq posenc_rope_cos_sin_f32 posenc_rope_apply_f32 posenc_rope_apply_bf16 posenc_rope_apply_cached_f32 posenc_rope_decay_f64 posenc_legendre_f64 posenc_legendre_f32 posenc_legendre_poly_f64 posenc_sph_kernel_f64 posenc_sph_harm_real_f64 posenc_sph_harm_real_f32 posenc_sph_harm_real_grad_f64 posenc_sph_harm_real_lonlat_f64 posenc_sph_harm_complex_f64 posenc_wigner_d_real_f64 posenc_sph_rotate_real_f64 posenc_rf_sample_f32 posenc_rf_features_f32 posenc_linear_attention_f32 posenc_softmax_attention_f32 posenc_rf_features_backward_f32 posenc_linear_attention_backward_f32 posenc_softmax_attention_backward_f32 posenc_linear_attention_mh_f32 posenc_linear_attention_backward_mh_f32 posenc_rf_features_bf16 posenc_linear_attention_bf16 posenc_laplacian_pe_f64 posenc_rwse_f64 posenc_learned_add_f32 posenc_learned_grad_f32 posenc_learned_spectrum_f32 posenc_learned_lowrank_f32 posenc_learned_resample_f32
 """out= on every allocating function (filled in place, bitwise the allocating result, checked like
 an input) and leading batch dimensions on the functions whose C ABI treats rows independently
 (one C call; bitwise the flat call)."""
@@ -52,6 +52,15 @@ CASES = {
         np.abs(X4), np.abs(X4), V, np.ones((6, 3), np.float32), out=out),
     "softmax_attention_backward": lambda out=None: posenc.softmax_attention_backward(
         X4, X4, V, np.ones((6, 3), np.float32), out=out),
+    "linear_attention_mh": lambda out=None: posenc.linear_attention_mh(
+        np.abs(X4).reshape(1, 2, 3, 4), np.abs(X4).reshape(1, 2, 3, 4), V.reshape(1, 2, 3, 3), out=out),
+    "linear_attention_backward_mh": lambda out=None: posenc.linear_attention_backward_mh(
+        np.abs(X4).reshape(1, 2, 3, 4), np.abs(X4).reshape(1, 2, 3, 4), V.reshape(1, 2, 3, 3),
+        np.ones((1, 2, 3, 3), np.float32), out=out),
+    "rf_features_bf16": lambda out=None: posenc.rf_features_bf16(
+        posenc.RfKind.TRIG, OMEGA, (X4.view(np.uint32) >> 16).astype(np.uint16), out=out),
+    "linear_attention_bf16": lambda out=None: posenc.linear_attention_bf16(
+        *((np.abs(a).view(np.uint32) >> 16).astype(np.uint16) for a in (X4, X4, V)), out=out),
     "laplacian_pe": lambda out=None: posenc.laplacian_pe(6, SRC, DST, 2, out=out),
     "rwse": lambda out=None: posenc.rwse(6, SRC, DST, 3, out=out),
     "learned_spectrum": lambda out=None: posenc.learned_spectrum(TABLE, out=out)[0],
@@ -60,7 +69,8 @@ CASES = {
 }
 # out= is the tuple of these outputs (a single array otherwise).
 TUPLE = {"rope_cos_sin", "rope_decay_bound", "laplacian_pe", "learned_lowrank", "sph_harm_real_grad",
-         "rf_features_backward", "linear_attention_backward", "softmax_attention_backward"}
+         "rf_features_backward", "linear_attention_backward", "softmax_attention_backward",
+         "linear_attention_backward_mh"}
 
 
 def _arrays(r):
