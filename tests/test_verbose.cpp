@@ -231,6 +231,11 @@ std::map<std::string, Case> make_cases(Inputs& in, posenc_isa isa) {
   c["posenc_softmax_attention_backward_f32"] = {[=] { return posenc_softmax_attention_backward_f32(a, b, a, 4, 4, 4, 0, 0.5f, a, o, o + 16, o + 32); }, {}};
   c["posenc_linear_attention_step_f32"] = {[=] { return posenc_linear_attention_step_f32(a, b, a, 8, 4, 1e-6f, o, o + 32, o + 40); }, {}};
   c["posenc_softmax_attention_f32"] = {[=] { return posenc_softmax_attention_f32(a, b, a, 4, 4, 4, 0, 0.5f, o); }, {}};
+  c["posenc_rf_features_bf16"] = {[=] { return posenc_rf_features_bf16(POSENC_RF_TRIG, POSENC_RF_SHIFT_OVERFLOW, a, 8, 4, nullptr, reinterpret_cast<const uint16_t*>(b), 4, reinterpret_cast<uint16_t*>(o)); }, {}};
+  c["posenc_linear_attention_bf16"] = {[=] { return posenc_linear_attention_bf16(reinterpret_cast<const uint16_t*>(a), reinterpret_cast<const uint16_t*>(b), reinterpret_cast<const uint16_t*>(a), 4, 8, 4, 0, 1e-6f, reinterpret_cast<uint16_t*>(o)); }, {}};
+  // two heads of 2 rows, F = 8, dv = 4, contiguous
+  c["posenc_linear_attention_mh_f32"] = {[=] { return posenc_linear_attention_mh_f32(1, 2, 2, 8, 4, a, nullptr, b, nullptr, a, nullptr, 0, 1e-6f, o, nullptr); }, {}};
+  c["posenc_linear_attention_backward_mh_f32"] = {[=] { return posenc_linear_attention_backward_mh_f32(1, 2, 2, 8, 4, a, nullptr, b, nullptr, a, nullptr, 0, 1e-6f, a, nullptr, o, nullptr, o + 32, nullptr, o + 64, nullptr); }, {}};
   // graph (a path of 5 nodes)
   c["posenc_laplacian_pe_info_init"] = {[=] { return posenc_laplacian_pe_info_init(&I->info); }, {}};
   c["posenc_laplacian_pe_f64"] = {[=] {

@@ -958,11 +958,21 @@ typedef enum {
   POSENC_RF_GAUSSIAN_POSITIVE = 3, /**< out [n, m] = w_j exp(p_ij - |x_i|^2 - c_i) / sqrt(m): DiJiang
                                        PFF (eq. 9; WPFF eq. 10 with weights), estimates the Gaussian
                                        kernel K_G(x,y) = exp(-|x-y|^2/2) for sigma = 1 */
+  POSENC_RF_ELU_PLUS_ONE = 4, /**< out [n, m] = w_j (elu(p_ij) + 1) = w_j (p_ij + 1) for p_ij > 0,
+                                   w_j exp(p_ij) otherwise: fast-transformers' elu_feature_map
+                                   (Katharopoulos et al. 2020, eq. 7) applied to x Omega^T; pass
+                                   Omega = I_d (m = d) for their map of x itself. No 1/sqrt(m)
+                                   factor, no shift (the map is at most linear in p) */
+  POSENC_RF_RELU = 5,         /**< out [n, m] = w_j max(p_ij, 0): Performer's generalized kernel with
+                                   kernel_fn = ReLU (Choromanski et al. 2021, sec. 2.4;
+                                   performer-pytorch's generalized_kernel, which adds its
+                                   kernel_epsilon = 1e-3 to every feature and scales x by d^-1/4 when
+                                   normalize_data: do both in the caller). No 1/sqrt(m), no shift */
   POSENC_RF_KIND_MAX_ENUM_ = 0x7fffffff /**< not a value: makes the enum 32-bit wide */
 } posenc_rf_kind;
 
 /** Stabilizing shift c of the exponential kinds of posenc_rf_features_f32 (POSITIVE, HYPERBOLIC,
- *  GAUSSIAN_POSITIVE; TRIG ignores it). e_ij is the exponent before the shift (p_ij - |x_i|^2/2,
+ *  GAUSSIAN_POSITIVE; TRIG, ELU_PLUS_ONE and RELU ignore it). e_ij is the exponent before the shift (p_ij - |x_i|^2/2,
  *  +-p_ij - |x_i|^2/2 or p_ij - |x_i|^2) and a row is computed as exp(e_ij - c_i). In FAVOR+
  *  linear attention (Choromanski et al. 2021; performer-pytorch's softmax_kernel) queries take
  *  ROW_MAX and keys SHARED_MAX: out_i = phi_q_i^T S / phi_q_i^T z is invariant under a per-query
@@ -1003,15 +1013,15 @@ POSENC_API posenc_status posenc_rf_sample_f32(posenc_rf_sampling sampling, int32
 
 /** Random-feature map phi(x) for each row of x [n, d], with Omega = omega [m, d].
  *
- *  out: [n, m] (POSITIVE, GAUSSIAN_POSITIVE) or [n, 2m] (TRIG, HYPERBOLIC), formulas in
- *  posenc_rf_kind. weights [m]: WPFF's per-feature diagonal D (DiJiang eq. 10; each feature j —
+ *  out: [n, m] (POSITIVE, GAUSSIAN_POSITIVE, ELU_PLUS_ONE, RELU) or [n, 2m] (TRIG, HYPERBOLIC),
+ *  formulas in posenc_rf_kind. weights [m]: WPFF's per-feature diagonal D (DiJiang eq. 10; each feature j —
  *  both halves for TRIG and HYPERBOLIC — is multiplied by weights[j] >= 0), or NULL for 1.
  *  Then sum_j phi_j(x) phi_j(y) estimates the kernel of the kind (unbiased for every sampling
  *  when weights is NULL; see posenc_rf_sample_f32).
  *
  *  Computation: the projection x . Omega^T is a fused, register-blocked SIMD micro-kernel
  *  (float32 FMAs over d) whose epilogue applies cos/sin (reduced in turns) or exp to the output
- *  tile while it is in registers / L1.
+ *  tile while it is in registers / L1 (ELU_PLUS_ONE and RELU: elementwise, in registers).
  *
  *  Stabilization of the exponential kinds (shift, see posenc_rf_shift): a shifted row is the exact
  *  row times e^{-c_i}. OVERFLOW: c_i = max(0, max_j e_ij - 60), so c_i = 0 (the exact, unbiased
@@ -1031,7 +1041,9 @@ POSENC_API posenc_status posenc_rf_sample_f32(posenc_rf_sampling sampling, int32
  *  Accuracy (float32, against the same formula in float64 with the same omega, tested on every
  *  ISA path): TRIG abs error <= 2e-6 * (1 + max_j |p_ij|) / sqrt(m) (the float32 rounding of p
  *  dominates; observed 3.7e-6 / sqrt(m) at |x| ~ 1.6); exponential kinds rel error
- *  <= 4e-6 * (2 + max_j |p_ij|) (observed 2.3e-6), up to float32 underflow below e^-87.
+ *  <= 4e-6 * (2 + max_j |p_ij|) (observed 2.3e-6), up to float32 underflow below e^-87;
+ *  ELU_PLUS_ONE and RELU abs error <= w_j * 1e-6 * (1 + |x_i| |omega_j|) + 1e-7 |out_ij| (the
+ *  float32 projection; tests/test_features_kinds.cpp).
  *
  *  Errors: NULL_POINTER (omega NULL; x or out NULL while n > 0); INVALID_ARGUMENT (kind not a
  *  posenc_rf_kind, shift not a posenc_rf_shift, m <= 0, d <= 0, n < 0, a weight negative or not finite, an omega entry not
@@ -1040,13 +1052,26 @@ POSENC_API posenc_status posenc_rf_features_f32(posenc_rf_kind kind, posenc_rf_s
                                                 int32_t m, int32_t d, const float* weights, const float* x, int64_t n,
                                                 float* out);
 
+/** The flags argument of posenc_linear_attention_f32 and posenc_linear_attention_backward_f32
+ *  (bits; 0 = non-causal, normalized; the values 0 and 1 keep the meaning of the former causal
+ *  argument). Any other bit is INVALID_ARGUMENT. */
+typedef enum {
+  POSENC_LINEAR_CAUSAL = 1,       /**< out_i sums over j <= i only */
+  POSENC_LINEAR_UNNORMALIZED = 2, /**< no denominator: out_i = phi_q_i^T S (eps unused): DiJiang's
+                                       released attention and retention-style models (RetNet
+                                       without decay) */
+  POSENC_LINEAR_FLAGS_MAX_ENUM_ = 0x7fffffff /**< not a value: makes the enum 32-bit wide */
+} posenc_linear_flags;
+
 /** Kernelized linear attention (Katharopoulos et al. ICML 2020, eq. 4–6; causal form eq. 8–10).
  *
  *  phi_q, phi_k [n, F] (feature maps of queries and keys, e.g. from posenc_rf_features_f32),
  *  v [n, dv] -> out [n, dv]:
  *    non-causal: out_i = phi_q_i^T S / (phi_q_i^T z + eps), S = sum_j phi_k_j v_j^T [F, dv],
  *                z = sum_j phi_k_j [F];
- *    causal (causal != 0): the same with S_i, z_i summed over j <= i only.
+ *    causal (flags & POSENC_LINEAR_CAUSAL): the same with S_i, z_i summed over j <= i only;
+ *    unnormalized (flags & POSENC_LINEAR_UNNORMALIZED): out_i = phi_q_i^T S (or S_i), no
+ *    denominator and eps unused (still validated); same accumulation as the numerator above.
  *  Non-causal: per-tile partial states (512 rows) reduced in tile order. Causal: chunks of 128
  *  rows; the state of every chunk (F x dv + F) is reduced to exclusive prefix sums, and inside a
  *  chunk the masked block (phi_Q phi_K^T) V is added — O(n F dv + n 128 (F + dv)) work, all
@@ -1069,9 +1094,10 @@ POSENC_API posenc_status posenc_rf_features_f32(posenc_rf_kind kind, posenc_rf_s
  *  test FavorStabilizationMatchesFloat64ForLargeNormQueries).
  *
  *  Errors: NULL_POINTER (any array NULL while n > 0); INVALID_ARGUMENT (n < 0, F <= 0, dv <= 0,
- *  eps negative or not finite); SIZE_OVERFLOW. n == 0 is a no-op. out untouched on error. */
+ *  eps negative or not finite, flags with a bit other than posenc_linear_flags); SIZE_OVERFLOW.
+ *  n == 0 is a no-op. out untouched on error. */
 POSENC_API posenc_status posenc_linear_attention_f32(const float* phi_q, const float* phi_k, const float* v,
-                                                     int64_t n, int32_t F, int32_t dv, int32_t causal, float eps,
+                                                     int64_t n, int32_t F, int32_t dv, int32_t flags, float eps,
                                                      float* out);
 
 /** Exact softmax attention, the O(n^2) reference: out = softmax(scale * q k^T) v.
@@ -1099,7 +1125,9 @@ POSENC_API posenc_status posenc_softmax_attention_f32(const float* q, const floa
  *  gradient at weights = 1 when weights is NULL); grad_omega [m, d] = sum_i dp_ij x_i. With
  *  p_ij = omega_j . x_i and G = grad_out * out: TRIG dp_ij = w_j (g_i,m+j cos p_ij - g_ij sin p_ij)
  *  / sqrt(m); POSITIVE and GAUSSIAN_POSITIVE dp_ij = G_ij; HYPERBOLIC dp_ij = G_ij - G_i,m+j;
- *  grad_x_i = sum_j dp_ij omega_j - h' (sum_j G_ij) x_i with h' = 0 (TRIG), 1, 2 (GAUSSIAN_POSITIVE).
+ *  ELU_PLUS_ONE dp_ij = w_j g_ij (1 if p_ij > 0, else exp(p_ij)); RELU dp_ij = w_j g_ij [p_ij > 0]
+ *  (0 at p_ij = 0, as torch's relu); grad_x_i = sum_j dp_ij omega_j - h' (sum_j G_ij) x_i with
+ *  h' = 0 (TRIG, ELU_PLUS_ONE, RELU), 1, 2 (GAUSSIAN_POSITIVE).
  *  The shift c_i (posenc_rf_shift) is a constant (not differentiated; Performer detaches it too):
  *  with OVERFLOW c_i = 0 below exponent 60, so this is the exact gradient; with ROW_MAX and
  *  SHARED_MAX the factor e^{-c} cancels in linear attention (eps = 0), so the gradient of the
@@ -1119,29 +1147,33 @@ POSENC_API posenc_status posenc_rf_features_backward_f32(posenc_rf_kind kind, po
                                                          int64_t n, const float* grad_out, float* grad_x,
                                                          float* grad_weights, float* grad_omega);
 
-/** Backward of posenc_linear_attention_f32: given the same phi_q, phi_k [n, F], v [n, dv], causal
- *  and eps as the forward call and grad_out [n, dv], writes grad_phi_q, grad_phi_k [n, F] and
+/** Backward of posenc_linear_attention_f32: given the same phi_q, phi_k [n, F], v [n, dv], flags
+ *  (posenc_linear_flags) and eps as the forward call and grad_out [n, dv], writes grad_phi_q, grad_phi_k [n, F] and
  *  grad_v [n, dv] (all required).
  *
  *  With D_i = phi_q_i . z_i + eps, out_i = phi_q_i^T S_i / D_i, a_i = grad_out_i / D_i and
  *  b_i = -(grad_out_i . out_i) / D_i: grad_phi_q_i = S_i a_i + b_i z_i; grad_phi_k_j =
  *  sum_{i: j in i's sum} (a_i . v_j + b_i) phi_q_i; grad_v_j = sum_{i: j in i's sum} (phi_q_i .
- *  phi_k_j) a_i. A row whose forward denominator is 0 (written as 0) contributes 0. Non-causal:
+ *  phi_k_j) a_i. A row whose forward denominator is 0 (written as 0) contributes 0. With
+ *  POSENC_LINEAR_UNNORMALIZED the same with D_i = 1 and b_i = 0 (a_i = grad_out_i). Non-causal:
  *  the state S, z (tile partials in tile order, as the forward), then R = sum_i phi_q_i a_i^T and
  *  r = sum_i b_i phi_q_i (tile partials summed in tile order in float64), grad_phi_k = V R^T + r,
  *  grad_v = phi_k R. Causal: the forward's 128-row chunks and exclusive prefix states for
  *  grad_phi_q; the chunks' R, r as a REVERSE exclusive prefix scan (suffix sums over later chunks,
  *  fast-transformers' causal_dot_backward computed in chunks) for grad_phi_k and grad_v, plus the
- *  masked intra-chunk blocks. Float32 products in our SIMD micro-kernel, D_i and b_i in float64.
- *  Bitwise identical for any thread count.
+ *  masked intra-chunk blocks. The forward output is not recomputed: with U = grad_out S^T and the
+ *  intra-chunk P = phi_q phi_k^T, G = grad_out V^T, grad_out_i . out_i = (phi_q_i . U_i +
+ *  sum_j P_ij G_ij) / D_i and grad_phi_q = U / D + b z^T + M phi_k. Float32 products in our SIMD
+ *  micro-kernel, D_i and b_i in float64. Bitwise identical for any thread count.
  *
  *  Accuracy: against float64 central differences of the float64 forward (tested on every ISA
  *  path, causal and not, n = 300 with 128-row chunks): abs error <= 2e-4 * (1 + max |reference|).
  *
  *  Errors: NULL_POINTER (any array NULL while n > 0); INVALID_ARGUMENT (n < 0, F <= 0, dv <= 0,
- *  eps negative or not finite); SIZE_OVERFLOW. n == 0 is a no-op. No output is written on error. */
+ *  eps negative or not finite, flags with a bit other than posenc_linear_flags); SIZE_OVERFLOW.
+ *  n == 0 is a no-op. No output is written on error. */
 POSENC_API posenc_status posenc_linear_attention_backward_f32(const float* phi_q, const float* phi_k, const float* v,
-                                                              int64_t n, int32_t F, int32_t dv, int32_t causal,
+                                                              int64_t n, int32_t F, int32_t dv, int32_t flags,
                                                               float eps, const float* grad_out, float* grad_phi_q,
                                                               float* grad_phi_k, float* grad_v);
 
@@ -1177,11 +1209,79 @@ POSENC_API posenc_status posenc_softmax_attention_backward_f32(const float* q, c
  *  (same formula, summed in another order: abs difference <= 2e-5 for |v| <= 4, n <= 300,
  *  tested on every ISA path).
  *
- *  Errors: NULL_POINTER (any array NULL); INVALID_ARGUMENT (F <= 0, dv <= 0, eps negative or not
- *  finite); SIZE_OVERFLOW (F * dv). Nothing (state or out) is written on error. */
+ *  Unnormalized form (POSENC_LINEAR_UNNORMALIZED): pass state_z = NULL; the state is S alone,
+ *  out = phi_q^T S (float64 dot products, eps unused), and feeding rows 0..n-1 gives the rows of
+ *  the causal unnormalized posenc_linear_attention_f32 (same bound).
+ *
+ *  Errors: NULL_POINTER (phi_q, phi_k, v, state_s or out NULL); INVALID_ARGUMENT (F <= 0, dv <= 0,
+ *  eps negative or not finite); SIZE_OVERFLOW (F * dv). Nothing (state or out) is written on error. */
 POSENC_API posenc_status posenc_linear_attention_step_f32(const float* phi_q, const float* phi_k, const float* v,
                                                           int32_t F, int32_t dv, float eps, float* state_s,
                                                           float* state_z, float* out);
+
+/** Multi-head, batched posenc_linear_attention_f32: one call for arrays [batch, heads, n, dim]
+ *  with strides (torch's [B, H, n, d] tensors, including views such as q.view(B, n, H, d)
+ *  .transpose(1, 2), without copies in the caller).
+ *
+ *  Layout: element (b, h, i, c) of an array is at base[b * s[0] + h * s[1] + i * s[2] + c], with
+ *  s its strides argument (int64_t[3], in ELEMENTS, each >= 0; torch's tensor.stride()[:3]); the
+ *  last dimension is contiguous. A NULL strides pointer means the contiguous layout
+ *  {heads n dim, n dim, dim}. phi_q, phi_k: dim = F; v, out: dim = dv. The rows of out must not
+ *  overlap (sorted by stride, every stride of an extent > 1 is >= the span of the smaller ones);
+ *  out must not alias an input.
+ *
+ *  flags, eps and the formula as posenc_linear_attention_f32, per (b, h) head. The batch * heads
+ *  heads run TBB-parallel; each runs the single-head algorithm on its rows (read in place when a
+ *  head's rows are contiguous, s[2] == dim, else packed into a per-head buffer, and written back
+ *  likewise), so every head's output is bitwise identical to posenc_linear_attention_f32 on that
+ *  head, for any thread count (tests/test_features_multihead.cpp). Accuracy: as
+ *  posenc_linear_attention_f32.
+ *
+ *  Errors: NULL_POINTER (an array NULL while batch * heads * n > 0); INVALID_ARGUMENT (batch,
+ *  heads or n < 0, F <= 0, dv <= 0, eps negative or not finite, flags with another bit, a stride
+ *  < 0, out's strides making rows overlap); SIZE_OVERFLOW (batch * heads * n, an array's largest
+ *  offset). No element is a no-op. out untouched on error. */
+POSENC_API posenc_status posenc_linear_attention_mh_f32(int64_t batch, int64_t heads, int64_t n, int32_t F, int32_t dv,
+                                                        const float* phi_q, const int64_t* q_strides,
+                                                        const float* phi_k, const int64_t* k_strides, const float* v,
+                                                        const int64_t* v_strides, int32_t flags, float eps, float* out,
+                                                        const int64_t* out_strides);
+
+/** Multi-head, batched posenc_linear_attention_backward_f32: the inputs of
+ *  posenc_linear_attention_mh_f32 plus grad_out [batch, heads, n, dv], writes grad_phi_q,
+ *  grad_phi_k [batch, heads, n, F] and grad_v [batch, heads, n, dv] (all required), each array
+ *  with its own strides (NULL: contiguous; layout rules as posenc_linear_attention_mh_f32, the
+ *  rows of each gradient must not overlap). TBB-parallel over the heads; every head bitwise
+ *  identical to posenc_linear_attention_backward_f32 on that head, for any thread count.
+ *  Accuracy: as posenc_linear_attention_backward_f32.
+ *
+ *  Errors: as posenc_linear_attention_mh_f32 for every array. No output is written on error. */
+POSENC_API posenc_status posenc_linear_attention_backward_mh_f32(
+    int64_t batch, int64_t heads, int64_t n, int32_t F, int32_t dv, const float* phi_q, const int64_t* q_strides,
+    const float* phi_k, const int64_t* k_strides, const float* v, const int64_t* v_strides, int32_t flags, float eps,
+    const float* grad_out, const int64_t* grad_out_strides, float* grad_phi_q, const int64_t* grad_q_strides,
+    float* grad_phi_k, const int64_t* grad_k_strides, float* grad_v, const int64_t* grad_v_strides);
+
+/** posenc_rf_features_f32 on bfloat16 storage: x [n, d] and out [n, F] hold bf16 bit patterns
+ *  (uint16_t, the upper 16 bits of an IEEE float32); omega and weights stay float32. x is widened
+ *  to float32 exactly, the float32 map is computed (float32 accumulation, the same kernels), and
+ *  each output is rounded once to bf16, to nearest, ties to even (a NaN stays a quiet NaN): out is
+ *  bitwise RNE(posenc_rf_features_f32 of the widened x), so the float32 bounds hold plus 2^-9
+ *  relative for the rounding. Uses float32 scratch of n (d + F) floats. Arguments, kinds, shifts
+ *  and errors as posenc_rf_features_f32. */
+POSENC_API posenc_status posenc_rf_features_bf16(posenc_rf_kind kind, posenc_rf_shift shift, const float* omega,
+                                                 int32_t m, int32_t d, const float* weights, const uint16_t* x,
+                                                 int64_t n, uint16_t* out);
+
+/** posenc_linear_attention_f32 on bfloat16 storage: phi_q, phi_k [n, F], v [n, dv] and out [n, dv]
+ *  hold bf16 bit patterns (uint16_t). Inputs are widened to float32 exactly, the float32
+ *  algorithm runs (float32 accumulation, flags and eps as posenc_linear_attention_f32) and out is
+ *  rounded once to bf16 (nearest, ties to even): bitwise RNE(posenc_linear_attention_f32 of the
+ *  widened inputs). Uses float32 scratch of n (2F + 2dv) floats. Errors as
+ *  posenc_linear_attention_f32. */
+POSENC_API posenc_status posenc_linear_attention_bf16(const uint16_t* phi_q, const uint16_t* phi_k, const uint16_t* v,
+                                                      int64_t n, int32_t F, int32_t dv, int32_t flags, float eps,
+                                                      uint16_t* out);
 
 /* @@FEATURES-END@@ */
 
