@@ -96,11 +96,10 @@ struct SmallScratch {
   std::vector<char> piv;
 };
 
-/// One inverse-iteration solve (T - lambda I) x = y for the tridiagonal T = (d, e) by Gaussian
-/// elimination with partial pivoting; zero pivots are replaced by tiny (= eps ||T||). y is
-/// overwritten with x.
-void tridiag_solve(int64_t n, const double* d, const double* e, double lambda, double tiny, SmallScratch& S,
-                   double* y) {
+/// LU factorization with partial pivoting of T - lambda I (T = (d, e) tridiagonal) for inverse
+/// iteration; zero pivots are replaced by tiny (= eps ||T||). Stores U's three diagonals (the
+/// first as reciprocals), the multipliers and the row swaps in S.
+void tridiag_factor(int64_t n, const double* d, const double* e, double lambda, double tiny, SmallScratch& S) {
   double* u0 = S.lu0.data();
   double* u1 = S.lu1.data();
   double* u2 = S.lu2.data();
@@ -112,7 +111,7 @@ void tridiag_solve(int64_t n, const double* d, const double* e, double lambda, d
     if (std::abs(cd) >= std::abs(sub)) {
       if (cd == 0.0) cd = tiny;
       const double m = sub / cd;
-      u0[i] = cd;
+      u0[i] = 1.0 / cd;
       u1[i] = cs;
       u2[i] = 0.0;
       cd = dg - m * cs;
@@ -121,7 +120,7 @@ void tridiag_solve(int64_t n, const double* d, const double* e, double lambda, d
       pv[i] = 0;
     } else {
       const double m = cd / sub;
-      u0[i] = sub;
+      u0[i] = 1.0 / sub;
       u1[i] = dg;
       u2[i] = sup;
       cd = cs - m * dg;
@@ -130,14 +129,23 @@ void tridiag_solve(int64_t n, const double* d, const double* e, double lambda, d
       pv[i] = 1;
     }
   }
-  u0[n - 1] = cd == 0.0 ? tiny : cd;
+  u0[n - 1] = 1.0 / (cd == 0.0 ? tiny : cd);
+}
+
+/// Solves (T - lambda I) x = y with the factorization of tridiag_factor; y is overwritten with x.
+void tridiag_solve(int64_t n, const SmallScratch& S, double* y) {
+  const double* u0 = S.lu0.data();
+  const double* u1 = S.lu1.data();
+  const double* u2 = S.lu2.data();
+  const double* mu = S.mult.data();
+  const char* pv = S.piv.data();
   for (int64_t i = 0; i + 1 < n; ++i) {
     if (pv[i]) std::swap(y[i], y[i + 1]);
     y[i + 1] -= mu[i] * y[i];
   }
-  y[n - 1] /= u0[n - 1];
-  if (n > 1) y[n - 2] = (y[n - 2] - u1[n - 2] * y[n - 1]) / u0[n - 2];
-  for (int64_t i = n - 3; i >= 0; --i) y[i] = (y[i] - u1[i] * y[i + 1] - u2[i] * y[i + 2]) / u0[i];
+  y[n - 1] *= u0[n - 1];
+  if (n > 1) y[n - 2] = (y[n - 2] - u1[n - 2] * y[n - 1]) * u0[n - 2];
+  for (int64_t i = n - 3; i >= 0; --i) y[i] = (y[i] - u1[i] * y[i + 1] - u2[i] * y[i + 2]) * u0[i];
 }
 
 /// The nev smallest eigenpairs of the connected component Laplacian L (all its n nodes) by the
@@ -181,8 +189,9 @@ bool small_pairs(const Lap& L, int64_t nev, SmallScratch& S, Pairs* out) {
       w ^= w >> 31;
       y[i] = static_cast<double>(w >> 11) * 0x1.0p-53 - 0.5;
     }
+    tridiag_factor(n, S.d.data(), S.e.data(), vals[static_cast<size_t>(j)], tiny, S);
     for (int it = 0; it < 2; ++it) {
-      tridiag_solve(n, S.d.data(), S.e.data(), vals[static_cast<size_t>(j)], tiny, S, y);
+      tridiag_solve(n, S, y);
       // Modified Gram-Schmidt against the previous vectors; twice after the last solve ("twice is
       // enough").
       for (int pass = 0; pass < 1 + it; ++pass)
