@@ -12,6 +12,7 @@
 
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <vector>
 
 POSENC_USE_KERNELS(features_kernels_t, features_kernels)
@@ -543,6 +544,16 @@ extern "C" POSENC_API posenc_status posenc_linear_attention_backward_f32(
        12.0 * double(n) * F * dv + (causal ? 8.0 * double(n) * 128 * (F + dv) : 0.0), true);
   POSENC_SHAPE("n=%lld F=%d dv=%d", (long long)n, F, dv);
   return guarded([&] {
+    // The gradients are computed in staging arrays and copied out at the end: an allocation that
+    // fails in a later pass (per-chunk scratch) then leaves the caller's arrays untouched.
+    std::unique_ptr<float[]> stage_q(new float[size_t(n * F)]), stage_k(new float[size_t(n * F)]),
+        stage_v(new float[size_t(n * dv)]);
+    float* const out_q = grad_phi_q;
+    float* const out_k = grad_phi_k;
+    float* const out_v = grad_v;
+    grad_phi_q = stage_q.get();
+    grad_phi_k = stage_k.get();
+    grad_v = stage_v.get();
     const int64_t C = causal ? 128 : 512;  // rows per chunk (causal) or tile
     const int64_t nc = tiles_of(n, C);
     const int64_t FD = static_cast<int64_t>(F) * dv, state = FD + F;
@@ -677,6 +688,9 @@ extern "C" POSENC_API posenc_status posenc_linear_attention_backward_f32(
         for (int32_t f = 0; f < F; ++f) gk[i * F + f] += r[FD + f];
       k->matmul(phi_k + r0 * F, F, 1, r, dv, len, dv, F, gv, dv, causal ? 1 : 0);
     });
+    std::memcpy(out_q, grad_phi_q, size_t(n * F) * sizeof(float));
+    std::memcpy(out_k, grad_phi_k, size_t(n * F) * sizeof(float));
+    std::memcpy(out_v, grad_v, size_t(n * dv) * sizeof(float));
     return POSENC_OK;
   });
 }
@@ -703,6 +717,16 @@ extern "C" POSENC_API posenc_status posenc_softmax_attention_backward_f32(
   work(4.0 * double(n) * 4.0 * (d + dv), pairs * (6.0 * d + 6.0 * dv), true);
   POSENC_SHAPE("n=%lld d=%d dv=%d", (long long)n, d, dv);
   return guarded([&] {
+    // The gradients are computed in staging arrays and copied out at the end: an allocation that
+    // fails in a later pass (per-block scratch) then leaves the caller's arrays untouched.
+    std::unique_ptr<float[]> stage_q(new float[size_t(n * d)]), stage_k(new float[size_t(n * d)]),
+        stage_v(new float[size_t(n * dv)]);
+    float* const out_q = grad_q;
+    float* const out_k = grad_k;
+    float* const out_v = grad_v;
+    grad_q = stage_q.get();
+    grad_k = stage_k.get();
+    grad_v = stage_v.get();
     const int64_t n_pad = round_up(n, kFeaturesColPad);
     std::vector<float> kt(static_cast<size_t>(d * n_pad), 0.0f), vt(static_cast<size_t>(dv * n_pad), 0.0f);
     const int64_t tg = 1024;
@@ -795,6 +819,9 @@ extern "C" POSENC_API posenc_status posenc_softmax_attention_backward_f32(
         k->matmul(s.data(), 1, KB, q + q0 * d, d, bl, d, nq, gk, d, 1);
       }
     });
+    std::memcpy(out_q, grad_q, size_t(n * d) * sizeof(float));
+    std::memcpy(out_k, grad_k, size_t(n * d) * sizeof(float));
+    std::memcpy(out_v, grad_v, size_t(n * dv) * sizeof(float));
     return POSENC_OK;
   });
 }
