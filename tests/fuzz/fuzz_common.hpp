@@ -48,25 +48,29 @@ struct Input {
   uint32_t u32() { uint32_t v = 0; for (int i = 0; i < 4; ++i) v = (v << 8) | u8(); return v; }
   uint64_t u64() { return (uint64_t(u32()) << 32) | u32(); }
   bool flag() { return (u8() & 1) != 0; }
-  /// A size in [lo, hi] (mostly), or a wild value (1 in 32): negative, huge or an overflow edge.
+  /// A size in [lo, hi] (mostly), or a wild value (1 in 32): negative, or so large that every
+  /// byte count it enters overflows int64 (a valid huge size would make the call read or write
+  /// that much of the caller's arrays, which the target cannot provide).
   int64_t size(int64_t lo, int64_t hi) {
     const uint8_t b = u8();
     if (b >= 248) {
-      static const int64_t wild[] = {-1, -7, INT64_C(1) << 31, (INT64_C(1) << 62) + 1,
-                                     std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(),
-                                     INT64_C(0x100000001), INT64_C(1) << 40};
+      static const int64_t wild[] = {-1, -7, (INT64_C(1) << 62) + 1, std::numeric_limits<int64_t>::max(),
+                                     std::numeric_limits<int64_t>::min(), -2, INT64_C(3) << 61,
+                                     std::numeric_limits<int64_t>::max() - 1};
       return wild[b - 248];
     }
     return lo + static_cast<int64_t>(b) % (hi - lo + 1);
   }
+  /// An int32 size in [lo, hi] (mostly), or a negative one.
   int32_t size32(int32_t lo, int32_t hi) {
-    const int64_t v = size(lo, hi);
-    return v > INT32_MAX || v < INT32_MIN ? static_cast<int32_t>(v >> 33) - 5 : static_cast<int32_t>(v);
+    const uint8_t b = u8();
+    if (b >= 250) return b == 255 ? std::numeric_limits<int32_t>::min() : -static_cast<int32_t>(b - 249);
+    return lo + static_cast<int32_t>(b % (hi - lo + 1));
   }
   /// Enum values: mostly valid (0..count-1), sometimes anything.
   int32_t choice(int32_t count) {
     const uint8_t b = u8();
-    if (b >= 250) return static_cast<int32_t>(u32());
+    if (b >= 250) return static_cast<int32_t>(u32() & 0x7fffffffu);  // (a negative value is not a valid C++ value of the enum)
     return static_cast<int32_t>(b % count);
   }
   /// A float64: nice (in [lo, hi]) 7 times in 8, else special.
