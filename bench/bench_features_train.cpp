@@ -2,7 +2,8 @@
 // features family, training path: forward + backward of FAVOR+ (positive features of q and k,
 // queries ROW_MAX, keys SHARED_MAX) + linear attention, per head, and the backward passes alone
 // against their forwards (causal linear attention, softmax attention). The torch autograd anchor
-// of the same computation is bench/torch_features.py (ratio measured in one process).
+// of the same computation is bench/torch_features.py (ratio measured in one process). The decoding
+// step (steps/s) against a memcpy of its state.
 #include "bench/bench_common.hpp"
 
 #include <cmath>
@@ -80,8 +81,67 @@ void BM_linear_attention_fb(benchmark::State& st) {
   label(st);
 }
 
+// Args: F, dv, unnormalized. One recurrent decoding step (state update + read-out) per iteration;
+// items = steps, so items_per_second is steps/s.
+void BM_linear_attention_step(benchmark::State& st) {
+  const int32_t F = static_cast<int32_t>(st.range(0)), dv = static_cast<int32_t>(st.range(1));
+  const bool unnorm = st.range(2) != 0;
+  const int64_t rows = 64;  // cycle through 64 distinct rows
+  auto q = gauss(size_t(rows) * F, 1.0f, 10), k = gauss(size_t(rows) * F, 1.0f, 11), v = gauss(size_t(rows) * dv, 1.0f, 12);
+  for (auto* a : {&q, &k}) for (auto& e : *a) e = std::fabs(e) * 1e-3f;  // keep the state bounded
+  std::vector<float> S(size_t(F) * dv, 0.0f), z(size_t(F), 0.0f), out(static_cast<size_t>(dv));
+  int64_t i = 0;
+  for (auto _ : st) {
+    const int64_t r = i++ % rows;
+    if (!ok(st, posenc_linear_attention_step_f32(q.data() + r * F, k.data() + r * F, v.data() + r * dv, F, dv, 1e-6f,
+                                                 S.data(), unnorm ? nullptr : z.data(), out.data()))) return;
+    benchmark::DoNotOptimize(out.data());
+  }
+  st.SetItemsProcessed(st.iterations());
+  st.SetBytesProcessed(st.iterations() * int64_t(2 * sizeof(float)) * F * dv);  // the state read and written
+  label(st);
+}
+
+// Anchor of the decoding step: one pass that reads and writes the F x dv state (memcpy of its bytes).
+void BM_linear_attention_step_anchor(benchmark::State& st) {
+  memcpy_anchor(st, size_t(st.range(0)) * size_t(st.range(1)) * sizeof(float));
+}
+
+// Args: n, F, dv, heads, mode. 8 heads of a [1, n, H, F] tensor (torch's q.view(B, n, H, F)
+// before the transpose): mode 0 = one posenc_linear_attention_mh_f32 call on the strided view
+// (heads packed internally), mode 1 = the anchor: a loop of posenc_linear_attention_f32 over
+// heads already stored contiguously (no packing at all).
+void BM_linear_attention_heads(benchmark::State& st) {
+  const int64_t n = smoke() ? 200 : st.range(0);
+  const int32_t F = static_cast<int32_t>(st.range(1)), dv = static_cast<int32_t>(st.range(2));
+  const int64_t H = st.range(3);
+  const int mode = static_cast<int>(st.range(4));
+  auto q = gauss(size_t(n * H * F), 1.0f, 13), k = gauss(size_t(n * H * F), 1.0f, 14);
+  for (auto* a : {&q, &k}) for (auto& e : *a) e = std::fabs(e);
+  auto v = gauss(size_t(n * H * dv), 1.0f, 15);
+  std::vector<float> out(size_t(n * H * dv));
+  const int64_t sq[3] = {n * H * F, F, H * F}, sv[3] = {n * H * dv, dv, H * dv};
+  for (auto _ : st) {
+    if (mode == 0) {
+      if (!ok(st, posenc_linear_attention_mh_f32(1, H, n, F, dv, q.data(), sq, k.data(), sq, v.data(), sv, 1, 1e-6f,
+                                                 out.data(), sv))) return;
+    } else {
+      for (int64_t h = 0; h < H; ++h)
+        if (!ok(st, posenc_linear_attention_f32(q.data() + h * n * F, k.data() + h * n * F, v.data() + h * n * dv, n, F,
+                                                dv, 1, 1e-6f, out.data() + h * n * dv))) return;
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  st.SetItemsProcessed(st.iterations() * n * H);
+  label(st);
+}
+
 }  // namespace
 
+BENCHMARK(BM_linear_attention_heads)->ArgNames({"n", "F", "dv", "heads", "mode"})
+    ->ArgsProduct({{4096}, {256}, {64}, {8}, {0, 1}})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_linear_attention_step)->ArgNames({"F", "dv", "unnormalized"})->Args({256, 64, 0})->Args({256, 64, 1});
+BENCHMARK(BM_linear_attention_step_anchor)->ArgNames({"F", "dv"})->Args({256, 64});
 BENCHMARK(BM_favor_train_step)->ArgNames({"n", "d", "m", "heads", "causal"})
     ->Args({8192, 64, 256, 8, 0})->Args({8192, 64, 256, 8, 1})->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_linear_attention_fb)->ArgNames({"n", "F", "dv", "causal", "backward"})

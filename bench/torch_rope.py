@@ -26,7 +26,9 @@ Times are the minimum over --reps interleaved steps (the least disturbed run of 
 shared machine medians mostly measure the other tenants) and, in brackets, the median.
 Per-call overhead (1 token, no grad): the raw ctypes call of posenc_rope_plan_apply on
 prepared operands (the C call alone), RotaryEmbedding.apply under no_grad (checks, clone of q
-and k, positions, the call), and the autograd forward+backward; overhead = apply - C call.
+and k, positions, the call; a layout seen before takes the prepared fast path), the two clones
+alone, apply with inplace=True (no clones), and the autograd forward+backward; overhead =
+apply - C call, also without the clones every out-of-place call needs.
 Both torch and posenc use --threads threads (torch.set_num_threads, posenc.threads_set)."""
 import argparse
 import ctypes
@@ -160,9 +162,19 @@ def main():
     def c_call():
         fn(*first, code, 0, pptr, 1, 1, 1, D, bq, bk, 0)
 
+    def clones():  # the two new tensors an out-of-place rotation must return (the C ABI rotates in place)
+        q.clone()
+        k.clone()
+
     def no_grad_apply():
         with torch.no_grad():
             emb.apply(q, k, pos)
+
+    qi, ki = q.clone(), k.clone()
+
+    def no_grad_inplace():
+        with torch.no_grad():
+            emb.apply(qi, ki, pos, inplace=True)
 
     qg = q.clone().requires_grad_()
     kg = k.clone().requires_grad_()
@@ -175,6 +187,7 @@ def main():
     n = 2000
     res = {}
     for name, f in (("C call (ctypes, prepared operands)", c_call), ("RotaryEmbedding.apply, no grad", no_grad_apply),
+                    ("clone of q and k (anchor)", clones), ("RotaryEmbedding.apply inplace, no grad", no_grad_inplace),
                     ("RotaryEmbedding.apply fwd+bwd (autograd)", autograd_step)):
         for _ in range(50):
             f()
@@ -182,7 +195,9 @@ def main():
         res[name] = statistics.median(ts) * 1e6
         print(f"  {name:44s} {res[name]:8.2f} us per call")
     names = list(res)
-    print(f"  wrapper overhead (apply, no grad - C call): {res[names[1]] - res[names[0]]:.2f} us")
+    print(f"  wrapper overhead (apply, no grad - C call): {res[names[1]] - res[names[0]]:.2f} us; without the two "
+          f"clones (apply - C call - clones): {res[names[1]] - res[names[0]] - res[names[2]]:.2f} us; inplace - C call: "
+          f"{res[names[3]] - res[names[0]]:.2f} us")
 
 
 if __name__ == "__main__":

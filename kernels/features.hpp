@@ -196,6 +196,11 @@ inline void matmul(const float* a, int64_t sai, int64_t sak, const float* b, int
 /// features are <= e^60 / sqrt(m) ~ 1.1e26 / sqrt(m), far from FLT_MAX.
 inline constexpr float kFeaturesMaxExponent = 60.0f;
 
+/// Columns of one output row: 2m for TRIG (0) and HYPERBOLIC (2), m for the other kinds.
+inline int64_t features_out_len(int kind, int32_t m) {
+  return (kind == 0 || kind == 2) ? 2 * static_cast<int64_t>(m) : static_cast<int64_t>(m);
+}
+
 /// Sum of squares of x[0..d) (vectorized, fixed order per ISA).
 inline float sumsq(const float* x, int32_t d) {
   using V = vec<float>;
@@ -250,7 +255,7 @@ inline void features_block_rowmax(int kind, const float* x, int32_t d, const flo
                                   const float* scale, float* scratch, float* out, float* stats) {
   using V = vec<float>;
   constexpr int32_t W = static_cast<int32_t>(width<float>);
-  const int64_t out_len = (kind == 1 || kind == 3) ? m : 2 * static_cast<int64_t>(m);
+  const int64_t out_len = features_out_len(kind, m);
   V vmax[R];
   for (int r = 0; r < R; ++r) vmax[r] = V(-std::numeric_limits<float>::infinity());
   for (int32_t j = 0; j < m_pad && j < m; j += 2 * W) {
@@ -300,7 +305,25 @@ inline void features_block(int kind, int shift, const float* x, int32_t d, const
                            int32_t m_pad, const float* scale, float* scratch, float* out, float* stats) {
   using V = vec<float>;
   constexpr int32_t W = static_cast<int32_t>(width<float>);
-  const int64_t out_len = (kind == 1 || kind == 3) ? m : 2 * static_cast<int64_t>(m);
+  const int64_t out_len = features_out_len(kind, m);
+  if (kind == 4 || kind == 5) {  // ELU_PLUS_ONE, RELU: elementwise epilogue in registers, no shift
+    for (int32_t j = 0; j < m_pad && j < m; j += 2 * W) {
+      V acc[R][2];
+      mm_block<R, true>(x, d, 1, wt + j, m_pad, d, 2 * W, acc);
+      for (int cc = 0; cc < 2; ++cc) {
+        const int32_t j0 = j + cc * W;
+        if (j0 >= m) break;
+        const V sc = load(scale + j0);
+        for (int r = 0; r < R; ++r) {
+          const V p = acc[r][cc];
+          // elu(p) + 1 = p + 1 for p > 0, exp(p) for p <= 0 (fast-transformers' elu_feature_map)
+          const V f = kind == 4 ? select(p > V(0.0f), p + V(1.0f), exp_f(p)) : max(p, V(0.0f));
+          store_cols(out + r * out_len + j0, f * sc, m - j0, false);
+        }
+      }
+    }
+    return;
+  }
   if (kind != 0 && shift != 0) {
     features_block_rowmax<R>(kind, x, d, wt, m, m_pad, scale, scratch, out, stats);
     return;
@@ -365,7 +388,7 @@ inline void features_block(int kind, int shift, const float* x, int32_t d, const
 inline void features_rows(int kind, int shift, const float* x, int64_t r0, int64_t r1, int32_t d, const float* wt,
                           int32_t m, int32_t m_pad, const float* scale, float* scratch, float* out, float* stats) {
   constexpr int RB = kFeaturesRowBlock;
-  const int64_t out_len = (kind == 1 || kind == 3) ? m : 2 * static_cast<int64_t>(m);
+  const int64_t out_len = features_out_len(kind, m);
   int64_t i = r0;
 #define POSENC_FB(R) \
   features_block<R>(kind, shift, x + i * d, d, wt, m, m_pad, scale, scratch, out + i * out_len, stats ? stats + 2 * i : nullptr)
@@ -420,6 +443,19 @@ inline void linear_rows(const float* phi, int64_t rows, int32_t f, const float* 
   using V = vec<float>;
   constexpr int32_t W = static_cast<int32_t>(width<float>);
   matmul(phi, f, 1, s, lds, rows, dv, f, out, dv, 0);
+  if (!z) {  // unnormalized: out_i = phi_i^T S + extra_num_i
+    if (extra_num)
+      for (int64_t i = 0; i < rows; ++i)
+        for (int32_t j = 0; j < dv; j += W) {
+          const std::ptrdiff_t cnt = dv - j;
+          float* o = out + i * dv + j;
+          const float* e = extra_num + i * dv + j;
+          const V num = cnt >= W ? load(o) + load(e)
+                                 : load_partial(o, static_cast<std::size_t>(cnt)) + load_partial(e, static_cast<std::size_t>(cnt));
+          store_cols(o, num, cnt, false);
+        }
+    return;
+  }
   for (int64_t i = 0; i < rows; ++i) {
     const float den = dot_f(phi + i * f, z, f) + (extra_den ? extra_den[i] : 0.0f) + eps;
     const V dn(den);

@@ -2,7 +2,7 @@
 // kernels/features_table.hpp — the features family's kernel table (random features, linear and
 // softmax attention): plain function pointers, one table per ISA
 // (posenc::isa_<name>::features_kernels()), filled in kernels/features.cpp. No SIMD here:
-// lib/features.cpp includes this header with baseline flags.
+// lib/features*.cpp include this header with baseline flags.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +18,8 @@ inline constexpr int32_t kFeaturesRowBlock = 6;
 struct features_kernels_t {
   /// Rows [r0, r1) of a feature map out = f(x · Omega^T).
   /// kind: posenc_rf_kind; shift: 0 = OVERFLOW guard, else ROW_MAX (each exp row divided by its
-  /// largest term; SHARED_MAX is ROW_MAX plus a per-row factor applied by lib/). x [n, d];
+  /// largest term; SHARED_MAX is ROW_MAX plus a per-row factor applied by lib/); TRIG,
+  /// ELU_PLUS_ONE and RELU ignore it. x [n, d];
   /// wt [d, m_pad] = Omega^T packed, zero-padded columns; scale [m_pad]: per-feature factor
   /// (weights / sqrt(m) or / sqrt(2m)); out [n, m] or [n, 2m]. stats [n, 2] or NULL: for
   /// shift != 0 and exp kinds, (max_j p_ij (|p_ij| for HYPERBOLIC), h_i) of each row.
@@ -34,7 +35,7 @@ struct features_kernels_t {
   /// Linear-attention output of `rows` query rows: out_i = (phi_i^T S + extra_num_i) /
   /// (phi_i^T z + extra_den_i + eps). phi [rows, F]; s [F, dv] (leading dimension lds);
   /// extra_num [rows, dv] (leading dimension dv) and extra_den [rows] may be NULL (= 0).
-  /// out [rows, dv] (leading dimension dv).
+  /// out [rows, dv] (leading dimension dv). z NULL: unnormalized, out_i = phi_i^T S + extra_num_i.
   void (*linear_rows)(const float* phi, int64_t rows, int32_t f, const float* s, int64_t lds, const float* z,
                       int32_t dv, const float* extra_num, const float* extra_den, float eps, float* out);
   /// Causal intra-chunk part: for i < len, num_i = sum_{j<=i} (q_i . k_j) v_j and

@@ -34,6 +34,9 @@ constexpr sphere_kernels_t make_sphere_kernels() {
   t.grad_scratch_doubles = &sphere_grad_scratch_doubles;
   t.sh_grad_f64 = &sphere_sh_grad_f64;
   t.sh_grad_f32 = &sphere_sh_grad_f32;
+  t.sh_low_f64 = &sphere_sh_low_f64;
+  t.sh_low_f32 = &sphere_sh_low_f32;
+  t.lonlat_xyz_f64 = &sphere_lonlat_xyz_f64;
   return t;
 }
 

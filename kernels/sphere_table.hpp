@@ -108,6 +108,10 @@ static inline void sph_grad_coef(int32_t l, int32_t m, double* c) {
 /// 2.6 MB at 360); above, the kernel computes each degree's row per block of points.
 constexpr int32_t kSphGradTableLmax = 360;
 
+/// Highest lmax of the low-degree kernel (sphere_kernels_t::sh_low_*, kernels/sphere/sh_low.hpp):
+/// real SH and their gradients as polynomials in x / |x| with every block in registers.
+constexpr int32_t kSphLowLmax = 3;
+
 /// One call of the derivative kernel (sphere_kernels_t::sh_grad_*).
 struct sph_grad_plan {
   int32_t lmax;
@@ -156,6 +160,15 @@ struct sphere_kernels_t {
                       double* hess, double* scratch);
   void (*sh_grad_f32)(const sph_grad_plan* plan, const float* xyz, int64_t n, float* values, float* grad,
                       float* hess, double* scratch);
+  /// Real SH of lmax <= kSphLowLmax (unit-sphere or solid, plan->flags; plan->coef required) of
+  /// xyz [n, 3] (finite; (0, 0, 0) only with kSphZeroAsZero), values [n, K] and, where grad is
+  /// not nullptr, gradients [n, 3, K]; values may be nullptr. No scratch. Same values as sh_grad
+  /// to within the documented bounds, not bitwise (docs/ACCURACY.md).
+  void (*sh_low_f64)(const sph_grad_plan* plan, const double* xyz, int64_t n, double* values, double* grad);
+  void (*sh_low_f32)(const sph_grad_plan* plan, const float* xyz, int64_t n, float* values, float* grad);
+  /// xyz [n, 3] = (cos lat cos lon, cos lat sin lon, sin lat) of lonlat [n, 2] in degrees
+  /// (finite longitudes, latitudes in [-90, 90]; reduction in degrees, exact at multiples of 90).
+  void (*lonlat_xyz_f64)(const double* lonlat, int64_t n, double* xyz);
 };
 
 }  // namespace posenc

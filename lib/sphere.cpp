@@ -143,6 +143,14 @@ double* tile_scratch(int64_t sd) {
   return buf.data();
 }
 
+/// The front ends' per-tile coordinates (and the complex front end's real values): kept per
+/// thread between tiles and calls like tile_scratch (no allocation per tile).
+double* tile_front(int64_t doubles) {
+  thread_local std::vector<double> buf;
+  if (buf.size() < static_cast<size_t>(doubles)) buf.resize(static_cast<size_t>(doubles));
+  return buf.data();
+}
+
 /// Points per tile: about 16K outputs, a multiple of `multiple` (a block size of the kernel
 /// table: tile_points or sh_tile_points), independent of the thread count.
 int64_t points_per_tile(int64_t per_point, int64_t multiple) {
@@ -233,6 +241,10 @@ void sh_real_profile(const sph_plan& plan, int64_t n, int32_t lmax, size_t in_by
   POSENC_SHAPE("n=%lld lmax=%d", (long long)n, lmax);
 }
 
+template <class T>
+posenc_status sh_low_run(int32_t lmax, const T* xyz, int64_t n, uint32_t flags, T* values, T* grad,
+                         const sphere_kernels_t* k);
+
 template <class TI, class TO, class Fn>
 posenc_status sh_real_common(int32_t lmax, const TI* xyz, int64_t n, TO* out, Fn pick) {
   POSENC_CHECK(check_lmax(lmax));
@@ -246,6 +258,8 @@ posenc_status sh_real_common(int32_t lmax, const TI* xyz, int64_t n, TO* out, Fn
   POSENC_CHECK(sphere_kernels_active(&k));
   POSENC_CHECK(check_xyz(xyz, n, k));
   if (n == 0) return POSENC_OK;
+  if constexpr (std::is_same<TI, TO>::value)
+    if (lmax <= kSphLowLmax) return sh_low_run<TI>(lmax, xyz, n, 0u, out, nullptr, k);
   return guarded([&] {
     const auto hold = cached_plan(-1, lmax, 1.0, k);
     const plan_store& ps = *hold;
@@ -277,6 +291,34 @@ std::shared_ptr<const std::vector<double>> cached_grad_coef(int32_t lmax) {
   return t;
 }
 
+/// The low-degree kernel (lmax <= kSphLowLmax, no Hessians; arguments validated): values
+/// [n, K] (or nullptr) and gradients [n, 3, K] (or nullptr), tiles of about 16K outputs. Every
+/// point's values depend on that point only, so any tiling gives the same bits.
+template <class T>
+posenc_status sh_low_run(int32_t lmax, const T* xyz, int64_t n, uint32_t flags, T* values, T* grad,
+                         const sphere_kernels_t* k) {
+  return guarded([&] {
+    const auto coef = cached_grad_coef(lmax);
+    const int64_t K = sh_count(lmax), planes = (values ? 1 : 0) + (grad ? 3 : 0);
+    const sph_grad_plan plan{lmax, flags, coef->data()};
+    const int64_t grain = points_per_tile(planes * K, k->sh_tile_points);
+    if (prof_flags() != 0) {
+      path(grad ? "sh_low.grad" : "sh_low.values");
+      // ~4 flops an output value (polynomial, ladder, chain rule)
+      work(double(n) * (3.0 * double(sizeof(T)) + double(planes * K) * double(sizeof(T))), 4.0 * double(n) * double(planes * K));
+      POSENC_SHAPE("n=%lld lmax=%d flags=%u", (long long)n, lmax, flags);
+    }
+    parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
+      const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain);
+      if constexpr (std::is_same<T, double>::value)
+        k->sh_low_f64(&plan, xyz + 3 * p0, p1 - p0, values ? values + p0 * K : nullptr, grad ? grad + p0 * 3 * K : nullptr);
+      else
+        k->sh_low_f32(&plan, xyz + 3 * p0, p1 - p0, values ? values + p0 * K : nullptr, grad ? grad + p0 * 3 * K : nullptr);
+    });
+    return POSENC_OK;
+  });
+}
+
 /// Validation, tiling and profiling of posenc_sph_harm_real_grad_* and (grad == hess == nullptr,
 /// values required) the flagged posenc_sph_harm_real_ex_*.
 template <class T, class Fn>
@@ -303,6 +345,7 @@ posenc_status sh_grad_common(int32_t lmax, const T* xyz, int64_t n, uint32_t fla
   POSENC_CHECK(sphere_kernels_active(&k));
   POSENC_CHECK(check_xyz(xyz, n, k, (flags & kSphZeroAsZero) != 0));
   if (n == 0) return POSENC_OK;
+  if (lmax <= kSphLowLmax && !hess) return sh_low_run(lmax, xyz, n, flags, values, grad, k);
   return guarded([&] {
     const auto coef = cached_grad_coef(lmax);
     sph_grad_plan plan{lmax, flags, coef ? coef->data() : nullptr};
@@ -323,21 +366,6 @@ posenc_status sh_grad_common(int32_t lmax, const T* xyz, int64_t n, uint32_t fla
     });
     return POSENC_OK;
   });
-}
-
-/// sin and cos of an angle in degrees, exact at multiples of 90 (reduction in degrees).
-void sincosd(double deg, double* s, double* c) {
-  double r = std::fmod(deg, 360.0);  // exact
-  if (r < 0) r += 360.0;             // exact for |r| < 360 except rounding near 0 (harmless)
-  const int q = int(std::nearbyint(r / 90.0));
-  const double a = (r - 90.0 * q) * (kPi / 180.0);  // |a| <= pi/4; r - 90q exact
-  const double sa = std::sin(a), ca = std::cos(a);
-  switch (q & 3) {
-    case 0: *s = sa; *c = ca; break;
-    case 1: *s = ca; *c = -sa; break;
-    case 2: *s = -sa; *c = -ca; break;
-    default: *s = -ca; *c = sa; break;
-  }
 }
 
 // ---------------------------------------------------------------- real Wigner-D (Ivanic & Ruedenberg)
@@ -547,7 +575,14 @@ extern "C" POSENC_API posenc_status posenc_sph_harm_real_lonlat_f64(int32_t lmax
   POSENC_CHECK(checked_mul(n, 2, &n2, "lonlat [n, 2]", sizeof(double)));
   POSENC_CHECK(check_not_null_if(lonlat, n, "lonlat"));
   POSENC_CHECK(check_not_null_if(out, total, "out"));
+  // A branch-free first pass (vectorizable: lon - lon is 0 exactly for finite lon); the loop
+  // below names the first bad point only when there is one.
+  int bad = 0;
   for (int64_t i = 0; i < n; ++i) {
+    const double lon = lonlat[2 * i], lat = lonlat[2 * i + 1];
+    bad |= int(!(lon - lon == 0.0)) | int(!(lat >= -90.0)) | int(!(lat <= 90.0));
+  }
+  for (int64_t i = 0; bad && i < n; ++i) {
     const double lon = lonlat[2 * i], lat = lonlat[2 * i + 1];
     if (!std::isfinite(lon))
       return set_error(POSENC_ERR_INVALID_ARGUMENT, "lonlat[%lld] longitude must be finite (got %g)", (long long)i, lon);
@@ -559,26 +594,31 @@ extern "C" POSENC_API posenc_status posenc_sph_harm_real_lonlat_f64(int32_t lmax
   const sphere_kernels_t* k = nullptr;
   POSENC_CHECK(sphere_kernels_active(&k));
   return guarded([&] {
-    const auto hold = cached_plan(-1, lmax, 1.0, k);
-    const plan_store& ps = *hold;
-    const int64_t K = sh_count(lmax), grain = points_per_tile(K, k->sh_tile_points), sd = k->scratch_doubles(lmax);
-    path(ps.plan.fab ? "sh_lonlat.fast" : "sh_lonlat.general");
+    // The xyz path's kernels and plans on each tile's unit vectors (kernel lonlat_xyz_f64:
+    // vectorized sin / cos in degrees), so the same writers (whole lines, non-temporal stores
+    // for large outputs) and the low-degree kernel apply.
+    const int64_t K = sh_count(lmax);
+    const bool low = lmax <= kSphLowLmax;
+    std::shared_ptr<const plan_store> hold;
+    std::shared_ptr<const std::vector<double>> coef;
+    sph_plan plan{};
+    if (low) {
+      coef = cached_grad_coef(lmax);
+    } else {
+      hold = cached_plan(-1, lmax, 1.0, k);
+      plan = call_plan(*hold, total * int64_t(sizeof(double)), k);
+    }
+    const sph_grad_plan gp{lmax, 0u, low ? coef->data() : nullptr};
+    const int64_t grain = points_per_tile(K, k->sh_tile_points), sd = low ? 0 : k->scratch_doubles(lmax);
+    path(low ? "sh_lonlat.low" : !plan.fab ? "sh_lonlat.general" : plan.stream ? "sh_lonlat.fast.stream_nt" : "sh_lonlat.fast");
     work(double(n) * 8.0 * double(2 + K), 5.0 * double(n) * double(K));
     POSENC_SHAPE("n=%lld lmax=%d", (long long)n, lmax);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
-      const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain);
-      double* scr = tile_scratch(sd);
-      std::vector<double> xyz(size_t(3 * (p1 - p0)));
-      for (int64_t i = p0; i < p1; ++i) {
-        double so, co, sa, ca;
-        sincosd(lonlat[2 * i], &so, &co);
-        sincosd(lonlat[2 * i + 1], &sa, &ca);  // polar = 90 - lat: cos(polar) = sin(lat)
-        double* q = xyz.data() + 3 * (i - p0);
-        q[0] = ca * co;
-        q[1] = ca * so;
-        q[2] = sa;
-      }
-      k->sh_real_f64(&ps.plan, xyz.data(), p1 - p0, out + p0 * K, scr);
+      const int64_t p0 = t * grain, np = std::min(n, p0 + grain) - p0;
+      double* xyz = tile_front(3 * np);
+      k->lonlat_xyz_f64(lonlat + 2 * p0, np, xyz);
+      if (low) k->sh_low_f64(&gp, xyz, np, out + p0 * K, nullptr);
+      else k->sh_real_f64(&plan, xyz, np, out + p0 * K, tile_scratch(sd));
     });
     return POSENC_OK;
   });
@@ -611,21 +651,24 @@ extern "C" POSENC_API posenc_status posenc_sph_harm_complex_f64(int32_t lmax, co
     path(ps.plan.fab ? "sh_complex.fast" : "sh_complex.general");
     work(double(n) * 8.0 * double(2 + 2 * K), 5.0 * double(n) * double(K));
     POSENC_SHAPE("n=%lld lmax=%d", (long long)n, lmax);
+    const auto coef = lmax <= kSphLowLmax ? cached_grad_coef(lmax) : nullptr;
+    const sph_grad_plan gp{lmax, 0u, coef ? coef->data() : nullptr};
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain), np = p1 - p0;
-      double* scr = tile_scratch(sd);
-      std::vector<double> xyz(size_t(3 * np)), re(size_t(np * K));
+      double* const xyz = tile_front(3 * np + np * K);
+      double* const re = xyz + 3 * np;
       for (int64_t i = 0; i < np; ++i) {
         // SciPy: P_l^m(cos theta) carries |sin theta|^m, the azimuth e^{i m phi}.
         const double st = std::fabs(std::sin(theta[p0 + i])), ct = std::cos(theta[p0 + i]);
-        double* q = xyz.data() + 3 * i;
+        double* q = xyz + 3 * i;
         q[0] = st * std::cos(phi[p0 + i]);
         q[1] = st * std::sin(phi[p0 + i]);
         q[2] = ct;
       }
-      k->sh_real_f64(&ps.plan, xyz.data(), np, re.data(), scr);
+      if (coef) k->sh_low_f64(&gp, xyz, np, re, nullptr);
+      else k->sh_real_f64(&ps.plan, xyz, np, re, tile_scratch(sd));
       for (int64_t i = 0; i < np; ++i) {
-        const double* r = re.data() + i * K;
+        const double* r = re + i * K;
         double* o = out + 2 * (p0 + i) * K;
         for (int64_t l = 0; l <= lmax; ++l) {
           const int64_t c = l * (l + 1);

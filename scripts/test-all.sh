@@ -29,8 +29,12 @@ for st in "${stages[@]}"; do
     release)
       echo "=== [release] ctest (auto ISA: $(./build/release/cli/posenc info | grep 'ISA active'))" >&2
       ctest --preset release -j"$jobs"
+      # Again with the dispatcher forced to scalar, for everything that runs on the active ISA
+      # (C API, Python, CLI, examples). Not again: the kernel unit tests (label unit: each already
+      # ran every path above, scalar included), the install/packaging and documentation checks
+      # (labels install, docs: they do not depend on the ISA) and the benchmarks.
       echo "=== [release] ctest with POSENC_ISA=scalar" >&2
-      POSENC_ISA=scalar ctest --preset release -j"$jobs" -LE bench
+      POSENC_ISA=scalar ctest --preset release -j"$jobs" -LE 'bench|unit|install|docs'
       # The ctest runs above include the Python binding tests (label python: pytest against
       # SciPy/NumPy), the examples and cli_report_quick; here the main job once more, visibly.
       echo "=== [release] posenc report --quick" >&2

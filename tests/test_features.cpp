@@ -302,7 +302,7 @@ TEST_P(FeaturesMap, BadInputWritesNothingAndNamesTheArgument) {
                                              x.data(), 3, out.data()), POSENC_ERR_INVALID_ARGUMENT, "shift");
   EXPECT_POSENC_ERROR(f(POSENC_RF_TRIG, om.data(), m, 0, nullptr, x.data(), 3, out.data()), POSENC_ERR_INVALID_ARGUMENT, "d");
   EXPECT_POSENC_ERROR(f(POSENC_RF_TRIG, om.data(), m, d, nullptr, x.data(), -1, out.data()), POSENC_ERR_INVALID_ARGUMENT, "n");
-  EXPECT_POSENC_ERROR(posenc_rf_features_f32(static_cast<posenc_rf_kind>(4), POSENC_RF_SHIFT_OVERFLOW, om.data(), m, d, nullptr, x.data(), 3, out.data()),
+  EXPECT_POSENC_ERROR(posenc_rf_features_f32(static_cast<posenc_rf_kind>(6), POSENC_RF_SHIFT_OVERFLOW, om.data(), m, d, nullptr, x.data(), 3, out.data()),
                       POSENC_ERR_INVALID_ARGUMENT, "kind");
   EXPECT_POSENC_ERROR(f(POSENC_RF_TRIG, nullptr, m, d, nullptr, x.data(), 3, out.data()), POSENC_ERR_NULL_POINTER, "omega");
   EXPECT_POSENC_ERROR(f(POSENC_RF_TRIG, om.data(), m, d, nullptr, nullptr, 3, out.data()), POSENC_ERR_NULL_POINTER, "x");
@@ -1259,7 +1259,7 @@ TEST_P(FeaturesDecoding, StepsReproduceCausalLinearAttentionRowByRow) {
   poison(out);
   EXPECT_POSENC_ERROR(posenc_linear_attention_step_f32(q.data(), k.data(), v.data(), 0, dv, 0.0f, S.data(), z.data(), out.data()), POSENC_ERR_INVALID_ARGUMENT, "F");
   EXPECT_POSENC_ERROR(posenc_linear_attention_step_f32(q.data(), k.data(), v.data(), F, dv, NAN, S.data(), z.data(), out.data()), POSENC_ERR_INVALID_ARGUMENT, "eps");
-  EXPECT_POSENC_ERROR(posenc_linear_attention_step_f32(q.data(), k.data(), v.data(), F, dv, 0.0f, S.data(), nullptr, out.data()), POSENC_ERR_NULL_POINTER, "state_z");
+  EXPECT_POSENC_ERROR(posenc_linear_attention_step_f32(q.data(), k.data(), v.data(), F, dv, 0.0f, nullptr, z.data(), out.data()), POSENC_ERR_NULL_POINTER, "state_s");
   EXPECT_POSENC_ERROR(posenc_linear_attention_step_f32(q.data(), k.data(), v.data(), F, dv, 0.0f, S.data(), z.data(), nullptr), POSENC_ERR_NULL_POINTER, "out");
   EXPECT_TRUE(same_bits(S, S0) && same_bits(z, z0));
   EXPECT_EQ(count_poison(out), out.size());

@@ -3,7 +3,7 @@
 //
 // The graph functions are plain lib code (no SIMD kernels), so most tests are ISA-independent;
 // GraphIsa checks that every ISA path gives bitwise the scalar result. References are independent
-// of lib/graph.cpp: dense Laplacians built here from the edge list, Eigen's dense
+// of lib/graph_*.cpp: dense Laplacians built here from the edge list, Eigen's dense
 // SelfAdjointEigenSolver, the closed-form spectrum of grid graphs, dense matrix powers for RWSE.
 #include "tests/test_common.hpp"
 #include "tests/graph_gen.hpp"

@@ -4,7 +4,7 @@
 //
 // Krylov eigensolvers can miss copies of a repeated eigenvalue and then return larger ones with
 // tiny residuals (a residual check cannot see it). The references here are closed-form spectra of
-// graphs with huge multiplicities, written independently of lib/graph.cpp:
+// graphs with huge multiplicities, written independently of lib/graph_*.cpp:
 //  - hypercube Q_d (2^d nodes, i ~ i XOR 2^b): L_sym has eigenvalue 2j/d with multiplicity C(d, j);
 //  - torus C_a x C_b: D - A has eigenvalues (2 - 2 cos(2 pi i / a)) + (2 - 2 cos(2 pi j / b)),
 //    L_sym = (D - A) / 4 (4-regular);

@@ -512,6 +512,47 @@ TEST_P(SphHarm, LonLatMatchesCartesian) {
       EXPECT_EQ(a[static_cast<size_t>(2 * K + l * (l + 1) + m)] == 0.0, m != 0) << l << " " << m;
 }
 
+// The lon/lat front end at low degree (the low-degree kernel), mid degree and with longitudes
+// far outside [-360, 360] (reduced in degrees: exact), against the Cartesian entry point of
+// long-double unit vectors; multiples of 90 degrees give exact zeros; 1 and 3 threads agree.
+TEST_P(SphHarm, LonLatLowDegreeLargeLongitudesAndExactQuadrants) {
+  std::vector<double> ll = {90, 0, -270, 0, 3600000090.0, 0, -3600000180.0, 0, 1e300, 20, -7.5e17, -60,
+                            0x1p50 + 90, 30, 123.456, 78.9, -179.999, -89.5, 45, 45, 0, 90, 10, -90};
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> ulon(-720, 720), ulat(-90, 90);
+  for (int i = 0; i < 37; ++i) ll.insert(ll.end(), {ulon(rng), ulat(rng)});
+  const int64_t n = int64_t(ll.size() / 2);
+  std::vector<double> xyz;
+  for (int64_t i = 0; i < n; ++i) {
+    const long double lo = fmodl((long double)ll[size_t(2 * i)], 360.0L) * kPi / 180.0L;
+    const long double la = (long double)ll[size_t(2 * i + 1)] * kPi / 180.0L;
+    xyz.insert(xyz.end(), {double(cosl(la) * cosl(lo)), double(cosl(la) * sinl(lo)), double(sinl(la))});
+  }
+  for (int L : {0, 1, 2, 3, 10}) {
+    const int64_t K = nsh(L);
+    std::vector<double> a(size_t(n * K)), b(size_t(n * K)), c(size_t(n * K));
+    poison(a);
+    ASSERT_EQ(posenc_sph_harm_real_lonlat_f64(L, ll.data(), n, a.data()), POSENC_OK);
+    EXPECT_EQ(count_poison(a), 0u);
+    ASSERT_EQ(posenc_sph_harm_real_f64(L, xyz.data(), n, b.data()), POSENC_OK);
+    for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], 2e-14) << "L " << L << " i " << i;
+    if (L >= 1) {
+      // (lon, lat) = (90 + 360 k, 0): x = z = 0 exactly, y = 1; (-180 + 360 k, 0): y = z = 0
+      const double y1 = 0.48860251190291992159;  // sqrt(3 / (4 pi))
+      for (int64_t i : {0, 1, 2}) {
+        EXPECT_EQ(a[size_t(i * K + 3)], 0.0) << i;
+        EXPECT_EQ(a[size_t(i * K + 2)], 0.0) << i;
+        EXPECT_NEAR(a[size_t(i * K + 1)], y1, 1e-16) << i;
+      }
+      EXPECT_EQ(a[size_t(3 * K + 1)], 0.0);
+      EXPECT_EQ(a[size_t(3 * K + 2)], 0.0);
+    }
+    ThreadScope ts(3);
+    ASSERT_EQ(posenc_sph_harm_real_lonlat_f64(L, ll.data(), n, c.data()), POSENC_OK);
+    EXPECT_TRUE(same_bits(a, c)) << "L " << L;
+  }
+}
+
 /// posenc_sph_harm_real_f32 of the float directions df against posenc_sph_harm_real_f64 of the
 /// same directions in double (dd): the worst over points and degrees of the rms error of the
 /// degree block relative to its rms value. Every float output must be written (poisoned first).

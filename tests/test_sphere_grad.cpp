@@ -492,6 +492,133 @@ TEST_P(SphGrad, BadInputIsAClearErrorAndWritesNothing) {
   EXPECT_EQ(posenc_sph_harm_real_grad_f64(L, nullptr, 0, 0u, nullptr, nullptr, nullptr), POSENC_OK);
 }
 
+// The low-degree kernel (lmax <= 3 without Hessians: posenc_sph_harm_real_f64 / _f32,
+// posenc_sph_harm_real_ex_*, posenc_sph_harm_real_grad_* with hess = NULL) against the long
+// double reference (values) and its finite differences (gradients), unit sphere and solid, every
+// tail size, extreme magnitudes, 1 and 3 threads, float32 against float64; lmax 4 (the general
+// kernels) alongside with the same bounds.
+TEST_P(SphGrad, LowDegreeKernelMatchesLongDoubleValuesAndGradients) {
+  std::vector<double> pts = test_points(kSlow ? 20 : 120, 17);
+  const double big[] = {3e300, -1e300, 2e299, 1e-300, 2e-301, -3e-300, 1e-170, 0, 0, 0, 0, -1e-320};
+  pts.insert(pts.end(), std::begin(big), std::end(big));
+  const int64_t n = int64_t(pts.size() / 3);
+  for (int L = 0; L <= 4; ++L) {
+    const int64_t K = nsh(L);
+    for (bool solid : {false, true}) {
+      const uint32_t fl = solid ? POSENC_SPH_SOLID : 0u;
+      std::vector<double> v(size_t(n * K)), g(size_t(3 * n * K)), v2(size_t(n * K)), g2(size_t(3 * n * K));
+      poison(v), poison(g), poison(g2);
+      ASSERT_EQ(posenc_sph_harm_real_grad_f64(L, pts.data(), n, fl, v.data(), g.data(), nullptr), POSENC_OK);
+      EXPECT_EQ(count_poison(v) + count_poison(g), 0u);
+      double ev = 0, eg = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const double* x = pts.data() + 3 * i;
+        const double r = std::sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+        if (!(r > 1e-100 && r < 1e100)) continue;  // extreme points: checked against scaled copies below
+        std::vector<long double> rv, rg;
+        ref_fd(L, x, solid, 0.02L * r / (L + 1), rv, rg, nullptr);
+        ev = std::max(ev, block_err(L, 1, v.data() + i * K, rv.data(), K));
+        eg = std::max(eg, block_err(L, 3, g.data() + i * 3 * K, rg.data(), K, 1e-6));
+      }
+      EXPECT_LE(ev, 1e-14) << "L " << L << " solid " << solid;
+      EXPECT_LE(eg, 1e-13) << "L " << L << " solid " << solid;
+      printf("L %d solid %d: values %.3g grad %.3g\n", L, int(solid), ev, eg);
+      // Extreme magnitudes: unit-sphere values and r * gradients are those of the scaled point.
+      if (!solid) {
+        for (int64_t i = n - 4; i < n - 1; ++i) {
+          const double* x = pts.data() + 3 * i;
+          const double s = 1.0 / std::max({std::fabs(x[0]), std::fabs(x[1]), std::fabs(x[2])});
+          const double xs[3] = {x[0] * s, x[1] * s, x[2] * s};
+          std::vector<double> vs(static_cast<size_t>(K)), gs(static_cast<size_t>(3 * K));
+          ASSERT_EQ(posenc_sph_harm_real_grad_f64(L, xs, 1, 0u, vs.data(), gs.data(), nullptr), POSENC_OK);
+          for (int64_t k = 0; k < K; ++k) EXPECT_NEAR(v[size_t(i * K + k)], vs[size_t(k)], 1e-15) << i;
+          for (int64_t k = 0; k < 3 * K; ++k)
+            EXPECT_NEAR(g[size_t(i * 3 * K + k)] / s, gs[size_t(k)], 1e-14 * (1 + std::fabs(gs[size_t(k)]))) << i;
+        }
+      }
+      // values-only entry points and values = NULL: the same bits
+      if (solid) ASSERT_EQ(posenc_sph_harm_real_ex_f64(L, pts.data(), n, fl, v2.data()), POSENC_OK);
+      else ASSERT_EQ(posenc_sph_harm_real_f64(L, pts.data(), n, v2.data()), POSENC_OK);
+      if (L <= 3) {  // the same kernel (above, the values-only entry points run the recurrence of sh_real)
+        EXPECT_TRUE(same_bits(v, v2)) << "L " << L;
+      }
+      ASSERT_EQ(posenc_sph_harm_real_grad_f64(L, pts.data(), n, fl, nullptr, g2.data(), nullptr), POSENC_OK);
+      EXPECT_TRUE(same_bits(g, g2)) << "L " << L;
+      // every tail size and split point, and 3 threads: the same bits
+      for (int64_t m = 1; m <= 17; ++m) {
+        std::vector<double> vm(size_t(m * K)), gm(size_t(3 * m * K));
+        ASSERT_EQ(posenc_sph_harm_real_grad_f64(L, pts.data() + 3 * (n - m), m, fl, vm.data(), gm.data(), nullptr), POSENC_OK);
+        EXPECT_TRUE(std::equal(vm.begin(), vm.end(), v.begin() + (n - m) * K)) << "L " << L << " m " << m;
+        for (int64_t j = 0; j < 3 * m * K; ++j)
+          ASSERT_TRUE(same_bits(std::vector<double>{gm[size_t(j)]}, std::vector<double>{g[size_t((n - m) * 3 * K + j)]}))
+              << "L " << L << " m " << m << " j " << j << " " << gm[size_t(j)] << " " << g[size_t((n - m) * 3 * K + j)];
+      }
+      {
+        ThreadScope ts(3);
+        ASSERT_EQ(posenc_sph_harm_real_grad_f64(L, pts.data(), n, fl, v2.data(), g2.data(), nullptr), POSENC_OK);
+        EXPECT_TRUE(same_bits(v, v2) && same_bits(g, g2)) << "L " << L;
+      }
+      // float32: computed in float64 and rounded once
+      const int64_t nf = n - 4;  // without the points outside the float range
+      std::vector<float> pf(pts.begin(), pts.begin() + 3 * nf), vf(size_t(nf * K)), gf(size_t(3 * nf * K));
+      ASSERT_EQ(posenc_sph_harm_real_grad_f32(L, pf.data(), nf, fl, vf.data(), gf.data(), nullptr), POSENC_OK);
+      std::vector<double> vd(size_t(nf * K)), gd(size_t(3 * nf * K));
+      std::vector<double> pd(pf.begin(), pf.end());
+      ASSERT_EQ(posenc_sph_harm_real_grad_f64(L, pd.data(), nf, fl, vd.data(), gd.data(), nullptr), POSENC_OK);
+      double ef = 0, egf = 0;
+      for (int64_t i = 0; i < nf; ++i) {
+        const double* x = pd.data() + 3 * i;
+        const double r = std::sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+        if (!(r > 1e-30 && r < 1e30)) continue;
+        ef = std::max(ef, block_err(L, 1, vf.data() + i * K, vd.data() + i * K, K));
+        egf = std::max(egf, block_err(L, 3, gf.data() + i * 3 * K, gd.data() + i * 3 * K, K, 1e-6));
+      }
+      // one float rounding of each element: up to sqrt(planes (2l + 1)) / 2^24 of the block rms
+      EXPECT_LE(ef, 3e-7) << "L " << L;
+      EXPECT_LE(egf, 3e-7) << "L " << L;
+    }
+  }
+}
+
+// Values of posenc_sph_harm_real_f64 near the poles (the low orders depend on cos theta to
+// ~l^2 ulp) against the long double reference: block-relative <= 2e-13 to lmax 40, from
+// 1 - |z| = 4e-4 down to sin theta = 1e-8 (sectoral seeds below 2^-900 at lmax 40: the
+// extended-range blocks), and the per-degree bound of posenc.h above.
+TEST_P(SphGrad, ValuesNearThePolesWithinTwoEMinus13ToDegree40) {
+  std::vector<double> pts;
+  for (double s : {0.0272, 1e-2, 3e-3, 1e-4, 1e-5, 1e-7, 1e-8})
+    for (double sg : {1.0, -1.0})
+      for (double ph : {0.3, 2.1, -1.2}) {
+        const double z = sg * std::sqrt(1 - s * s);
+        pts.insert(pts.end(), {s * std::cos(ph), s * std::sin(ph), z});
+        pts.insert(pts.end(), {0.7 * s * std::cos(ph), 0.7 * s * std::sin(ph), 0.7 * z});
+      }
+  const int64_t n = int64_t(pts.size() / 3);
+  for (int L : {20, 40, 100}) {
+    if (kSlow && L == 100) continue;
+    const int64_t K = nsh(L);
+    std::vector<double> v(size_t(n * K));
+    ASSERT_EQ(posenc_sph_harm_real_f64(L, pts.data(), n, v.data()), POSENC_OK);
+    std::vector<long double> ref(static_cast<size_t>(K));
+    std::vector<double> worst(size_t(L) + 1, 0.0);
+    for (int64_t i = 0; i < n; ++i) {
+      const long double x[3] = {pts[size_t(3 * i)], pts[size_t(3 * i + 1)], pts[size_t(3 * i + 2)]};
+      ref_sh(L, x, false, ref.data());
+      for (int l = 0; l <= L; ++l) {
+        const double e = block_err(l, 1, v.data() + i * K, ref.data(), K);  // degrees <= l
+        worst[size_t(l)] = std::max(worst[size_t(l)], e);
+      }
+    }
+    if (L <= 40) {
+      EXPECT_LE(worst[size_t(L)], 2e-13) << "L " << L;
+    }
+    // posenc.h: block-relative <= 2e-13 to degree 40 and 1.5e-16 l^2 above
+    for (int l = 41; l <= L; ++l) EXPECT_LE(worst[size_t(l)], 1.5e-16 * l * l) << "l " << l;
+    printf("L %d: worst block-relative %.3g (l 20: %.3g, l min(L, 40): %.3g, ratio to l^2 at L: %.3g)\n", L, worst[size_t(L)],
+           worst[20], worst[size_t(std::min(L, 40))], worst[size_t(L)] / (double(L) * L));
+  }
+}
+
 POSENC_INSTANTIATE_ISA(SphGrad);
 
 }  // namespace

@@ -133,6 +133,9 @@ struct Inputs {
   std::vector<float> xyzf{1, 0, 0, 0, 1, 0, 0, 0, 1, 0.6f, 0, 0.8f};
   std::vector<double> rot{1, 0, 0, 0, 1, 0, 0, 0, 1};
   std::vector<int64_t> src{0, 1, 2, 3}, dst{1, 2, 3, 4};
+  std::vector<int64_t> node_ptr{0, 5}, edge_ptr{0, 4}, pairs = std::vector<int64_t>(64);
+  std::vector<int32_t> i32 = std::vector<int32_t>(64);
+  int64_t num_pairs = 0;
   posenc_laplacian_pe_info info{};
   posenc_call_info ci{};
   posenc_roofline rl{};
@@ -228,6 +231,11 @@ std::map<std::string, Case> make_cases(Inputs& in, posenc_isa isa) {
   c["posenc_softmax_attention_backward_f32"] = {[=] { return posenc_softmax_attention_backward_f32(a, b, a, 4, 4, 4, 0, 0.5f, a, o, o + 16, o + 32); }, {}};
   c["posenc_linear_attention_step_f32"] = {[=] { return posenc_linear_attention_step_f32(a, b, a, 8, 4, 1e-6f, o, o + 32, o + 40); }, {}};
   c["posenc_softmax_attention_f32"] = {[=] { return posenc_softmax_attention_f32(a, b, a, 4, 4, 4, 0, 0.5f, o); }, {}};
+  c["posenc_rf_features_bf16"] = {[=] { return posenc_rf_features_bf16(POSENC_RF_TRIG, POSENC_RF_SHIFT_OVERFLOW, a, 8, 4, nullptr, reinterpret_cast<const uint16_t*>(b), 4, reinterpret_cast<uint16_t*>(o)); }, {}};
+  c["posenc_linear_attention_bf16"] = {[=] { return posenc_linear_attention_bf16(reinterpret_cast<const uint16_t*>(a), reinterpret_cast<const uint16_t*>(b), reinterpret_cast<const uint16_t*>(a), 4, 8, 4, 0, 1e-6f, reinterpret_cast<uint16_t*>(o)); }, {}};
+  // two heads of 2 rows, F = 8, dv = 4, contiguous
+  c["posenc_linear_attention_mh_f32"] = {[=] { return posenc_linear_attention_mh_f32(1, 2, 2, 8, 4, a, nullptr, b, nullptr, a, nullptr, 0, 1e-6f, o, nullptr); }, {}};
+  c["posenc_linear_attention_backward_mh_f32"] = {[=] { return posenc_linear_attention_backward_mh_f32(1, 2, 2, 8, 4, a, nullptr, b, nullptr, a, nullptr, 0, 1e-6f, a, nullptr, o, nullptr, o + 32, nullptr, o + 64, nullptr); }, {}};
   // graph (a path of 5 nodes)
   c["posenc_laplacian_pe_info_init"] = {[=] { return posenc_laplacian_pe_info_init(&I->info); }, {}};
   c["posenc_laplacian_pe_f64"] = {[=] {
@@ -241,6 +249,32 @@ std::map<std::string, Case> make_cases(Inputs& in, posenc_isa isa) {
   c["posenc_heat_kernel_apply_f64"] = {[=] {
     return posenc_heat_kernel_apply_f64(5, I->src.data(), I->dst.data(), nullptr, 4, POSENC_LAPLACIAN_SYM, 0.5, d, 2, od,
                                         nullptr);
+  }, {}};
+  c["posenc_graph_batch_pe_f64"] = {[=] {
+    return posenc_graph_batch_pe_f64(1, I->node_ptr.data(), I->edge_ptr.data(), I->src.data(), I->dst.data(), nullptr,
+                                     POSENC_LAPLACIAN_SYM, 2, 3, od, od + 8, od + 32, I->i32.data());
+  }, {}};
+  c["posenc_rrwp_f64"] = {[=] {
+    return posenc_rrwp_f64(5, I->src.data(), I->dst.data(), nullptr, 4, 3, 32, &I->num_pairs, I->pairs.data(), od);
+  }, {}};
+  c["posenc_shortest_path_i32"] = {[=] {
+    return posenc_shortest_path_i32(5, I->src.data(), I->dst.data(), 4, 2, 32, &I->num_pairs, I->pairs.data(),
+                                    I->i32.data());
+  }, {}};
+  c["posenc_heat_kernel_diag_f64"] = {[=] {
+    return posenc_heat_kernel_diag_f64(5, I->src.data(), I->dst.data(), nullptr, 4, POSENC_LAPLACIAN_SYM, d, 2, od,
+                                       nullptr);
+  }, {}};
+  c["posenc_heat_kernel_rows_f64"] = {[=] {
+    return posenc_heat_kernel_rows_f64(5, I->src.data(), I->dst.data(), nullptr, 4, POSENC_LAPLACIAN_SYM, 0.5,
+                                       I->src.data(), 2, od, nullptr);
+  }, {}};
+  c["posenc_diffusion_distance_f64"] = {[=] {
+    return posenc_diffusion_distance_f64(5, I->src.data(), I->dst.data(), nullptr, 4, POSENC_LAPLACIAN_SYM, 0.5,
+                                         I->src.data(), 2, od, nullptr);
+  }, {}};
+  c["posenc_diffusion_distance_eig_f64"] = {[=] {
+    return posenc_diffusion_distance_eig_f64(5, 2, d, d, 0.5, I->src.data(), 2, od, nullptr);
   }, {}};
   // learned
   c["posenc_learned_add_f32"] = {[=] { return posenc_learned_add_f32(a, 4, 8, pos, 4, o); }, {}};

@@ -760,7 +760,20 @@ POSENC_API posenc_status posenc_sph_kernel_f64(int32_t lmax, const double* weigh
  *  read-for-ownership). Bits do not depend on the thread count; they can differ by the
  *  recurrence's rounding between a call and the same points split over several calls when a
  *  block takes the extended-range path.
- *  Accuracy (f64): <= 2e-13 absolute against Boost.Math spherical_harmonic for lmax <= 20
+ *  Near the poles cos theta is carried as z/r + c, c = (s - z/r) - s sin^2(theta) / (1 + |z/r|)
+ *  (s = sign z, where |z/r| > 1/2), in every step of the recurrence: the rounding of z/r alone
+ *  (~1 ulp of 1) became ~l^2 ulp of the degree block (7e-13 at l = 40, z = 0.999627).
+ *  lmax <= 3 (also posenc_sph_harm_real_ex_* with any flags and
+ *  posenc_sph_harm_real_grad_* without Hessians) takes a dedicated kernel: Y_lm as polynomials
+ *  in u = x/|x| (the recurrence's coefficients in u_z, (u_x + i u_y)^m for the azimuth), each
+ *  block of points in registers, rows written from in-register transposes. Its bits differ
+ *  from the recurrence's (the first 16 values of an lmax 4 call are not those of an lmax 3
+ *  call; both within the bounds below).
+ *  Accuracy (f64): lmax <= 3: <= 1e-14 block-relative against long double (measured 2.7e-15);
+ *  near the poles (1 - |z/r| from 4e-4 down to sin theta = 1e-8): block-relative <= 2e-13 for
+ *  lmax <= 40 (measured 1.1e-13 on AVX-512, 1.8e-13 on the scalar and AVX2 paths at l = 40),
+ *  and <= 1.5e-16 l^2 for the block of degree l above 40 (measured <= 1.3e-16 l^2 to l = 100).
+ *  Also <= 2e-13 absolute against Boost.Math spherical_harmonic for lmax <= 20
  *  (including poles, near-poles and 1e-300 / 1e300 lengths); sum_m Y_lm^2 = (2l+1)/(4 pi) to
  *  8e-14 relative at lmax 150 and 5.2e-13 at lmax 1000; orthonormal under Gauss-Legendre x
  *  uniform quadrature to 1e-12 (lmax 20); equivariant under posenc_wigner_d_real_f64 to 1e-12.
@@ -772,7 +785,7 @@ POSENC_API posenc_status posenc_sph_kernel_f64(int32_t lmax, const double* weigh
  *  whose seeds leave the float range take the float64 path): measured worst 2.1e-6 (lmax 10),
  *  3.7e-6 (lmax 16) per degree block over 400k random directions, tested <= 1e-5 (the contract)
  *  up to lmax 33 on every ISA. Its bits therefore differ between ISAs (within those bounds).
- *  No degree is hard-coded: the recurrence is used from l = 0.
+ *  No degree above 3 is hard-coded.
  *
  *  Errors: INVALID_ARGUMENT (lmax < 0, n < 0, xyz[i] not finite or (0, 0, 0)); NULL_POINTER
  *  (xyz or out NULL while n > 0); SIZE_OVERFLOW (lmax > 2^20 or n (lmax+1)^2 overflows).
@@ -796,8 +809,9 @@ POSENC_API posenc_status posenc_sph_harm_real_f32(int32_t lmax, const float* xyz
  *  xyz: [n, 3], out: [n, (lmax+1)^2], index l(l+1)+m, the real form above. flags = 0 is
  *  posenc_sph_harm_real_f64 (the same bits). Any other flags take the recurrence of
  *  posenc_sph_harm_real_grad_f64 (values only; same functions, not the same bits: within
- *  8.9e-13 block-relative of posenc_sph_harm_real_f64 at lmax 40, more accurate near the
- *  poles, see there), then
+ *  1.5e-12 (tested) block-relative of posenc_sph_harm_real_f64 at lmax 40), or for lmax <= 3
+ *  the low-degree kernel of posenc_sph_harm_real_f64 (the unit-sphere values then have the
+ *  same bits for every flag), then
  *  SOLID multiplies degree l by |x|^l (which overflows to +-inf, or NaN where Y_lm = 0, once
  *  |x|^l leaves the double range). Errors: as posenc_sph_harm_real_f64, plus INVALID_ARGUMENT
  *  for flags with other bits; a zero vector is accepted with POSENC_SPH_ZERO_AS_ZERO. */
@@ -839,6 +853,10 @@ POSENC_API posenc_status posenc_sph_harm_real_ex_f32(int32_t lmax, const float* 
  *  bits do not depend on the thread count.
  *  Near the poles cos theta is carried as +-1 -+ rho^2 / (r (r + |z|)), so the zonal
  *  recurrence does not turn the rounding of z / r into l^2 ulp.
+ *  lmax <= 3 with hess NULL: the low-degree kernel of posenc_sph_harm_real_f64 (values and
+ *  gradients as polynomials in x/|x|, the same ladder relations), so values and gradients
+ *  differ in their last bits from a call with Hessians (within 1e-14 / 1e-13 block-relative
+ *  of long double, measured 2.7e-15 / 3.3e-14).
  *  Accuracy (f64, tests/test_sphere_grad.cpp, docs/ACCURACY.md; errors relative to the rms of
  *  the degree-l block of the same output, worst over random directions, the poles and
  *  z = +-0.999627): against 8th-order long-double finite differences of an independent
@@ -846,8 +864,7 @@ POSENC_API posenc_status posenc_sph_harm_real_ex_f32(int32_t lmax, const float* 
  *  Hessians tested <= 3e-12 (the differences' own rounding: 1.5e-12 measured); against
  *  sphericart 2.0.3's compute_with_hessians (both bases, lmax 1..40): values 1.1e-13,
  *  gradients 1.4e-13, Hessians 2.2e-13 (tested <= 2e-13 / 1e-12 / 1e-12); |u . grad Y| <= 1.6e-14 of the
- *  gradient block; values within 8.9e-13 of posenc_sph_harm_real_f64, whose own pole error
- *  that is. lmax 1000: finite, values and gradients within 4.5e-10 of long double (tested
+ *  gradient block; values within 1.5e-12 (tested) of posenc_sph_harm_real_f64. lmax 1000: finite, values and gradients within 4.5e-10 of long double (tested
  *  2e-9); Hessians finite (tested to lmax 300). float32 (computed in float64, rounded once):
  *  within 1e-6 of the float64 result per degree block (one rounding of the largest element).
  *  Errors: INVALID_ARGUMENT (lmax < 0, n < 0, flags with other bits, xyz[i] not finite, or
@@ -867,7 +884,11 @@ POSENC_API posenc_status posenc_sph_harm_real_grad_f32(int32_t lmax, const float
 /** Real orthonormal SH of geographic coordinates: lonlat [n, 2] = (longitude, latitude) in
  *  DEGREES, latitude in [-90, 90], longitude any finite value; polar angle = 90 - latitude,
  *  azimuth = longitude. Same basis and output as posenc_sph_harm_real_f64 (out [n, (lmax+1)^2]),
- *  the direction formed with sin/cos reduced in degrees (exact at multiples of 90 degrees).
+ *  the direction formed with sin/cos reduced in degrees (exact at multiples of 90 degrees):
+ *  k = round(deg / 90), deg - 90 k exact (fmod by 360 first for |deg| >= 2^50), then fdlibm's
+ *  sin / cos kernel polynomials (< 1 ulp on [-pi/4, pi/4]), vectorized across points; the
+ *  directions then take the kernels of posenc_sph_harm_real_f64 (low-degree kernel, streamed
+ *  whole-line writer) tile by tile.
  *  SatCLIP (Russwurm et al., ICLR 2024) uses the same basis up to signs: its encoder with
  *  legendre_polys = L is lmax = L - 1 here (its "L = 10" is lmax 9), in the same order of (l, m);
  *  it evaluates at phi' = lon + 180, theta' = lat + 90 degrees, so its closed-form harmonics are
@@ -958,11 +979,21 @@ typedef enum {
   POSENC_RF_GAUSSIAN_POSITIVE = 3, /**< out [n, m] = w_j exp(p_ij - |x_i|^2 - c_i) / sqrt(m): DiJiang
                                        PFF (eq. 9; WPFF eq. 10 with weights), estimates the Gaussian
                                        kernel K_G(x,y) = exp(-|x-y|^2/2) for sigma = 1 */
+  POSENC_RF_ELU_PLUS_ONE = 4, /**< out [n, m] = w_j (elu(p_ij) + 1) = w_j (p_ij + 1) for p_ij > 0,
+                                   w_j exp(p_ij) otherwise: fast-transformers' elu_feature_map
+                                   (Katharopoulos et al. 2020, eq. 7) applied to x Omega^T; pass
+                                   Omega = I_d (m = d) for their map of x itself. No 1/sqrt(m)
+                                   factor, no shift (the map is at most linear in p) */
+  POSENC_RF_RELU = 5,         /**< out [n, m] = w_j max(p_ij, 0): Performer's generalized kernel with
+                                   kernel_fn = ReLU (Choromanski et al. 2021, sec. 2.4;
+                                   performer-pytorch's generalized_kernel, which adds its
+                                   kernel_epsilon = 1e-3 to every feature and scales x by d^-1/4 when
+                                   normalize_data: do both in the caller). No 1/sqrt(m), no shift */
   POSENC_RF_KIND_MAX_ENUM_ = 0x7fffffff /**< not a value: makes the enum 32-bit wide */
 } posenc_rf_kind;
 
 /** Stabilizing shift c of the exponential kinds of posenc_rf_features_f32 (POSITIVE, HYPERBOLIC,
- *  GAUSSIAN_POSITIVE; TRIG ignores it). e_ij is the exponent before the shift (p_ij - |x_i|^2/2,
+ *  GAUSSIAN_POSITIVE; TRIG, ELU_PLUS_ONE and RELU ignore it). e_ij is the exponent before the shift (p_ij - |x_i|^2/2,
  *  +-p_ij - |x_i|^2/2 or p_ij - |x_i|^2) and a row is computed as exp(e_ij - c_i). In FAVOR+
  *  linear attention (Choromanski et al. 2021; performer-pytorch's softmax_kernel) queries take
  *  ROW_MAX and keys SHARED_MAX: out_i = phi_q_i^T S / phi_q_i^T z is invariant under a per-query
@@ -1003,15 +1034,15 @@ POSENC_API posenc_status posenc_rf_sample_f32(posenc_rf_sampling sampling, int32
 
 /** Random-feature map phi(x) for each row of x [n, d], with Omega = omega [m, d].
  *
- *  out: [n, m] (POSITIVE, GAUSSIAN_POSITIVE) or [n, 2m] (TRIG, HYPERBOLIC), formulas in
- *  posenc_rf_kind. weights [m]: WPFF's per-feature diagonal D (DiJiang eq. 10; each feature j —
+ *  out: [n, m] (POSITIVE, GAUSSIAN_POSITIVE, ELU_PLUS_ONE, RELU) or [n, 2m] (TRIG, HYPERBOLIC),
+ *  formulas in posenc_rf_kind. weights [m]: WPFF's per-feature diagonal D (DiJiang eq. 10; each feature j —
  *  both halves for TRIG and HYPERBOLIC — is multiplied by weights[j] >= 0), or NULL for 1.
  *  Then sum_j phi_j(x) phi_j(y) estimates the kernel of the kind (unbiased for every sampling
  *  when weights is NULL; see posenc_rf_sample_f32).
  *
  *  Computation: the projection x . Omega^T is a fused, register-blocked SIMD micro-kernel
  *  (float32 FMAs over d) whose epilogue applies cos/sin (reduced in turns) or exp to the output
- *  tile while it is in registers / L1.
+ *  tile while it is in registers / L1 (ELU_PLUS_ONE and RELU: elementwise, in registers).
  *
  *  Stabilization of the exponential kinds (shift, see posenc_rf_shift): a shifted row is the exact
  *  row times e^{-c_i}. OVERFLOW: c_i = max(0, max_j e_ij - 60), so c_i = 0 (the exact, unbiased
@@ -1031,7 +1062,9 @@ POSENC_API posenc_status posenc_rf_sample_f32(posenc_rf_sampling sampling, int32
  *  Accuracy (float32, against the same formula in float64 with the same omega, tested on every
  *  ISA path): TRIG abs error <= 2e-6 * (1 + max_j |p_ij|) / sqrt(m) (the float32 rounding of p
  *  dominates; observed 3.7e-6 / sqrt(m) at |x| ~ 1.6); exponential kinds rel error
- *  <= 4e-6 * (2 + max_j |p_ij|) (observed 2.3e-6), up to float32 underflow below e^-87.
+ *  <= 4e-6 * (2 + max_j |p_ij|) (observed 2.3e-6), up to float32 underflow below e^-87;
+ *  ELU_PLUS_ONE and RELU abs error <= w_j * 1e-6 * (1 + |x_i| |omega_j|) + 1e-7 |out_ij| (the
+ *  float32 projection; tests/test_features_kinds.cpp).
  *
  *  Errors: NULL_POINTER (omega NULL; x or out NULL while n > 0); INVALID_ARGUMENT (kind not a
  *  posenc_rf_kind, shift not a posenc_rf_shift, m <= 0, d <= 0, n < 0, a weight negative or not finite, an omega entry not
@@ -1040,13 +1073,26 @@ POSENC_API posenc_status posenc_rf_features_f32(posenc_rf_kind kind, posenc_rf_s
                                                 int32_t m, int32_t d, const float* weights, const float* x, int64_t n,
                                                 float* out);
 
+/** The flags argument of posenc_linear_attention_f32 and posenc_linear_attention_backward_f32
+ *  (bits; 0 = non-causal, normalized; the values 0 and 1 keep the meaning of the former causal
+ *  argument). Any other bit is INVALID_ARGUMENT. */
+typedef enum {
+  POSENC_LINEAR_CAUSAL = 1,       /**< out_i sums over j <= i only */
+  POSENC_LINEAR_UNNORMALIZED = 2, /**< no denominator: out_i = phi_q_i^T S (eps unused): DiJiang's
+                                       released attention and retention-style models (RetNet
+                                       without decay) */
+  POSENC_LINEAR_FLAGS_MAX_ENUM_ = 0x7fffffff /**< not a value: makes the enum 32-bit wide */
+} posenc_linear_flags;
+
 /** Kernelized linear attention (Katharopoulos et al. ICML 2020, eq. 4–6; causal form eq. 8–10).
  *
  *  phi_q, phi_k [n, F] (feature maps of queries and keys, e.g. from posenc_rf_features_f32),
  *  v [n, dv] -> out [n, dv]:
  *    non-causal: out_i = phi_q_i^T S / (phi_q_i^T z + eps), S = sum_j phi_k_j v_j^T [F, dv],
  *                z = sum_j phi_k_j [F];
- *    causal (causal != 0): the same with S_i, z_i summed over j <= i only.
+ *    causal (flags & POSENC_LINEAR_CAUSAL): the same with S_i, z_i summed over j <= i only;
+ *    unnormalized (flags & POSENC_LINEAR_UNNORMALIZED): out_i = phi_q_i^T S (or S_i), no
+ *    denominator and eps unused (still validated); same accumulation as the numerator above.
  *  Non-causal: per-tile partial states (512 rows) reduced in tile order. Causal: chunks of 128
  *  rows; the state of every chunk (F x dv + F) is reduced to exclusive prefix sums, and inside a
  *  chunk the masked block (phi_Q phi_K^T) V is added — O(n F dv + n 128 (F + dv)) work, all
@@ -1069,9 +1115,10 @@ POSENC_API posenc_status posenc_rf_features_f32(posenc_rf_kind kind, posenc_rf_s
  *  test FavorStabilizationMatchesFloat64ForLargeNormQueries).
  *
  *  Errors: NULL_POINTER (any array NULL while n > 0); INVALID_ARGUMENT (n < 0, F <= 0, dv <= 0,
- *  eps negative or not finite); SIZE_OVERFLOW. n == 0 is a no-op. out untouched on error. */
+ *  eps negative or not finite, flags with a bit other than posenc_linear_flags); SIZE_OVERFLOW.
+ *  n == 0 is a no-op. out untouched on error. */
 POSENC_API posenc_status posenc_linear_attention_f32(const float* phi_q, const float* phi_k, const float* v,
-                                                     int64_t n, int32_t F, int32_t dv, int32_t causal, float eps,
+                                                     int64_t n, int32_t F, int32_t dv, int32_t flags, float eps,
                                                      float* out);
 
 /** Exact softmax attention, the O(n^2) reference: out = softmax(scale * q k^T) v.
@@ -1099,7 +1146,9 @@ POSENC_API posenc_status posenc_softmax_attention_f32(const float* q, const floa
  *  gradient at weights = 1 when weights is NULL); grad_omega [m, d] = sum_i dp_ij x_i. With
  *  p_ij = omega_j . x_i and G = grad_out * out: TRIG dp_ij = w_j (g_i,m+j cos p_ij - g_ij sin p_ij)
  *  / sqrt(m); POSITIVE and GAUSSIAN_POSITIVE dp_ij = G_ij; HYPERBOLIC dp_ij = G_ij - G_i,m+j;
- *  grad_x_i = sum_j dp_ij omega_j - h' (sum_j G_ij) x_i with h' = 0 (TRIG), 1, 2 (GAUSSIAN_POSITIVE).
+ *  ELU_PLUS_ONE dp_ij = w_j g_ij (1 if p_ij > 0, else exp(p_ij)); RELU dp_ij = w_j g_ij [p_ij > 0]
+ *  (0 at p_ij = 0, as torch's relu); grad_x_i = sum_j dp_ij omega_j - h' (sum_j G_ij) x_i with
+ *  h' = 0 (TRIG, ELU_PLUS_ONE, RELU), 1, 2 (GAUSSIAN_POSITIVE).
  *  The shift c_i (posenc_rf_shift) is a constant (not differentiated; Performer detaches it too):
  *  with OVERFLOW c_i = 0 below exponent 60, so this is the exact gradient; with ROW_MAX and
  *  SHARED_MAX the factor e^{-c} cancels in linear attention (eps = 0), so the gradient of the
@@ -1119,29 +1168,33 @@ POSENC_API posenc_status posenc_rf_features_backward_f32(posenc_rf_kind kind, po
                                                          int64_t n, const float* grad_out, float* grad_x,
                                                          float* grad_weights, float* grad_omega);
 
-/** Backward of posenc_linear_attention_f32: given the same phi_q, phi_k [n, F], v [n, dv], causal
- *  and eps as the forward call and grad_out [n, dv], writes grad_phi_q, grad_phi_k [n, F] and
+/** Backward of posenc_linear_attention_f32: given the same phi_q, phi_k [n, F], v [n, dv], flags
+ *  (posenc_linear_flags) and eps as the forward call and grad_out [n, dv], writes grad_phi_q, grad_phi_k [n, F] and
  *  grad_v [n, dv] (all required).
  *
  *  With D_i = phi_q_i . z_i + eps, out_i = phi_q_i^T S_i / D_i, a_i = grad_out_i / D_i and
  *  b_i = -(grad_out_i . out_i) / D_i: grad_phi_q_i = S_i a_i + b_i z_i; grad_phi_k_j =
  *  sum_{i: j in i's sum} (a_i . v_j + b_i) phi_q_i; grad_v_j = sum_{i: j in i's sum} (phi_q_i .
- *  phi_k_j) a_i. A row whose forward denominator is 0 (written as 0) contributes 0. Non-causal:
+ *  phi_k_j) a_i. A row whose forward denominator is 0 (written as 0) contributes 0. With
+ *  POSENC_LINEAR_UNNORMALIZED the same with D_i = 1 and b_i = 0 (a_i = grad_out_i). Non-causal:
  *  the state S, z (tile partials in tile order, as the forward), then R = sum_i phi_q_i a_i^T and
  *  r = sum_i b_i phi_q_i (tile partials summed in tile order in float64), grad_phi_k = V R^T + r,
  *  grad_v = phi_k R. Causal: the forward's 128-row chunks and exclusive prefix states for
  *  grad_phi_q; the chunks' R, r as a REVERSE exclusive prefix scan (suffix sums over later chunks,
  *  fast-transformers' causal_dot_backward computed in chunks) for grad_phi_k and grad_v, plus the
- *  masked intra-chunk blocks. Float32 products in our SIMD micro-kernel, D_i and b_i in float64.
- *  Bitwise identical for any thread count.
+ *  masked intra-chunk blocks. The forward output is not recomputed: with U = grad_out S^T and the
+ *  intra-chunk P = phi_q phi_k^T, G = grad_out V^T, grad_out_i . out_i = (phi_q_i . U_i +
+ *  sum_j P_ij G_ij) / D_i and grad_phi_q = U / D + b z^T + M phi_k. Float32 products in our SIMD
+ *  micro-kernel, D_i and b_i in float64. Bitwise identical for any thread count.
  *
  *  Accuracy: against float64 central differences of the float64 forward (tested on every ISA
  *  path, causal and not, n = 300 with 128-row chunks): abs error <= 2e-4 * (1 + max |reference|).
  *
  *  Errors: NULL_POINTER (any array NULL while n > 0); INVALID_ARGUMENT (n < 0, F <= 0, dv <= 0,
- *  eps negative or not finite); SIZE_OVERFLOW. n == 0 is a no-op. No output is written on error. */
+ *  eps negative or not finite, flags with a bit other than posenc_linear_flags); SIZE_OVERFLOW.
+ *  n == 0 is a no-op. No output is written on error. */
 POSENC_API posenc_status posenc_linear_attention_backward_f32(const float* phi_q, const float* phi_k, const float* v,
-                                                              int64_t n, int32_t F, int32_t dv, int32_t causal,
+                                                              int64_t n, int32_t F, int32_t dv, int32_t flags,
                                                               float eps, const float* grad_out, float* grad_phi_q,
                                                               float* grad_phi_k, float* grad_v);
 
@@ -1177,11 +1230,79 @@ POSENC_API posenc_status posenc_softmax_attention_backward_f32(const float* q, c
  *  (same formula, summed in another order: abs difference <= 2e-5 for |v| <= 4, n <= 300,
  *  tested on every ISA path).
  *
- *  Errors: NULL_POINTER (any array NULL); INVALID_ARGUMENT (F <= 0, dv <= 0, eps negative or not
- *  finite); SIZE_OVERFLOW (F * dv). Nothing (state or out) is written on error. */
+ *  Unnormalized form (POSENC_LINEAR_UNNORMALIZED): pass state_z = NULL; the state is S alone,
+ *  out = phi_q^T S (float64 dot products, eps unused), and feeding rows 0..n-1 gives the rows of
+ *  the causal unnormalized posenc_linear_attention_f32 (same bound).
+ *
+ *  Errors: NULL_POINTER (phi_q, phi_k, v, state_s or out NULL); INVALID_ARGUMENT (F <= 0, dv <= 0,
+ *  eps negative or not finite); SIZE_OVERFLOW (F * dv). Nothing (state or out) is written on error. */
 POSENC_API posenc_status posenc_linear_attention_step_f32(const float* phi_q, const float* phi_k, const float* v,
                                                           int32_t F, int32_t dv, float eps, float* state_s,
                                                           float* state_z, float* out);
+
+/** Multi-head, batched posenc_linear_attention_f32: one call for arrays [batch, heads, n, dim]
+ *  with strides (torch's [B, H, n, d] tensors, including views such as q.view(B, n, H, d)
+ *  .transpose(1, 2), without copies in the caller).
+ *
+ *  Layout: element (b, h, i, c) of an array is at base[b * s[0] + h * s[1] + i * s[2] + c], with
+ *  s its strides argument (int64_t[3], in ELEMENTS, each >= 0; torch's tensor.stride()[:3]); the
+ *  last dimension is contiguous. A NULL strides pointer means the contiguous layout
+ *  {heads n dim, n dim, dim}. phi_q, phi_k: dim = F; v, out: dim = dv. The rows of out must not
+ *  overlap (sorted by stride, every stride of an extent > 1 is >= the span of the smaller ones);
+ *  out must not alias an input.
+ *
+ *  flags, eps and the formula as posenc_linear_attention_f32, per (b, h) head. The batch * heads
+ *  heads run TBB-parallel; each runs the single-head algorithm on its rows (read in place when a
+ *  head's rows are contiguous, s[2] == dim, else packed into a per-head buffer, and written back
+ *  likewise), so every head's output is bitwise identical to posenc_linear_attention_f32 on that
+ *  head, for any thread count (tests/test_features_multihead.cpp). Accuracy: as
+ *  posenc_linear_attention_f32.
+ *
+ *  Errors: NULL_POINTER (an array NULL while batch * heads * n > 0); INVALID_ARGUMENT (batch,
+ *  heads or n < 0, F <= 0, dv <= 0, eps negative or not finite, flags with another bit, a stride
+ *  < 0, out's strides making rows overlap); SIZE_OVERFLOW (batch * heads * n, an array's largest
+ *  offset). No element is a no-op. out untouched on error. */
+POSENC_API posenc_status posenc_linear_attention_mh_f32(int64_t batch, int64_t heads, int64_t n, int32_t F, int32_t dv,
+                                                        const float* phi_q, const int64_t* q_strides,
+                                                        const float* phi_k, const int64_t* k_strides, const float* v,
+                                                        const int64_t* v_strides, int32_t flags, float eps, float* out,
+                                                        const int64_t* out_strides);
+
+/** Multi-head, batched posenc_linear_attention_backward_f32: the inputs of
+ *  posenc_linear_attention_mh_f32 plus grad_out [batch, heads, n, dv], writes grad_phi_q,
+ *  grad_phi_k [batch, heads, n, F] and grad_v [batch, heads, n, dv] (all required), each array
+ *  with its own strides (NULL: contiguous; layout rules as posenc_linear_attention_mh_f32, the
+ *  rows of each gradient must not overlap). TBB-parallel over the heads; every head bitwise
+ *  identical to posenc_linear_attention_backward_f32 on that head, for any thread count.
+ *  Accuracy: as posenc_linear_attention_backward_f32.
+ *
+ *  Errors: as posenc_linear_attention_mh_f32 for every array. No output is written on error. */
+POSENC_API posenc_status posenc_linear_attention_backward_mh_f32(
+    int64_t batch, int64_t heads, int64_t n, int32_t F, int32_t dv, const float* phi_q, const int64_t* q_strides,
+    const float* phi_k, const int64_t* k_strides, const float* v, const int64_t* v_strides, int32_t flags, float eps,
+    const float* grad_out, const int64_t* grad_out_strides, float* grad_phi_q, const int64_t* grad_q_strides,
+    float* grad_phi_k, const int64_t* grad_k_strides, float* grad_v, const int64_t* grad_v_strides);
+
+/** posenc_rf_features_f32 on bfloat16 storage: x [n, d] and out [n, F] hold bf16 bit patterns
+ *  (uint16_t, the upper 16 bits of an IEEE float32); omega and weights stay float32. x is widened
+ *  to float32 exactly, the float32 map is computed (float32 accumulation, the same kernels), and
+ *  each output is rounded once to bf16, to nearest, ties to even (a NaN stays a quiet NaN): out is
+ *  bitwise RNE(posenc_rf_features_f32 of the widened x), so the float32 bounds hold plus 2^-9
+ *  relative for the rounding. Uses float32 scratch of n (d + F) floats. Arguments, kinds, shifts
+ *  and errors as posenc_rf_features_f32. */
+POSENC_API posenc_status posenc_rf_features_bf16(posenc_rf_kind kind, posenc_rf_shift shift, const float* omega,
+                                                 int32_t m, int32_t d, const float* weights, const uint16_t* x,
+                                                 int64_t n, uint16_t* out);
+
+/** posenc_linear_attention_f32 on bfloat16 storage: phi_q, phi_k [n, F], v [n, dv] and out [n, dv]
+ *  hold bf16 bit patterns (uint16_t). Inputs are widened to float32 exactly, the float32
+ *  algorithm runs (float32 accumulation, flags and eps as posenc_linear_attention_f32) and out is
+ *  rounded once to bf16 (nearest, ties to even): bitwise RNE(posenc_linear_attention_f32 of the
+ *  widened inputs). Uses float32 scratch of n (2F + 2dv) floats. Errors as
+ *  posenc_linear_attention_f32. */
+POSENC_API posenc_status posenc_linear_attention_bf16(const uint16_t* phi_q, const uint16_t* phi_k, const uint16_t* v,
+                                                      int64_t n, int32_t F, int32_t dv, int32_t flags, float eps,
+                                                      uint16_t* out);
 
 /* @@FEATURES-END@@ */
 
@@ -1418,6 +1539,150 @@ POSENC_API posenc_status posenc_heat_kernel_apply_f64(int64_t num_nodes, const i
                                                       const double* weights, int64_t num_edges,
                                                       posenc_laplacian laplacian, double t, const double* x,
                                                       int64_t num_vectors, double* y, double* error_bound);
+
+/** LapPE and RWSE of many graphs in one call (a dataset, or PyG's Batch): num_graphs graphs in
+ *  PyG's Batch layout. Graph g has the nodes node_ptr[g] .. node_ptr[g+1]-1 (GLOBAL ids, as in
+ *  Batch.edge_index; node_ptr is Batch.ptr, [num_graphs + 1]) and the edges edge_ptr[g] ..
+ *  edge_ptr[g+1]-1 of src / dst / weights (edge_ptr [num_graphs + 1]; the edges of a graph are
+ *  contiguous, as in a Batch). Each graph is read as in "Graph construction" above (ids local to
+ *  the graph: src[e] - node_ptr[g]).
+ *
+ *  Outputs (row-major; N = node_ptr[num_graphs]):
+ *   - k > 0: eigvals [num_graphs, k], eigvecs [N, k]: row g of eigvals and rows node_ptr[g] ..
+ *     node_ptr[g+1]-1 of eigvecs are graph g's posenc_laplacian_pe_f64 result (same Laplacian,
+ *     zero eigenvalues, sign rule and component handling). A graph with n_g < k nodes has n_g
+ *     pairs: eigvals[g, j] = NaN and eigvecs[v, j] = 0 for j >= n_g (GraphGPS pads likewise).
+ *     k = 0: no LapPE (eigvals, eigvecs may be NULL).
+ *   - steps > 0: rwse [N, steps], graph g's posenc_rwse_f64 rows (bitwise equal to that call).
+ *     steps = 0: no RWSE (rwse may be NULL).
+ *   - graph_status [num_graphs] (may be NULL): POSENC_OK, or the status of the graph whose LapPE
+ *     failed (NOT_CONVERGED; its eigvals / eigvecs entries are then NaN; the other graphs are
+ *     still computed and written). The call returns the first failing graph's status and names
+ *     it in the message, else POSENC_OK.
+ *
+ *  Method: connected graphs of 2..512 nodes take a small dense path: the dense Laplacian,
+ *  Householder tridiagonalization (Eigen), all eigenvalues of the tridiagonal by implicit QL
+ *  (EISPACK tql1; the k smallest are therefore never missed), the k smallest eigenvectors by
+ *  inverse iteration (2 solves each, re-orthogonalized against all previous ones, twice after the
+ *  last solve) and the
+ *  Householder back-transform; eigenvalues are then the Rayleigh quotients and each pair is
+ *  accepted only if ||L v - lambda v||_2 <= 1e-12 c (c as in posenc_laplacian_pe_f64). Graphs that
+ *  are disconnected, larger, or fail that check take the posenc_laplacian_pe_f64 path. Values
+ *  agree with posenc_laplacian_pe_f64 to ~1e-14 c and eigenspaces to ~1e-13 / gap (bases of
+ *  repeated eigenvalues may differ: both are correct). Graphs are split over threads in fixed
+ *  tiles of 16 and each graph is computed by one thread: bitwise identical for any thread count
+ *  and on every ISA path (no ISA-specific code).
+ *
+ *  Errors (nothing written): num_graphs <= 0, node_ptr[0] or edge_ptr[0] != 0, node_ptr or
+ *  edge_ptr decreasing, an edge id outside its own graph's nodes (naming src[e] / dst[e] and the
+ *  graph), a negative or non-finite weight, laplacian not in the enum, k < 0, steps < 0, k and
+ *  steps both 0 -> INVALID_ARGUMENT; node_ptr, edge_ptr, a needed output, or src / dst (with
+ *  edges) NULL -> NULL_POINTER; a graph of 2^31 - 2 or more nodes, or N * k, N * steps,
+ *  num_graphs * k overflowing -> SIZE_OVERFLOW; an allocation failing -> OUT_OF_MEMORY (outputs
+ *  may then be partly written).
+ *
+ *  Sources: PyG torch_geometric.data.Batch (ptr, edge_index layout); GraphGPS's LapPE / RWSE
+ *  precomputation (Rampasek et al. 2022); EISPACK tql1; inverse iteration (LAPACK dstein). */
+POSENC_API posenc_status posenc_graph_batch_pe_f64(int64_t num_graphs, const int64_t* node_ptr,
+                                                   const int64_t* edge_ptr, const int64_t* src, const int64_t* dst,
+                                                   const double* weights, posenc_laplacian laplacian, int32_t k,
+                                                   int32_t steps, double* eigvals, double* eigvecs, double* rwse,
+                                                   int32_t* graph_status);
+
+/** Relative random-walk probabilities (RRWP, GRIT: Ma et al., "Graph Inductive Biases in
+ *  Transformers without Message Passing", ICML 2023), sparse: for every ordered node pair (i, j)
+ *  at hop distance <= steps - 1 (i == j included), values[p, s] = (P^s)_ij for s = 0..steps-1,
+ *  P = D^-1 A the random-walk matrix of the graph above ((P^0) = I): the probability that a walk
+ *  from i is at j after s steps. Pairs farther apart have all these values 0 and are not listed.
+ *  The pairs (i, i) carry the absolute part [1, (P)_ii, ..., (P^(steps-1))_ii] = [1, RWSE of
+ *  posenc_rwse_f64 with steps - 1]. An isolated node has only its pair (i, i) = [1, 0, ..., 0].
+ *
+ *  Outputs: *num_pairs = the number of listed pairs (always written on success); pairs
+ *  [num_pairs, 2] (int64 i, j) sorted by i, then j; values [num_pairs, steps] row-major. With
+ *  pairs == values == NULL only *num_pairs is computed (size query); else both must hold
+ *  max_pairs rows, and max_pairs < *num_pairs -> INVALID_ARGUMENT naming max_pairs (then only
+ *  *num_pairs is written).
+ *
+ *  Method: e_i^T P^s propagated over the sparse CSR from every source (cost O(sum_i edges within
+ *  steps - 1 hops of i)); sources split over threads in fixed tiles: bitwise identical for any
+ *  thread count and on every ISA path. Accuracy: values in [0, 1], absolute error <= ~1e-15
+ *  against dense matrix powers (tests).
+ *  Errors (nothing written): the graph errors above; steps < 1 -> INVALID_ARGUMENT; num_pairs
+ *  NULL, or exactly one of pairs / values NULL -> NULL_POINTER; max_pairs < 0 or too small ->
+ *  INVALID_ARGUMENT; an allocation failing -> OUT_OF_MEMORY. */
+POSENC_API posenc_status posenc_rrwp_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                                         const double* weights, int64_t num_edges, int32_t steps,
+                                         int64_t max_pairs, int64_t* num_pairs, int64_t* pairs, double* values);
+
+/** Shortest-path distance up to a hop cap (Graphormer's spatial encoding, Ying et al. 2021),
+ *  sparse: every ordered pair (i, j) with hop distance d(i, j) <= max_hops (i == j included, d =
+ *  0) in the graph above, unweighted (every listed edge with src != dst is an edge; weights are
+ *  not taken). Pairs farther apart or unreachable are not listed (Graphormer clips or marks them).
+ *  Outputs: *num_pairs, pairs [num_pairs, 2] sorted by i then j, dist [num_pairs] (int32); size
+ *  query and max_pairs as in posenc_rrwp_f64. Method: a BFS from every node, stopped at
+ *  max_hops (cost O(sum_i edges within max_hops of i)); exact; sources split over threads in
+ *  fixed tiles (same result for any thread count).
+ *  Errors (nothing written): the graph errors above; max_hops < 1 -> INVALID_ARGUMENT; num_pairs
+ *  NULL, or exactly one of pairs / dist NULL -> NULL_POINTER; max_pairs < 0 or too small ->
+ *  INVALID_ARGUMENT; an allocation failing -> OUT_OF_MEMORY. */
+POSENC_API posenc_status posenc_shortest_path_i32(int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                                                  int64_t num_edges, int32_t max_hops, int64_t max_pairs,
+                                                  int64_t* num_pairs, int64_t* pairs, int32_t* dist);
+
+/** Heat-kernel diagonal (HKdiagSE of GraphGPS; Kondor & Lafferty 2002): out [num_nodes,
+ *  num_times] row-major, out[v*num_times + i] = (exp(-times[i] L))_vv for the chosen Laplacian of
+ *  the graph above, computed EXACTLY (to the bound below), not from truncated eigenpairs (which
+ *  are off by 0.11 at k = 8 on small molecules). Method: the Chebyshev expansion of
+ *  posenc_heat_kernel_apply_f64 applied to blocks of 32 unit vectors e_v (cost about num_nodes *
+ *  num_times * (t c / 2 + 8 sqrt(t c / 2) + 10) * nnz(L) flops: meant for graphs up to ~10^4
+ *  nodes). Error: |out - exact| <= error_bound for every entry (error_bound, if not NULL,
+ *  receives the largest posenc_heat_kernel_apply_f64 bound over the times; ||e_v|| = 1).
+ *  Bitwise identical for any thread count and on every ISA path.
+ *  Errors (nothing written): the graph errors above; laplacian not in the enum, num_times <= 0, a
+ *  times[i] < 0, NaN or infinite -> INVALID_ARGUMENT (naming times[i]); times or out NULL ->
+ *  NULL_POINTER; num_nodes * num_times overflowing -> SIZE_OVERFLOW. */
+POSENC_API posenc_status posenc_heat_kernel_diag_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                                                     const double* weights, int64_t num_edges,
+                                                     posenc_laplacian laplacian, const double* times,
+                                                     int32_t num_times, double* out, double* error_bound);
+
+/** Rows of the heat kernel for chosen source nodes: out [num_sources, num_nodes] row-major,
+ *  out[s*num_nodes + v] = (exp(-t L))_{sources[s], v} (the heat at v at time t from a unit source;
+ *  exp(-tL) is symmetric, so rows = columns). Method, bound (|out - exact| <= error_bound per
+ *  row in the 2-norm) and determinism as posenc_heat_kernel_diag_f64, on blocks of 32 sources.
+ *  Errors (nothing written): the graph errors above; laplacian not in the enum, t < 0, NaN or
+ *  infinite, num_sources <= 0, a sources[s] outside [0, num_nodes) -> INVALID_ARGUMENT; sources or
+ *  out NULL -> NULL_POINTER; num_sources * num_nodes overflowing -> SIZE_OVERFLOW. */
+POSENC_API posenc_status posenc_heat_kernel_rows_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                                                     const double* weights, int64_t num_edges,
+                                                     posenc_laplacian laplacian, double t, const int64_t* sources,
+                                                     int64_t num_sources, double* out, double* error_bound);
+
+/** Diffusion distance (Coifman & Lafon 2006, with the graph heat kernel) for node pairs:
+ *  out[p] = D_t(i, j) = ||exp(-t L) (e_i - e_j)||_2 = sqrt(sum_l exp(-2 t lambda_l) (phi_l(i) -
+ *  phi_l(j))^2) over ALL eigenpairs of L, for (i, j) = (pairs[2p], pairs[2p+1]) (int64 [num_pairs,
+ *  2]). Computed from the kernel (posenc_heat_kernel_apply_f64 on blocks of 32 vectors e_i - e_j),
+ *  no eigenpairs: |out[p] - exact| <= error_bound (= sqrt(2) times the apply bound).
+ *  Errors (nothing written): the graph errors above; laplacian not in the enum, t < 0, NaN or
+ *  infinite, num_pairs <= 0, a node id outside [0, num_nodes) (naming pairs[q]) ->
+ *  INVALID_ARGUMENT; pairs or out NULL -> NULL_POINTER. */
+POSENC_API posenc_status posenc_diffusion_distance_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                                                       const double* weights, int64_t num_edges,
+                                                       posenc_laplacian laplacian, double t, const int64_t* pairs,
+                                                       int64_t num_pairs, double* out, double* error_bound);
+
+/** Diffusion distance from k eigenpairs (e.g. posenc_laplacian_pe_f64's output): out[p] =
+ *  sqrt(sum_{j<k} exp(-2 t eigvals[j]) (eigvecs[i*k+j] - eigvecs[j'*k+j])^2) for (i, j') = pairs[p].
+ *  Truncation (eigvecs orthonormal eigenvectors of L for its k smallest eigenvalues, ascending):
+ *  the missing terms have eigenvalues >= eigvals[k-1] and sum to at most ||e_i - e_j||^2 = 2 times
+ *  exp(-2 t eigvals[k-1]), so 0 <= D_t - out[p] <= truncation_bound = sqrt(2) exp(-t
+ *  eigvals[k-1]) (0 when k = num_nodes). truncation_bound may be NULL.
+ *  Errors (nothing written): num_nodes <= 0, k outside [1, num_nodes], an eigvals[j] negative,
+ *  non-finite or below eigvals[j-1], t < 0 or non-finite, num_pairs <= 0, a node id outside
+ *  [0, num_nodes) -> INVALID_ARGUMENT; a NULL array -> NULL_POINTER. */
+POSENC_API posenc_status posenc_diffusion_distance_eig_f64(int64_t num_nodes, int32_t k, const double* eigvals,
+                                                           const double* eigvecs, double t, const int64_t* pairs,
+                                                           int64_t num_pairs, double* out, double* truncation_bound);
 
 /* @@GRAPH-END@@ */
 

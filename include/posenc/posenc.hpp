@@ -362,10 +362,13 @@ inline std::vector<float> rf_features(posenc_rf_kind kind, const std::vector<flo
   rf_features(kind, omega.data(), m, d, weights, x.data(), n, out.data(), shift);
   return out;
 }
-/// posenc_linear_attention_f32: phi_q, phi_k [n, F], v [n, dv] -> out [n, dv].
+/// posenc_linear_attention_f32: phi_q, phi_k [n, F], v [n, dv] -> out [n, dv]; unnormalized:
+/// POSENC_LINEAR_UNNORMALIZED (no denominator).
 inline void linear_attention(const float* phi_q, const float* phi_k, const float* v, int64_t n, int32_t F, int32_t dv,
-                             bool causal, float eps, float* out) {
-  check(posenc_linear_attention_f32(phi_q, phi_k, v, n, F, dv, causal ? 1 : 0, eps, out));
+                             bool causal, float eps, float* out, bool unnormalized = false) {
+  check(posenc_linear_attention_f32(phi_q, phi_k, v, n, F, dv,
+                                    (causal ? POSENC_LINEAR_CAUSAL : 0) | (unnormalized ? POSENC_LINEAR_UNNORMALIZED : 0),
+                                    eps, out));
 }
 /// posenc_rf_features_backward_f32: grad_out [n, rf_feature_width(kind, m)] -> grad_x [n, d],
 /// grad_weights [m], grad_omega [m, d] (each may be nullptr, not all).
@@ -378,9 +381,10 @@ inline void rf_features_backward(posenc_rf_kind kind, const float* omega, int32_
 /// posenc_linear_attention_backward_f32: grad_out [n, dv] -> grad_phi_q, grad_phi_k [n, F], grad_v [n, dv].
 inline void linear_attention_backward(const float* phi_q, const float* phi_k, const float* v, int64_t n, int32_t F,
                                       int32_t dv, bool causal, float eps, const float* grad_out, float* grad_phi_q,
-                                      float* grad_phi_k, float* grad_v) {
-  check(posenc_linear_attention_backward_f32(phi_q, phi_k, v, n, F, dv, causal ? 1 : 0, eps, grad_out, grad_phi_q,
-                                             grad_phi_k, grad_v));
+                                      float* grad_phi_k, float* grad_v, bool unnormalized = false) {
+  check(posenc_linear_attention_backward_f32(
+      phi_q, phi_k, v, n, F, dv, (causal ? POSENC_LINEAR_CAUSAL : 0) | (unnormalized ? POSENC_LINEAR_UNNORMALIZED : 0),
+      eps, grad_out, grad_phi_q, grad_phi_k, grad_v));
 }
 /// posenc_softmax_attention_backward_f32: grad_out [n, dv] -> grad_q, grad_k [n, d], grad_v [n, dv].
 inline void softmax_attention_backward(const float* q, const float* k, const float* v, int64_t n, int32_t d,
@@ -389,7 +393,8 @@ inline void softmax_attention_backward(const float* q, const float* k, const flo
   check(posenc_softmax_attention_backward_f32(q, k, v, n, d, dv, causal ? 1 : 0, scale, grad_out, grad_q, grad_k,
                                               grad_v));
 }
-/// posenc_linear_attention_step_f32: one decoding step; state_s [F, dv], state_z [F] updated in place.
+/// posenc_linear_attention_step_f32: one decoding step; state_s [F, dv], state_z [F] updated in place
+/// (state_z nullptr: the unnormalized form).
 inline void linear_attention_step(const float* phi_q, const float* phi_k, const float* v, int32_t F, int32_t dv,
                                   float eps, float* state_s, float* state_z, float* out) {
   check(posenc_linear_attention_step_f32(phi_q, phi_k, v, F, dv, eps, state_s, state_z, out));
@@ -398,6 +403,44 @@ inline void linear_attention_step(const float* phi_q, const float* phi_k, const 
 inline void softmax_attention(const float* q, const float* k, const float* v, int64_t n, int32_t d, int32_t dv,
                               bool causal, float scale, float* out) {
   check(posenc_softmax_attention_f32(q, k, v, n, d, dv, causal ? 1 : 0, scale, out));
+}
+/// posenc_linear_attention_mh_f32: [batch, heads, n, F] / [batch, heads, n, dv] arrays with element
+/// strides (3 each, nullptr: contiguous) -> out.
+inline void linear_attention_mh(int64_t batch, int64_t heads, int64_t n, int32_t F, int32_t dv, const float* phi_q,
+                                const int64_t* q_strides, const float* phi_k, const int64_t* k_strides, const float* v,
+                                const int64_t* v_strides, bool causal, float eps, float* out,
+                                const int64_t* out_strides = nullptr, bool unnormalized = false) {
+  check(posenc_linear_attention_mh_f32(
+      batch, heads, n, F, dv, phi_q, q_strides, phi_k, k_strides, v, v_strides,
+      (causal ? POSENC_LINEAR_CAUSAL : 0) | (unnormalized ? POSENC_LINEAR_UNNORMALIZED : 0), eps, out, out_strides));
+}
+/// posenc_linear_attention_backward_mh_f32: the gradients of linear_attention_mh (strides nullptr: contiguous).
+inline void linear_attention_backward_mh(int64_t batch, int64_t heads, int64_t n, int32_t F, int32_t dv,
+                                         const float* phi_q, const int64_t* q_strides, const float* phi_k,
+                                         const int64_t* k_strides, const float* v, const int64_t* v_strides,
+                                         bool causal, float eps, const float* grad_out,
+                                         const int64_t* grad_out_strides, float* grad_phi_q,
+                                         const int64_t* grad_q_strides, float* grad_phi_k,
+                                         const int64_t* grad_k_strides, float* grad_v,
+                                         const int64_t* grad_v_strides, bool unnormalized = false) {
+  check(posenc_linear_attention_backward_mh_f32(
+      batch, heads, n, F, dv, phi_q, q_strides, phi_k, k_strides, v, v_strides,
+      (causal ? POSENC_LINEAR_CAUSAL : 0) | (unnormalized ? POSENC_LINEAR_UNNORMALIZED : 0), eps, grad_out,
+      grad_out_strides, grad_phi_q, grad_q_strides, grad_phi_k, grad_k_strides, grad_v, grad_v_strides));
+}
+/// posenc_rf_features_bf16: x [n, d] bf16 bits -> out [n, rf_feature_width(kind, m)] bf16 bits.
+inline void rf_features_bf16(posenc_rf_kind kind, const float* omega, int32_t m, int32_t d, const float* weights,
+                             const uint16_t* x, int64_t n, uint16_t* out,
+                             posenc_rf_shift shift = POSENC_RF_SHIFT_OVERFLOW) {
+  check(posenc_rf_features_bf16(kind, shift, omega, m, d, weights, x, n, out));
+}
+/// posenc_linear_attention_bf16: bf16 bits phi_q, phi_k [n, F], v [n, dv] -> out [n, dv] bf16 bits.
+inline void linear_attention_bf16(const uint16_t* phi_q, const uint16_t* phi_k, const uint16_t* v, int64_t n,
+                                  int32_t F, int32_t dv, bool causal, float eps, uint16_t* out,
+                                  bool unnormalized = false) {
+  check(posenc_linear_attention_bf16(phi_q, phi_k, v, n, F, dv,
+                                     (causal ? POSENC_LINEAR_CAUSAL : 0) | (unnormalized ? POSENC_LINEAR_UNNORMALIZED : 0),
+                                     eps, out));
 }
 // @@FEATURES-END@@
 
@@ -458,6 +501,88 @@ inline double heat_kernel_apply(int64_t num_nodes, const int64_t* src, const int
   double bound = 0.0;
   check(posenc_heat_kernel_apply_f64(num_nodes, src, dst, weights, num_edges, laplacian, t, x, num_vectors, y,
                                      &bound));
+  return bound;
+}
+/// posenc_graph_batch_pe_f64: LapPE (k > 0) and RWSE (steps > 0) of num_graphs graphs in PyG's
+/// Batch layout (node_ptr, edge_ptr [num_graphs + 1]; global node ids); outputs as in posenc.h.
+/// Returns the per-graph statuses (throws posenc::error if any graph failed or an argument is bad).
+inline std::vector<int32_t> graph_batch_pe(int64_t num_graphs, const int64_t* node_ptr, const int64_t* edge_ptr,
+                                           const int64_t* src, const int64_t* dst, const double* weights,
+                                           posenc_laplacian laplacian, int32_t k, int32_t steps, double* eigvals,
+                                           double* eigvecs, double* rwse) {
+  std::vector<int32_t> st = detail::out_buffer<int32_t>("graph_batch_pe", {num_graphs > 0 ? num_graphs : 0});
+  check(posenc_graph_batch_pe_f64(num_graphs, node_ptr, edge_ptr, src, dst, weights, laplacian, k, steps, eigvals,
+                                  eigvecs, rwse, st.data()));
+  return st;
+}
+/// Sparse pair encodings: pairs [num_pairs, 2] (i, j sorted), values [num_pairs, width].
+template <class V>
+struct pair_encoding {
+  std::vector<int64_t> pairs;
+  std::vector<V> values;
+  int64_t num_pairs() const { return static_cast<int64_t>(pairs.size() / 2); }
+};
+/// posenc_rrwp_f64 (size query, then fill): values[p, s] = (P^s)_ij, s = 0..steps-1.
+inline pair_encoding<double> rrwp(int64_t num_nodes, const std::vector<int64_t>& src, const std::vector<int64_t>& dst,
+                                  int32_t steps, const std::vector<double>& weights = {}) {
+  if (src.size() != dst.size() || (!weights.empty() && weights.size() != src.size()))
+    throw error(POSENC_ERR_INVALID_ARGUMENT, "rrwp: src, dst (and weights, if given) must have equal sizes");
+  const double* w = weights.empty() ? nullptr : weights.data();
+  const int64_t m = static_cast<int64_t>(src.size());
+  int64_t np = 0;
+  check(posenc_rrwp_f64(num_nodes, src.data(), dst.data(), w, m, steps, 0, &np, nullptr, nullptr));
+  pair_encoding<double> r;
+  r.pairs = detail::out_buffer<int64_t>("rrwp", {np, 2});
+  r.values = detail::out_buffer<double>("rrwp", {np, steps});
+  check(posenc_rrwp_f64(num_nodes, src.data(), dst.data(), w, m, steps, np, &np, r.pairs.data(), r.values.data()));
+  return r;
+}
+/// posenc_shortest_path_i32 (size query, then fill): hop distances <= max_hops.
+inline pair_encoding<int32_t> shortest_path(int64_t num_nodes, const std::vector<int64_t>& src,
+                                            const std::vector<int64_t>& dst, int32_t max_hops) {
+  if (src.size() != dst.size())
+    throw error(POSENC_ERR_INVALID_ARGUMENT, "shortest_path: src and dst must have equal sizes");
+  const int64_t m = static_cast<int64_t>(src.size());
+  int64_t np = 0;
+  check(posenc_shortest_path_i32(num_nodes, src.data(), dst.data(), m, max_hops, 0, &np, nullptr, nullptr));
+  pair_encoding<int32_t> r;
+  r.pairs = detail::out_buffer<int64_t>("shortest_path", {np, 2});
+  r.values = detail::out_buffer<int32_t>("shortest_path", {np});
+  check(posenc_shortest_path_i32(num_nodes, src.data(), dst.data(), m, max_hops, np, &np, r.pairs.data(),
+                                 r.values.data()));
+  return r;
+}
+/// posenc_heat_kernel_diag_f64: out [num_nodes, num_times] = diag(exp(-t_i L)); returns the bound.
+inline double heat_kernel_diag(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
+                               int64_t num_edges, posenc_laplacian laplacian, const double* times, int32_t num_times,
+                               double* out) {
+  double bound = 0.0;
+  check(posenc_heat_kernel_diag_f64(num_nodes, src, dst, weights, num_edges, laplacian, times, num_times, out, &bound));
+  return bound;
+}
+/// posenc_heat_kernel_rows_f64: out [num_sources, num_nodes] = rows of exp(-tL); returns the bound.
+inline double heat_kernel_rows(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
+                               int64_t num_edges, posenc_laplacian laplacian, double t, const int64_t* sources,
+                               int64_t num_sources, double* out) {
+  double bound = 0.0;
+  check(posenc_heat_kernel_rows_f64(num_nodes, src, dst, weights, num_edges, laplacian, t, sources, num_sources, out,
+                                    &bound));
+  return bound;
+}
+/// posenc_diffusion_distance_f64: out[p] = ||exp(-tL)(e_i - e_j)||_2; returns the error bound.
+inline double diffusion_distance(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
+                                 int64_t num_edges, posenc_laplacian laplacian, double t, const int64_t* pairs,
+                                 int64_t num_pairs, double* out) {
+  double bound = 0.0;
+  check(posenc_diffusion_distance_f64(num_nodes, src, dst, weights, num_edges, laplacian, t, pairs, num_pairs, out,
+                                      &bound));
+  return bound;
+}
+/// posenc_diffusion_distance_eig_f64: the same from k eigenpairs; returns the truncation bound.
+inline double diffusion_distance_eig(int64_t num_nodes, int32_t k, const double* eigvals, const double* eigvecs,
+                                     double t, const int64_t* pairs, int64_t num_pairs, double* out) {
+  double bound = 0.0;
+  check(posenc_diffusion_distance_eig_f64(num_nodes, k, eigvals, eigvecs, t, pairs, num_pairs, out, &bound));
   return bound;
 }
 // @@GRAPH-END@@

@@ -16,7 +16,8 @@ inline constexpr isa_id kIsa = isa_id::avx2;
 inline constexpr bool kHasStream = true;
 
 /// In-place 4 x 4 transpose (r[i] lane j -> r[j] lane i): 4 unpacks, 4 128-bit lane permutes.
-inline void transpose(V* r) {
+/// (Always inlined: as a call it was 16 % of the low-degree kernel at lmax 1.)
+__attribute__((always_inline)) inline void transpose(V* r) {
   __m256d r0 = r[0], r1 = r[1], r2 = r[2], r3 = r[3];
   __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
   __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);

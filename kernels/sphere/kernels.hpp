@@ -31,6 +31,11 @@ void sphere_sh_grad_f64(const sph_grad_plan* P, const double* xyz, int64_t n, do
                         double* hess, double* scr);
 void sphere_sh_grad_f32(const sph_grad_plan* P, const float* xyz, int64_t n, float* values, float* grad,
                         float* hess, double* scr);
+// kernels/sphere_sh_low.cpp
+void sphere_sh_low_f64(const sph_grad_plan* P, const double* xyz, int64_t n, double* values, double* grad);
+void sphere_sh_low_f32(const sph_grad_plan* P, const float* xyz, int64_t n, float* values, float* grad);
+// kernels/sphere_lonlat.cpp
+void sphere_lonlat_xyz_f64(const double* lonlat, int64_t n, double* xyz);
 
 }  // namespace POSENC_NS
 }  // namespace posenc

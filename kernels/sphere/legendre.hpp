@@ -69,8 +69,10 @@ inline int64_t core_scratch(int32_t lmax) {
 
 /// The recurrence of sph_plan for one block of W points (x = cos theta, u = sin theta >= 0).
 /// Calls row_done(l, row) for l = 0..lmax, where row + m*W (m = 0..l) holds y_l^m of the W lanes.
+/// xlo (or nullptr): x's rounding error (cos theta = x + *xlo, sh_real's prep), applied in every
+/// step: near the poles the low orders depend on x to ~l^2 ulp.
 template <class RowFn>
-inline void core(const sph_plan& P, const V& x, const V& u, double* scr, RowFn&& row_done) {
+inline void core(const sph_plan& P, const V& x, const V& u, double* scr, RowFn&& row_done, const V* xlo = nullptr) {
   const int32_t L = P.lmax;
   const std::size_t N = static_cast<std::size_t>(L) + 1;
   double* bufs[2] = {scr, scr + N * W};
@@ -126,6 +128,7 @@ inline void core(const sph_plan& P, const V& x, const V& u, double* scr, RowFn&&
       for (int32_t m = 0; m <= l - 2; ++m) {
         const std::size_t o = static_cast<std::size_t>(m) * W;
         V y = madd(V(a[m]) * x, load(prev + o), -(V(b[m]) * load(cur + o)));
+        if (xlo != nullptr) y = madd(V(a[m]) * x, load(prev + o), madd(V(a[m]) * *xlo, load(prev + o), -(V(b[m]) * load(cur + o))));
         if (flag[m] == 0.0) {
           stu(cur + o, y);
           stu(row + o, ls ? y * fl : y);
@@ -139,6 +142,7 @@ inline void core(const sph_plan& P, const V& x, const V& u, double* scr, RowFn&&
     {  // m = l - 1: second value of column l-1
       const std::size_t m = static_cast<std::size_t>(l - 1), o = m * W;
       V y = (V(P.sub[l - 1]) * x) * load(prev + o);
+      if (xlo != nullptr) y = madd(V(P.sub[l - 1]) * x, load(prev + o), (V(P.sub[l - 1]) * *xlo) * load(prev + o));
       if (flag[m] == 0.0) {
         stu(cur + o, y);
         stu(row + o, ls ? y * fl : y);

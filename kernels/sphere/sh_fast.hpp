@@ -106,6 +106,20 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
     if (xlo != nullptr) return madd(a * xr, p, madd(a * *xlo, p, V(ab2[1]) * q));
     return madd(a * xr, p, V(ab2[1]) * q);
   };
+  // Float64: cos theta = x + xc, xc from row 0 of sm (prep in kernels/sphere/sh_real.hpp; sin 0 phi
+  // is never read). Near the poles the columns depend on x to ~l^2 ulp (the zonal column) and
+  // ~l^2 sin theta ulp (m = 1; measured 2.8e-13 of the block at l = 40, 1 - |z| = 4e-4 with x
+  // alone there), so every step carries xc.
+  V xc0(T(0));
+  if constexpr (!kF) xc0 = load(sm);
+  auto step0 = [&](const T* ab2, const V& p, const V& q) POSENC_HOT_LAMBDA -> V {
+    if constexpr (kF) {
+      return step(ab2, p, q);
+    } else {
+      const V a(ab2[0]);
+      return madd(a * xr, p, madd(a * xc0, p, V(ab2[1]) * q));
+    }
+  };
   // The previous block's units, an even share in each of the `slices` (degrees or columns) left.
   auto spread = [&](int32_t slices) POSENC_HOT_LAMBDA {
     if constexpr (kDefer) {
@@ -143,7 +157,8 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
       out(m, y1);
 #pragma GCC unroll 16
       for (int32_t l = m + 1; l <= L; ++l) {
-        const V y = step(fab + static_cast<int64_t>(l) * (l - 1) + 2 * m, y1, y2);
+        const T* ab2 = fab + static_cast<int64_t>(l) * (l - 1) + 2 * m;
+        const V y = step0(ab2, y1, y2);
         out(l, y);
         y2 = y1;
         y1 = y;
@@ -171,14 +186,14 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
       const T* ab = fab + lw * (lw - 1);  // (a, -b) for m = 0..l-1
       TF* f = F + (lw * (lw + 1) - fbase) * Wd;
       {
-        const V y = step(ab, load(prv), load(cur));
+        const V y = step0(ab, load(prv), load(cur));
         stu(cur, y);
         fput<T>(f, y);
       }
 #pragma GCC unroll 16
       for (int32_t m = 1; m < l; ++m) {
         const std::size_t o = static_cast<std::size_t>(m) * W;
-        const V y = step(ab + 2 * m, load(prv + o), load(cur + o));
+        const V y = step0(ab + 2 * m, load(prv + o), load(cur + o));
         stu(cur + o, y);
         fput<T>(f + o, y * load(cm + o));
         fput<T>(f - o, y * load(sm + o));

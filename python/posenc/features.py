@@ -23,6 +23,8 @@ class RfKind(enum.IntEnum):
     POSITIVE = 1
     HYPERBOLIC = 2
     GAUSSIAN_POSITIVE = 3
+    ELU_PLUS_ONE = 4
+    RELU = 5
 
 
 class RfShift(enum.IntEnum):
@@ -45,6 +47,12 @@ _lib.register({
     "posenc_linear_attention_step_f32": (ctypes.c_int, [_P, _P, _P, _c_i32, _c_i32, _c_f, _P, _P, _P]),
     "posenc_softmax_attention_backward_f32": (ctypes.c_int, [_P, _P, _P, _c_i64, _c_i32, _c_i32, _c_i32, _c_f, _P, _P,
                                                              _P, _P]),
+    "posenc_rf_features_bf16": (ctypes.c_int, [ctypes.c_int, ctypes.c_int, _P, _c_i32, _c_i32, _P, _P, _c_i64, _P]),
+    "posenc_linear_attention_bf16": (ctypes.c_int, [_P, _P, _P, _c_i64, _c_i32, _c_i32, _c_i32, _c_f, _P]),
+    "posenc_linear_attention_mh_f32": (ctypes.c_int, [_c_i64, _c_i64, _c_i64, _c_i32, _c_i32, _P, _P, _P, _P, _P, _P,
+                                                      _c_i32, _c_f, _P, _P]),
+    "posenc_linear_attention_backward_mh_f32": (ctypes.c_int, [_c_i64, _c_i64, _c_i64, _c_i32, _c_i32, _P, _P, _P, _P,
+                                                               _P, _P, _c_i32, _c_f, _P, _P, _P, _P, _P, _P, _P, _P]),
 })
 
 
@@ -70,17 +78,22 @@ def rf_features(kind, omega, x, weights=None, convert=False, out=None, shift=RfS
     return out
 
 
-def linear_attention(phi_q, phi_k, v, causal=False, eps=1e-6, convert=False, out=None):
+def _linear_flags(causal, unnormalized):
+    return (1 if causal else 0) | (2 if unnormalized else 0)
+
+
+def linear_attention(phi_q, phi_k, v, causal=False, eps=1e-6, convert=False, out=None, unnormalized=False):
     """posenc_linear_attention_f32: phi_q, phi_k [n, F], v [n, dv] -> [n, dv]. eps is added to the
     denominator (fast-transformers' 1e-6); for FAVOR+ features (queries RfShift.ROW_MAX, keys
-    RfShift.SHARED_MAX) pass eps=0. out: None or the array to fill."""
+    RfShift.SHARED_MAX) pass eps=0. unnormalized: no denominator (POSENC_LINEAR_UNNORMALIZED),
+    out_i = phi_q_i^T S. out: None or the array to fill."""
     phi_q = _in(phi_q, np.float32, "phi_q", convert=convert, ndim=2)
     n, F = phi_q.shape
     phi_k = _in(phi_k, np.float32, "phi_k", (n, F), convert)
     v = _in(v, np.float32, "v", (n, None), convert)
     out = _out(out, (n, v.shape[1]), np.float32, inputs={"phi_q": phi_q, "phi_k": phi_k, "v": v})
-    _call("posenc_linear_attention_f32", _ptr(phi_q), _ptr(phi_k), _ptr(v), n, F, v.shape[1], int(bool(causal)),
-          float(eps), _ptr(out))
+    _call("posenc_linear_attention_f32", _ptr(phi_q), _ptr(phi_k), _ptr(v), n, F, v.shape[1],
+          _linear_flags(causal, unnormalized), float(eps), _ptr(out))
     return out
 
 
@@ -134,9 +147,11 @@ def _grad_outs(out, qk_shape, v_shape, ins):
     return gq, gk, gv
 
 
-def linear_attention_backward(phi_q, phi_k, v, grad_out, causal=False, eps=1e-6, convert=False, out=None):
+def linear_attention_backward(phi_q, phi_k, v, grad_out, causal=False, eps=1e-6, convert=False, out=None,
+                              unnormalized=False):
     """posenc_linear_attention_backward_f32: gradients of sum(grad_out * linear_attention(phi_q,
-    phi_k, v, causal, eps)). Returns (grad_phi_q, grad_phi_k [n, F], grad_v [n, dv])."""
+    phi_k, v, causal, eps, unnormalized=unnormalized)). Returns (grad_phi_q, grad_phi_k [n, F],
+    grad_v [n, dv])."""
     phi_q = _in(phi_q, np.float32, "phi_q", convert=convert, ndim=2)
     n, F = phi_q.shape
     phi_k = _in(phi_k, np.float32, "phi_k", (n, F), convert)
@@ -144,8 +159,8 @@ def linear_attention_backward(phi_q, phi_k, v, grad_out, causal=False, eps=1e-6,
     dv = v.shape[1]
     g = _in(grad_out, np.float32, "grad_out", (n, dv), convert)
     gq, gk, gv = _grad_outs(out, (n, F), (n, dv), {"phi_q": phi_q, "phi_k": phi_k, "v": v, "grad_out": g})
-    _call("posenc_linear_attention_backward_f32", _ptr(phi_q), _ptr(phi_k), _ptr(v), n, F, dv, int(bool(causal)),
-          float(eps), _ptr(g), _ptr(gq), _ptr(gk), _ptr(gv))
+    _call("posenc_linear_attention_backward_f32", _ptr(phi_q), _ptr(phi_k), _ptr(v), n, F, dv,
+          _linear_flags(causal, unnormalized), float(eps), _ptr(g), _ptr(gq), _ptr(gk), _ptr(gv))
     return gq, gk, gv
 
 
@@ -168,20 +183,130 @@ def softmax_attention_backward(q, k, v, grad_out, causal=False, scale=None, conv
 
 def linear_attention_step(phi_q, phi_k, v, state_s, state_z, eps=1e-6, out=None):
     """posenc_linear_attention_step_f32: one decoding row. phi_q, phi_k [F], v [dv]; state_s
-    float32 [F, dv] and state_z float32 [F] (C-contiguous) are updated in place. Returns out [dv]."""
+    float32 [F, dv] and state_z float32 [F] (C-contiguous) are updated in place; state_z=None: the
+    unnormalized form (out = phi_q^T S). Returns out [dv]."""
     phi_q = _in(phi_q, np.float32, "phi_q", convert=True, ndim=1)
     F = phi_q.shape[0]
     phi_k = _in(phi_k, np.float32, "phi_k", (F,), True)
     v = _in(v, np.float32, "v", convert=True, ndim=1)
     dv = v.shape[0]
     state_s = _lib._inout(state_s, np.float32, "state_s", (F, dv))
-    state_z = _lib._inout(state_z, np.float32, "state_z", (F,))
+    if state_z is not None:
+        state_z = _lib._inout(state_z, np.float32, "state_z", (F,))
     out = _out(out, (dv,), np.float32, inputs={"phi_q": phi_q, "phi_k": phi_k, "v": v})
     _call("posenc_linear_attention_step_f32", _ptr(phi_q), _ptr(phi_k), _ptr(v), F, dv, float(eps), _ptr(state_s),
           _ptr(state_z), _ptr(out))
     return out
 
 
+def rf_features_bf16(kind, omega, x, weights=None, convert=False, out=None, shift=RfShift.OVERFLOW):
+    """posenc_rf_features_bf16: x [..., d] as bfloat16 bit patterns (numpy uint16) -> uint16 [..., F]
+    bf16 bits (the float32 map rounded once, nearest-even). omega, weights: float32. out: None or
+    the uint16 array to fill."""
+    omega = _in(omega, np.float32, "omega", convert=convert, ndim=2)
+    m, d = omega.shape
+    x, batch = _rows(x, np.uint16, "x", (d,), False)
+    if weights is not None:
+        weights = _in(weights, np.float32, "weights", (m,), convert)
+    F = 2 * m if int(kind) in (RfKind.TRIG, RfKind.HYPERBOLIC) else m
+    out = _out(out, batch + (F,), np.uint16, inputs={"omega": omega, "x": x, "weights": weights})
+    _call("posenc_rf_features_bf16", int(kind), int(shift), _ptr(omega), m, d, _ptr(weights), _ptr(x), x.shape[0],
+          _ptr(out))
+    return out
+
+
+def linear_attention_bf16(phi_q, phi_k, v, causal=False, eps=1e-6, unnormalized=False, out=None):
+    """posenc_linear_attention_bf16: phi_q, phi_k [n, F], v [n, dv] as bfloat16 bit patterns (numpy
+    uint16) -> uint16 [n, dv] bf16 bits (float32 accumulation, rounded once). out: None or the
+    uint16 array to fill."""
+    phi_q = _in(phi_q, np.uint16, "phi_q", ndim=2)
+    n, F = phi_q.shape
+    phi_k = _in(phi_k, np.uint16, "phi_k", (n, F))
+    v = _in(v, np.uint16, "v", (n, None))
+    out = _out(out, (n, v.shape[1]), np.uint16, inputs={"phi_q": phi_q, "phi_k": phi_k, "v": v})
+    _call("posenc_linear_attention_bf16", _ptr(phi_q), _ptr(phi_k), _ptr(v), n, F, v.shape[1],
+          _linear_flags(causal, unnormalized), float(eps), _ptr(out))
+    return out
+
+
+def _bhn(a, name, dim=None, convert=False, writable=False):
+    """A [batch, heads, n, dim] float32 array with any non-negative strides and a contiguous last
+    dimension, and its element strides (numpy int64 [3]) for the C call."""
+    if convert and not (isinstance(a, np.ndarray) and a.dtype == np.float32):
+        a = _lib._convert(a, np.float32, name)
+    if not isinstance(a, np.ndarray) or a.dtype != np.float32:
+        raise _lib.ArgumentError(f"{name} must be a numpy.ndarray of float32 (got "
+                                 f"{getattr(a, 'dtype', type(a).__name__)}; pass convert=True to convert)")
+    if a.ndim != 4:
+        raise _lib.ArgumentError(f"{name} must have 4 dimensions [batch, heads, n, dim] (got shape {a.shape})")
+    if dim is not None and a.shape[3] != dim:
+        raise _lib.ArgumentError(f"{name} must have shape (*, *, *, {dim}) (got {a.shape})")
+    if a.shape[3] > 1 and a.strides[3] != 4:
+        raise _lib.ArgumentError(f"{name}'s last dimension must be contiguous (stride 4 bytes, got {a.strides[3]})")
+    if any(st < 0 or st % 4 for st in a.strides[:3]):
+        raise _lib.ArgumentError(f"{name}'s strides must be non-negative multiples of 4 bytes (got {a.strides})")
+    if writable and not a.flags.writeable:
+        raise _lib.ArgumentError(f"{name} must be writable")
+    return a, np.array([st // 4 for st in a.strides[:3]], np.int64)
+
+
+def _bhn_out(out, shape, name, inputs):
+    if out is None:
+        out = np.empty(shape, np.float32)
+    out, st = _bhn(out, name, writable=True)
+    if out.shape != tuple(shape):
+        raise _lib.ArgumentError(f"{name} must have shape {tuple(shape)} (got {out.shape})")
+    for nm, a in inputs.items():
+        if a is not None and np.may_share_memory(out, a):
+            raise _lib.ArgumentError(f"{name} must not overlap {nm}")
+    return out, st
+
+
+def linear_attention_mh(phi_q, phi_k, v, causal=False, eps=1e-6, unnormalized=False, convert=False, out=None):
+    """posenc_linear_attention_mh_f32: phi_q, phi_k [batch, heads, n, F], v [batch, heads, n, dv]
+    -> [batch, heads, n, dv], one call for all heads (TBB-parallel over them, each head bitwise equal
+    to linear_attention on it). The arrays may be strided views (e.g. x.reshape(B, n, H, F)
+    .transpose(0, 2, 1, 3)) as long as the last dimension is contiguous. out: None or a (possibly
+    strided) array to fill."""
+    q, sq = _bhn(phi_q, "phi_q", convert=convert)
+    B, H, n, F = q.shape
+    k, sk = _bhn(phi_k, "phi_k", F, convert)
+    vv, sv = _bhn(v, "v", convert=convert)
+    if k.shape[:3] != (B, H, n) or vv.shape[:3] != (B, H, n):
+        raise _lib.ArgumentError(f"phi_k and v must have the leading shape {(B, H, n)} of phi_q "
+                                 f"(got {k.shape[:3]}, {vv.shape[:3]})")
+    dv = vv.shape[3]
+    out, so = _bhn_out(out, (B, H, n, dv), "out", {"phi_q": q, "phi_k": k, "v": vv})
+    _call("posenc_linear_attention_mh_f32", B, H, n, F, dv, _ptr(q), _ptr(sq), _ptr(k), _ptr(sk), _ptr(vv), _ptr(sv),
+          _linear_flags(causal, unnormalized), float(eps), _ptr(out), _ptr(so))
+    return out
+
+
+def linear_attention_backward_mh(phi_q, phi_k, v, grad_out, causal=False, eps=1e-6, unnormalized=False,
+                                 convert=False, out=None):
+    """posenc_linear_attention_backward_mh_f32: the gradients of sum(grad_out * linear_attention_mh(...))
+    for [batch, heads, n, dim] arrays (strided views allowed). Returns (grad_phi_q, grad_phi_k,
+    grad_v). out: None or a tuple of 3 arrays to fill."""
+    q, sq = _bhn(phi_q, "phi_q", convert=convert)
+    B, H, n, F = q.shape
+    k, sk = _bhn(phi_k, "phi_k", F, convert)
+    vv, sv = _bhn(v, "v", convert=convert)
+    dv = vv.shape[3]
+    g, sg = _bhn(grad_out, "grad_out", dv, convert)
+    if k.shape[:3] != (B, H, n) or vv.shape[:3] != (B, H, n) or g.shape[:3] != (B, H, n):
+        raise _lib.ArgumentError(f"phi_k, v and grad_out must have the leading shape {(B, H, n)} of phi_q")
+    oq, ok, ov = _outs(out, 3)
+    ins = {"phi_q": q, "phi_k": k, "v": vv, "grad_out": g}
+    gq, s1 = _bhn_out(oq, (B, H, n, F), "out[0]", ins)
+    gk, s2 = _bhn_out(ok, (B, H, n, F), "out[1]", dict(ins, **{"out[0]": gq}))
+    gv, s3 = _bhn_out(ov, (B, H, n, dv), "out[2]", dict(ins, **{"out[0]": gq, "out[1]": gk}))
+    _call("posenc_linear_attention_backward_mh_f32", B, H, n, F, dv, _ptr(q), _ptr(sq), _ptr(k), _ptr(sk), _ptr(vv),
+          _ptr(sv), _linear_flags(causal, unnormalized), float(eps), _ptr(g), _ptr(sg), _ptr(gq), _ptr(s1), _ptr(gk),
+          _ptr(s2), _ptr(gv), _ptr(s3))
+    return gq, gk, gv
+
+
 __all__ = ['RfSampling', 'RfKind', 'RfShift', 'rf_sample', 'rf_features', 'linear_attention', 'softmax_attention',
            'rf_features_backward', 'linear_attention_backward',
-           'softmax_attention_backward', 'linear_attention_step']
+           'softmax_attention_backward', 'linear_attention_step', 'linear_attention_mh',
+           'linear_attention_backward_mh', 'rf_features_bf16', 'linear_attention_bf16']

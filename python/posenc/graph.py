@@ -23,6 +23,17 @@ _lib.register({
     "posenc_laplacian_pe_ex_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, ctypes.c_int, _c_i32, _P, _P, _P]),
     "posenc_heat_kernel_apply_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, ctypes.c_int, ctypes.c_double, _P,
                                                     _c_i64, _P, _P]),
+    "posenc_graph_batch_pe_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _P, _P, ctypes.c_int, _c_i32, _c_i32, _P, _P,
+                                                 _P, _P]),
+    "posenc_rrwp_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, _c_i32, _c_i64, _P, _P, _P]),
+    "posenc_shortest_path_i32": (ctypes.c_int, [_c_i64, _P, _P, _c_i64, _c_i32, _c_i64, _P, _P, _P]),
+    "posenc_heat_kernel_diag_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, ctypes.c_int, _P, _c_i32, _P, _P]),
+    "posenc_heat_kernel_rows_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, ctypes.c_int, ctypes.c_double, _P,
+                                                   _c_i64, _P, _P]),
+    "posenc_diffusion_distance_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, ctypes.c_int, ctypes.c_double, _P,
+                                                     _c_i64, _P, _P]),
+    "posenc_diffusion_distance_eig_f64": (ctypes.c_int, [_c_i64, _c_i32, _P, _P, ctypes.c_double, _P, _c_i64, _P,
+                                                         _P]),
 })
 
 
@@ -122,4 +133,147 @@ def heat_kernel_apply(num_nodes, src, dst, t, x, weights=None, laplacian=Laplaci
     return (y, bound.value) if error_bound else y
 
 
-__all__ = ['Laplacian', 'LaplacianPeInfo', 'LapPeMethod', 'heat_kernel_apply', 'laplacian_pe', 'rwse']
+def graph_batch_pe(ptr, edge_index, k, steps, edge_ptr=None, weights=None, laplacian=Laplacian.SYM, convert=False,
+                   out=None, status=False):
+    """posenc_graph_batch_pe_f64: LapPE (k > 0) and RWSE (steps > 0) of every graph of a PyG Batch.
+
+    ptr: int64 [num_graphs + 1] (Batch.ptr), edge_index: int64 [2, E] with GLOBAL node ids
+    (Batch.edge_index; the edges of each graph contiguous, in graph order). edge_ptr: int64
+    [num_graphs + 1] edge offsets, or None to derive them from edge_index[0] and ptr
+    (np.searchsorted). Returns (eigvals [num_graphs, k], eigvecs [N, k], rwse [N, steps]) (an
+    entry is None when k / steps is 0), plus the per-graph statuses (int32 [num_graphs]) with
+    status=True. out: None or an (eigvals, eigvecs, rwse) triple of arrays to fill (None entries
+    allocated). Padding (n_g < k): eigvals NaN, eigvecs 0."""
+    ptr = _in(ptr, np.int64, "ptr", convert=convert, ndim=1)
+    ei = _in(edge_index, np.int64, "edge_index", convert=convert, ndim=2)
+    if ei.shape[0] != 2:
+        raise ValueError(f"edge_index must have shape [2, E] (got {ei.shape})")
+    if ptr.shape[0] < 2:
+        raise ValueError("ptr must hold num_graphs + 1 >= 2 offsets")
+    src, dst = np.ascontiguousarray(ei[0]), np.ascontiguousarray(ei[1])
+    if edge_ptr is None:
+        edge_ptr = np.searchsorted(src, ptr, side="left").astype(np.int64)
+        edge_ptr[0], edge_ptr[-1] = 0, src.shape[0]
+    else:
+        edge_ptr = _in(edge_ptr, np.int64, "edge_ptr", ptr.shape, convert)
+    if weights is not None:
+        weights = _in(weights, np.float64, "weights", src.shape, convert)
+    ng = ptr.shape[0] - 1
+    n = int(ptr[-1])
+    ov, oe, orw = _outs(out, 3)
+    ins = {"ptr": ptr, "edge_index": ei, "weights": weights}
+    vals = _out(ov, (ng, int(k)), np.float64, "out[0]", inputs=ins) if k > 0 else None
+    vecs = _out(oe, (n, int(k)), np.float64, "out[1]", inputs=dict(ins, **{"out[0]": vals})) if k > 0 else None
+    rw = _out(orw, (n, int(steps)), np.float64, "out[2]",
+              inputs=dict(ins, **{"out[0]": vals, "out[1]": vecs})) if steps > 0 else None
+    st = np.zeros(ng, np.int32)
+    _call("posenc_graph_batch_pe_f64", ng, _ptr(ptr), _ptr(edge_ptr), _ptr(src), _ptr(dst), _ptr(weights),
+          int(laplacian), int(k), int(steps), _ptr(vals), _ptr(vecs), _ptr(rw), _ptr(st))
+    return (vals, vecs, rw, st) if status else (vals, vecs, rw)
+
+
+def rrwp(num_nodes, src, dst, steps, weights=None, convert=False, out=None):
+    """posenc_rrwp_f64 -> (pairs int64 [P, 2] sorted, values float64 [P, steps]): values[p, s] =
+    (P^s)_ij, P = D^-1 A, for every pair (i, j) within steps - 1 hops (GRIT's RRWP; the pairs
+    (i, i) hold [1, RWSE]). out: None or a (pairs, values) pair of arrays of exactly these shapes
+    (P from a first call, or from the C size query)."""
+    src, dst, weights = _edges(src, dst, weights, convert)
+    np_ = ctypes.c_int64(0)
+    m = src.shape[0]
+    _call("posenc_rrwp_f64", int(num_nodes), _ptr(src), _ptr(dst), _ptr(weights), m, int(steps), 0,
+          ctypes.byref(np_), None, None)
+    P = np_.value
+    op, ov = _outs(out, 2)
+    ins = {"src": src, "dst": dst, "weights": weights}
+    pairs = _out(op, (P, 2), np.int64, "out[0]", inputs=ins)
+    vals = _out(ov, (P, int(steps)), np.float64, "out[1]", inputs=dict(ins, **{"out[0]": pairs}))
+    _call("posenc_rrwp_f64", int(num_nodes), _ptr(src), _ptr(dst), _ptr(weights), m, int(steps), P,
+          ctypes.byref(np_), _ptr(pairs), _ptr(vals))
+    return pairs, vals
+
+
+def shortest_path(num_nodes, src, dst, max_hops, convert=False, out=None):
+    """posenc_shortest_path_i32 -> (pairs int64 [P, 2] sorted, dist int32 [P]): hop distances of
+    every pair within max_hops (Graphormer's spatial encoding; farther or unreachable pairs are
+    not listed). out: None or a (pairs, dist) pair of arrays of exactly these shapes."""
+    src = _in(src, np.int64, "src", convert=convert, ndim=1)
+    dst = _in(dst, np.int64, "dst", src.shape, convert)
+    np_ = ctypes.c_int64(0)
+    m = src.shape[0]
+    _call("posenc_shortest_path_i32", int(num_nodes), _ptr(src), _ptr(dst), m, int(max_hops), 0, ctypes.byref(np_),
+          None, None)
+    P = np_.value
+    op, od = _outs(out, 2)
+    ins = {"src": src, "dst": dst}
+    pairs = _out(op, (P, 2), np.int64, "out[0]", inputs=ins)
+    dist = _out(od, (P,), np.int32, "out[1]", inputs=dict(ins, **{"out[0]": pairs}))
+    _call("posenc_shortest_path_i32", int(num_nodes), _ptr(src), _ptr(dst), m, int(max_hops), P, ctypes.byref(np_),
+          _ptr(pairs), _ptr(dist))
+    return pairs, dist
+
+
+def heat_kernel_diag(num_nodes, src, dst, times, weights=None, laplacian=Laplacian.SYM, error_bound=False,
+                     convert=False, out=None):
+    """posenc_heat_kernel_diag_f64 -> float64 [num_nodes, len(times)], out[v, i] = exp(-times[i] L)_vv
+    (HKdiagSE), exact to the returned bound (error_bound=True -> (out, bound)). out: None or the
+    array to fill."""
+    src, dst, weights = _edges(src, dst, weights, convert)
+    ts = _in(times, np.float64, "times", convert=convert, ndim=1)
+    o = _out(out, (int(num_nodes), ts.shape[0]), np.float64, inputs={"src": src, "dst": dst, "weights": weights,
+                                                                     "times": ts})
+    b = ctypes.c_double(0.0)
+    _call("posenc_heat_kernel_diag_f64", int(num_nodes), _ptr(src), _ptr(dst), _ptr(weights), src.shape[0],
+          int(laplacian), _ptr(ts), ts.shape[0], _ptr(o), ctypes.byref(b))
+    return (o, b.value) if error_bound else o
+
+
+def heat_kernel_rows(num_nodes, src, dst, t, sources, weights=None, laplacian=Laplacian.SYM, error_bound=False,
+                     convert=False, out=None):
+    """posenc_heat_kernel_rows_f64 -> float64 [len(sources), num_nodes], the rows exp(-t L)[s, :].
+    out: None or the array to fill."""
+    src, dst, weights = _edges(src, dst, weights, convert)
+    so = _in(sources, np.int64, "sources", convert=convert, ndim=1)
+    o = _out(out, (so.shape[0], int(num_nodes)), np.float64, inputs={"src": src, "dst": dst, "weights": weights,
+                                                                     "sources": so})
+    b = ctypes.c_double(0.0)
+    _call("posenc_heat_kernel_rows_f64", int(num_nodes), _ptr(src), _ptr(dst), _ptr(weights), src.shape[0],
+          int(laplacian), float(t), _ptr(so), so.shape[0], _ptr(o), ctypes.byref(b))
+    return (o, b.value) if error_bound else o
+
+
+def diffusion_distance(num_nodes, src, dst, t, pairs, weights=None, laplacian=Laplacian.SYM, error_bound=False,
+                       convert=False, out=None):
+    """posenc_diffusion_distance_f64 -> float64 [P], ||exp(-t L)(e_i - e_j)||_2 for pairs [P, 2]
+    (int64), from the heat kernel (no eigenpairs). out: None or the array to fill."""
+    src, dst, weights = _edges(src, dst, weights, convert)
+    pr = _in(pairs, np.int64, "pairs", convert=convert, ndim=2)
+    if pr.shape[1] != 2:
+        raise ValueError(f"pairs must have shape [P, 2] (got {pr.shape})")
+    o = _out(out, (pr.shape[0],), np.float64, inputs={"src": src, "dst": dst, "weights": weights, "pairs": pr})
+    b = ctypes.c_double(0.0)
+    _call("posenc_diffusion_distance_f64", int(num_nodes), _ptr(src), _ptr(dst), _ptr(weights), src.shape[0],
+          int(laplacian), float(t), _ptr(pr), pr.shape[0], _ptr(o), ctypes.byref(b))
+    return (o, b.value) if error_bound else o
+
+
+def diffusion_distance_eig(eigvals, eigvecs, t, pairs, truncation_bound=False, convert=False, out=None):
+    """posenc_diffusion_distance_eig_f64 -> float64 [P] from k eigenpairs (eigvals [k] ascending,
+    eigvecs [num_nodes, k], e.g. laplacian_pe's); with truncation_bound=True -> (out, bound),
+    0 <= exact - out <= bound = sqrt(2) exp(-t eigvals[k-1])."""
+    ev = _in(eigvals, np.float64, "eigvals", convert=convert, ndim=1)
+    V = _in(eigvecs, np.float64, "eigvecs", convert=convert, ndim=2)
+    if V.shape[1] != ev.shape[0]:
+        raise ValueError(f"eigvecs must have shape [num_nodes, {ev.shape[0]}] (got {V.shape})")
+    pr = _in(pairs, np.int64, "pairs", convert=convert, ndim=2)
+    if pr.shape[1] != 2:
+        raise ValueError(f"pairs must have shape [P, 2] (got {pr.shape})")
+    o = _out(out, (pr.shape[0],), np.float64, inputs={"eigvals": ev, "eigvecs": V, "pairs": pr})
+    b = ctypes.c_double(0.0)
+    _call("posenc_diffusion_distance_eig_f64", V.shape[0], ev.shape[0], _ptr(ev), _ptr(V), float(t), _ptr(pr),
+          pr.shape[0], _ptr(o), ctypes.byref(b))
+    return (o, b.value) if truncation_bound else o
+
+
+__all__ = ['Laplacian', 'LaplacianPeInfo', 'LapPeMethod', 'diffusion_distance', 'diffusion_distance_eig',
+           'graph_batch_pe', 'heat_kernel_apply', 'heat_kernel_diag', 'heat_kernel_rows', 'laplacian_pe', 'rrwp',
+           'rwse', 'shortest_path']

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-# requires: posenc_rf_sample_f32 posenc_rf_features_f32 posenc_linear_attention_f32 posenc_softmax_attention_f32
+# requires: posenc_rf_sample_f32 posenc_rf_features_f32 posenc_linear_attention_f32 posenc_softmax_attention_f32 posenc_rf_features_bf16 posenc_linear_attention_bf16
 """features family against NumPy float64 on the same inputs (same omega)."""
 import numpy as np
 import pytest
@@ -33,6 +33,10 @@ def np_features(kind, om, x, w=None):
         return w * np.exp(p - n2 / 2) / np.sqrt(m)
     if kind == posenc.RfKind.HYPERBOLIC:
         return np.concatenate([w * np.exp(p), w * np.exp(-p)], 1) * np.exp(-n2 / 2) / np.sqrt(2 * m)
+    if kind == posenc.RfKind.ELU_PLUS_ONE:  # fast-transformers' elu_feature_map of x Omega^T
+        return w * np.where(p > 0, p + 1, np.exp(np.minimum(p, 0)))
+    if kind == posenc.RfKind.RELU:  # Performer's generalized kernel, kernel_fn = ReLU
+        return w * np.maximum(p, 0)
     return w * np.exp(p - n2) / np.sqrt(m)
 
 
@@ -119,3 +123,27 @@ def test_favor_stabilized_queries_and_keys_match_float64(a):
     # the unstabilized map underflows every query row at a = 5
     if a == 5.0:
         assert posenc.rf_features(posenc.RfKind.POSITIVE, om, q).max() == 0.0
+
+
+def _to_bf16(a):
+    u = np.ascontiguousarray(a, np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def _from_bf16(b):
+    return (b.astype(np.uint32) << 16).view(np.float32)
+
+
+@pytest.mark.parametrize("kind", list(posenc.RfKind))
+def test_bf16_features_and_linear_attention_are_the_float32_results_rounded_once(kind):
+    d, m, n = 16, 40, 50
+    om = posenc.rf_sample(posenc.RfSampling.IID, d, m, seed=5) * np.float32(0.25)
+    xb = _to_bf16(rng.standard_normal((n, d)))
+    ref = posenc.rf_features(kind, om, _from_bf16(xb))
+    out = posenc.rf_features_bf16(kind, om, xb)
+    assert out.dtype == np.uint16 and np.array_equal(out, _to_bf16(ref))
+    qb, kb = (_to_bf16(np.abs(rng.standard_normal((n, 12)))) for _ in range(2))
+    vb = _to_bf16(rng.standard_normal((n, 5)))
+    for causal in (False, True):
+        ref = posenc.linear_attention(_from_bf16(qb), _from_bf16(kb), _from_bf16(vb), causal=causal)
+        assert np.array_equal(posenc.linear_attention_bf16(qb, kb, vb, causal=causal), _to_bf16(ref))

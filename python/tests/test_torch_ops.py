@@ -1,14 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
 # requires: posenc_learned_add_f32 posenc_learned_grad_f32 posenc_sph_harm_real_f64 posenc_sph_harm_real_f32 posenc_laplacian_pe_f64 posenc_rwse_f64
 # needs-modules: torch
-"""posenc.torch learned_add (autograd), sph_harm_real (forward, non-differentiable), laplacian_pe and
+"""posenc.torch learned_add (autograd), sph_harm_real (forward values; its autograd is tested in test_torch_sphere.py), laplacian_pe and
 rwse of a PyG edge_index, against torch / NumPy float64 references.
 
 learned_add has no float64 variant in the C ABI: its forward is one float32 addition (compared
 bitwise with torch's x + table[positions]); its table gradient is compared with torch autograd of
 the float64 formula (tolerance: float32 accumulation, 1e-6 of the sum of |contributions| per
 entry) and bitwise with the documented sequential float32 loop."""
-import warnings
 
 import numpy as np
 import pytest
@@ -71,7 +70,7 @@ def test_learned_add_threads_and_errors():
 
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
-def test_sph_harm_real_values_and_no_gradient(dtype):
+def test_sph_harm_real_values(dtype):
     xyz = torch.randn(4, 50, 3, dtype=dtype)
     y = pt.sph_harm_real(xyz, 6)
     want = posenc.sph_harm_real(6, xyz.numpy())
@@ -81,14 +80,6 @@ def test_sph_harm_real_values_and_no_gradient(dtype):
     c = (3 / (4 * np.pi)) ** 0.5
     ref = torch.stack((torch.full_like(u[..., 0], 0.5 / np.pi ** 0.5), c * u[..., 1], c * u[..., 2], c * u[..., 0]), -1)
     assert (y[..., :4].double() - ref).abs().max() < (1e-14 if dtype == torch.float64 else 1e-6)
-    xg = xyz.clone().requires_grad_()
-    with pytest.warns(UserWarning, match="not differentiable with respect to xyz"):
-        yg = pt.sph_harm_real(xg, 2)
-    assert not yg.requires_grad
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        with torch.no_grad():
-            pt.sph_harm_real(xg, 2)
     with pytest.raises(posenc.ArgumentError, match=r"xyz must have shape \(\.\.\., 3\)"):
         pt.sph_harm_real(torch.randn(5, 2, dtype=dtype), 2)
     with pytest.raises(posenc.Error, match="xyz"):

@@ -458,3 +458,54 @@ def test_inplace_on_hf_views_equals_the_copy_bitwise():
     odd = torch.randn(B, S, Hq, D).transpose(-1, -2).contiguous().transpose(-1, -2)
     with pytest.raises(posenc.ArgumentError, match="inplace=True: q .* unit-stride head_dim"):
         pt.rope_apply(plan, odd, None, pos, inplace=True)
+
+
+def test_fast_path_same_bits_and_same_checks():
+    """Calls without autograd whose layout was seen before take a prepared fast path (per thread,
+    shapes, strides and dtypes): same bits as the first (full) call, and what the key cannot
+    carry (device-independent lazy neg bit, non-contiguous positions, q / k aliasing with
+    inplace=True) still takes the full path with its checks."""
+    emb = pt.RotaryEmbedding({"head_dim": 64, "rope_theta": 10000.0, "hidden_size": 256, "num_attention_heads": 4})
+    xq, xk = torch.randn(2, 5, 4 * 64), torch.randn(2, 5, 2 * 64)
+    q, k = xq.view(2, 5, 4, 64).transpose(1, 2), xk.view(2, 5, 2, 64).transpose(1, 2)
+    pos = torch.arange(5)[None].expand(2, 5).contiguous() + 7
+    with torch.no_grad():
+        first = emb.apply(q, k, pos)
+        assert len(emb._cfg[True].fast) >= 1
+        again = emb.apply(q, k, pos)
+        for a, b in zip(first, again):
+            assert torch.equal(a, b)
+        assert again[0].stride() == q.stride()
+        assert again[0].data_ptr() != q.data_ptr()  # a new tensor, q untouched
+        assert torch.equal(q, xq.view(2, 5, 4, 64).transpose(1, 2))
+        # other positions, same layout: the fast path reads the new values
+        other = emb.apply(q, k, pos + 100)
+        ref = emb.apply(q.contiguous(), k.contiguous(), pos + 100)
+        assert torch.equal(other[0], ref[0]) and torch.equal(other[1], ref[1])
+        # a neg view with q's shape and strides is resolved by the full path's check
+        z = torch.complex(xq, torch.zeros_like(xq)).conj().imag
+        assert z.is_neg()
+        with pytest.raises(posenc.ArgumentError, match="lazy conj/neg view"):
+            emb.apply(z.view(2, 5, 4, 64).transpose(1, 2), k, pos)
+        # non-contiguous positions of the same shape: full path (copies them), same values
+        pn = pos.t().contiguous().t()
+        assert not pn.is_contiguous()
+        r2 = emb.apply(q, k, pn)
+        assert torch.equal(r2[0], first[0])
+        # inplace with q and k sharing memory is refused on every call
+        qq = xq.clone().view(2, 5, 4, 64).transpose(1, 2)
+        emb.apply(qq, qq.clone(), pos, inplace=True)
+        for _ in range(2):
+            with pytest.raises(posenc.ArgumentError, match="must not share memory"):
+                emb.apply(qq, qq, pos, inplace=True)
+        # inplace fast path rotates q / k themselves, with the copy path's bits
+        q2 = q.clone()
+        for _ in range(2):
+            q3, k3 = q.clone(), k.clone()
+            out = emb.apply(q3, k3, pos, inplace=True)
+            assert out[0] is q3 and torch.equal(q3, first[0]) and torch.equal(k3, first[1])
+        assert torch.equal(q2, q)
+    # with autograd the op is recorded (the fast path is for calls without grad only)
+    qg = q.clone().requires_grad_()
+    out = emb.apply(qg, k, pos)
+    assert out[0].grad_fn is not None and torch.equal(out[0].detach(), first[0])

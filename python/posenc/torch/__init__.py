@@ -10,7 +10,10 @@ C ABI lacks raise `posenc.ArgumentError` naming the argument and the fix.
   module from a config dict, with a fused ``apply(q, k, position_ids)``), `rope_params_from_hf`;
 - `learned_add` (autograd: deterministic gradient scatter for the table), `learned_resample`
   (autograd: the adjoint of the resampling, posenc_learned_resample_backward_f32);
-- `sph_harm_real` (forward; not differentiable w.r.t. xyz);
+- `sph_harm_real` (autograd, twice differentiable: gradients and Hessians of the C ABI),
+  `sph_harm_real_grad`, `SphericalHarmonics` (sphericart-torch's calculator; e3nn's conventions by option);
+- `rf_sample`, `rf_features` (autograd w.r.t. x, omega, WPFF weights), `linear_attention` (causal or
+  not), `softmax_attention` (autograd from the C backward functions), `FastAttention` (Performer);
 - `laplacian_pe`, `rwse` (plain functions of a PyG edge_index).
 
 Threads: posenc runs its kernels in its own TBB arena (``posenc.threads_set`` /
@@ -28,8 +31,10 @@ except ImportError as e:  # pragma: no cover - depends on the environment
 
 from .rope import RotaryEmbedding, rope_apply, rope_params_from_hf
 from .learned import learned_add, learned_resample
-from .sphere import NOT_DIFFERENTIABLE, sph_harm_real
+from .sphere import SphericalHarmonics, sph_harm_real, sph_harm_real_grad
+from .features import FastAttention, linear_attention, rf_features, rf_sample, softmax_attention
 from .graph import laplacian_pe, rwse
 
 __all__ = ["RotaryEmbedding", "rope_apply", "rope_params_from_hf", "learned_add", "learned_resample", "sph_harm_real",
-           "NOT_DIFFERENTIABLE", "laplacian_pe", "rwse"]
+           "sph_harm_real_grad", "SphericalHarmonics", "rf_sample", "rf_features", "linear_attention", "softmax_attention",
+           "FastAttention", "laplacian_pe", "rwse"]

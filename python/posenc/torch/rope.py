@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import threading
 
 import torch
 
@@ -29,7 +30,7 @@ class _Cfg:
     """What one rope call needs besides the tensors: the C function, its leading arguments
     (plan handle or params), layout, heads_first, and the position axes."""
 
-    __slots__ = ("fn", "first", "keep", "layout", "heads_first", "na", "mrope", "multi")
+    __slots__ = ("fn", "first", "keep", "layout", "heads_first", "na", "mrope", "multi", "fast")
 
     def __init__(self, params, layout, heads_first):
         if isinstance(params, RopePlan):
@@ -45,6 +46,7 @@ class _Cfg:
         self.na = _num_axes(p)
         self.mrope = p.axes in (RopeAxes.MROPE, RopeAxes.MROPE_INTERLEAVED)
         self.multi = self.na > 1 or p.axes == RopeAxes.AXIAL
+        self.fast = {}  # _fast_key(...) -> _FastEntry: calls without autograd whose layout was seen before
 
 
 _LAYOUTS = {}  # (shape, strides, heads_first) -> (num_heads, head_stride, token_stride, batch_stride, batch, tokens) or None
@@ -82,24 +84,35 @@ def _operand(x, heads_first):
     return RopeOperand(x.data_ptr(), lay[0], lay[1], lay[2], lay[3]), lay[4], lay[5]
 
 
-def _fresh(x, heads_first):
-    """A new tensor with x's values that the C ABI can rotate in place (x's own strides when they
-    are dense with a unit-stride head_dim, else C-contiguous)."""
+def _fresh_op(x, heads_first):
+    """(y, operand of y): a new tensor y with x's values that the C ABI can rotate in place (x's own
+    strides when they are dense with a unit-stride head_dim, else C-contiguous)."""
     y = x.clone()
-    if _operand(y, heads_first) is None:
+    op = _operand(y, heads_first)
+    if op is None:
         y = x.clone(memory_format=torch.contiguous_format)
-    return y
+        op = _operand(y, heads_first)
+    return y, op
 
 
-def _run(cfg, positions, xs, inverse):
-    """One C call rotating the (one or two) tensors xs in place."""
-    ops = [_operand(x, cfg.heads_first) for x in xs]
+def _run(cfg, positions, xs, inverse, ops=None):
+    """One C call rotating the (one or two) tensors xs in place (ops: their operands, if known)."""
+    if ops is None:
+        ops = [_operand(x, cfg.heads_first) for x in xs]
     _, batch, seq = ops[0]
     q = ctypes.byref(ops[0][0])
     k = ctypes.byref(ops[1][0]) if len(ops) > 1 else None
     check(cfg.fn(*cfg.first, _DTYPES[xs[0].dtype], cfg.layout,
                  None if positions is None else positions.data_ptr(), cfg.na, batch, seq, xs[0].shape[-1],
                  q, k, int(inverse)))
+
+
+def _rotated_copies(cfg, positions, xs, inverse):
+    """New tensors: the rotations of xs (one C call on copies)."""
+    pairs = [_fresh_op(x, cfg.heads_first) for x in xs]
+    outs = [p[0] for p in pairs]
+    _run(cfg, positions, outs, inverse, [p[1] for p in pairs])
+    return outs
 
 
 def _in_place(xs, heads_first):
@@ -129,16 +142,14 @@ class _RopeInPlace(torch.autograd.Function):
         if torch.is_grad_enabled():
             (out,) = _RopeFunction.apply(ctx.cfg, ctx.positions, not ctx.inverse, g)
         else:
-            out = _fresh(g, ctx.cfg.heads_first)
-            _run(ctx.cfg, ctx.positions, [out], not ctx.inverse)
+            (out,) = _rotated_copies(ctx.cfg, ctx.positions, [g], not ctx.inverse)
         return out, None, None, None
 
 
 class _RopeFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, cfg, positions, inverse, *xs):
-        outs = [_fresh(x, cfg.heads_first) for x in xs]
-        _run(cfg, positions, outs, inverse)
+        outs = _rotated_copies(cfg, positions, xs, inverse)
         ctx.cfg, ctx.positions, ctx.inverse = cfg, positions, inverse
         ctx.set_materialize_grads(False)
         return tuple(outs)
@@ -152,8 +163,7 @@ class _RopeFunction(torch.autograd.Function):
             if torch.is_grad_enabled():  # create_graph: the backward is itself a rope op
                 outs = _RopeFunction.apply(ctx.cfg, ctx.positions, not ctx.inverse, *gs)
             else:
-                outs = [_fresh(g, ctx.cfg.heads_first) for g in gs]
-                _run(ctx.cfg, ctx.positions, outs, not ctx.inverse)
+                outs = _rotated_copies(ctx.cfg, ctx.positions, gs, not ctx.inverse)
             for i, o in zip(idx, outs):
                 res[i] = o
         return (None, None, None) + tuple(res)
@@ -205,19 +215,91 @@ def _check_qk(q, k, heads_first):
                             f"k {tuple(k.shape)})")
 
 
+_Tensor = torch.Tensor
+_ident = threading.get_ident
+_grad_enabled = torch.is_grad_enabled
+
+
+class _FastEntry:
+    """A prepared call without autograd for one (thread, shapes, strides, dtypes) key: operand
+    structs whose data pointer alone changes per call, and the C call's other arguments."""
+
+    __slots__ = ("ops", "addrs", "args")
+
+    def __init__(self, cfg, outs, pos):
+        lays = [_operand(o, cfg.heads_first) for o in outs]
+        self.ops = [lay[0] for lay in lays]
+        self.addrs = [ctypes.addressof(op) for op in self.ops] + [None] * (2 - len(self.ops))
+        _, batch, seq = lays[0]
+        self.args = (_DTYPES[outs[0].dtype], cfg.layout, cfg.na, batch, seq, outs[0].shape[-1])
+
+
+def _fast_key(q, k, positions, inverse, inplace):
+    return (_ident(), q.shape, q.stride(), q.dtype, None if k is None else (k.shape, k.stride(), k.dtype),
+            None if positions is None else (positions.shape, positions.dtype), inverse, inplace)
+
+
+def _fast(cfg, q, k, positions, inverse, inplace):
+    """The call without autograd of a layout seen before (see _FastEntry), or None for the full
+    path: the checks that remain per call are the ones a key cannot carry (device, lazy neg bit,
+    contiguous positions, q / k aliasing for inplace); shapes, strides and dtypes are in the key."""
+    if type(q) is not _Tensor or (k is not None and type(k) is not _Tensor) or \
+            (positions is not None and type(positions) is not _Tensor):
+        return None
+    try:
+        e = cfg.fast.get(_fast_key(q, k, positions, inverse, inplace))
+    except RuntimeError:  # tensors without strides (sparse, mkldnn): the full path explains
+        return None
+    if e is None or not q.is_cpu or q.is_neg() or (k is not None and (not k.is_cpu or k.is_neg())):
+        return None
+    if positions is not None and not (positions.is_cpu and positions.is_contiguous()):
+        return None
+    if inplace:
+        oq, ok = q, k
+        if k is not None and q.data_ptr() == k.data_ptr():
+            return None
+    else:
+        oq = q.clone()
+        ok = None if k is None else k.clone()
+    ops, addrs, (code, layout, na, batch, seq, hd) = e.ops, e.addrs, e.args
+    ops[0].data = oq.data_ptr()
+    if ok is not None:
+        ops[1].data = ok.data_ptr()
+    check(cfg.fn(*cfg.first, code, layout, None if positions is None else positions.data_ptr(), na, batch, seq, hd,
+                 addrs[0], addrs[1], inverse))
+    return oq, ok
+
+
 def _rope(cfg, q, k, positions, inverse, inplace):
+    inverse = int(bool(inverse))
+    grad = _grad_enabled() and (q.requires_grad or (k is not None and k.requires_grad))
+    if not grad:
+        r = _fast(cfg, q, k, positions, inverse, inplace)
+        if r is not None:
+            return r
     _check_qk(q, k, cfg.heads_first)
     t_ax = -2 if cfg.heads_first else -3
     pos = _prepare_positions(cfg, positions, tuple(q.shape[:-3]), q.shape[t_ax])
     xs = (q,) if k is None else (q, k)
-    if torch.is_grad_enabled() and any(x.requires_grad for x in xs):
+    if grad:
         if inplace:  # autograd takes an in-place Function on a view only with one output: q, k apart
             outs = [_RopeInPlace.apply(x, cfg, pos, bool(inverse)) for x in _in_place(xs, cfg.heads_first)]
         else:
             outs = _RopeFunction.apply(cfg, pos, bool(inverse), *xs)
     else:
-        outs = _in_place(xs, cfg.heads_first) if inplace else [_fresh(x, cfg.heads_first) for x in xs]
-        _run(cfg, pos, outs, bool(inverse))
+        if inplace:
+            outs = _in_place(xs, cfg.heads_first)
+            _run(cfg, pos, outs, inverse)
+        else:
+            outs = _rotated_copies(cfg, pos, xs, inverse)
+        # remember the layout for _fast when the next call with this key can take it as is: the
+        # positions used unchanged (int64, contiguous, no broadcast) and the copies with q / k's strides
+        if (positions is None or pos is positions) and all(o.stride() == x.stride() for o, x in zip(outs, xs)) and \
+                type(q) is _Tensor and (k is None or type(k) is _Tensor) and \
+                (positions is None or type(positions) is _Tensor):
+            if len(cfg.fast) > 256:
+                cfg.fast.clear()
+            cfg.fast[_fast_key(q, k, positions, inverse, inplace)] = _FastEntry(cfg, outs, pos)
     return (outs[0], outs[1] if k is not None else None)
 
 
@@ -245,6 +327,8 @@ def rope_apply(params, q, k=None, positions=None, layout=RopeLayout.NEOX, invers
     output for an in-place Function on a view); q / k must then have a unit-stride head_dim and leading dimensions that
     collapse into one stride."""
     if isinstance(params, RotaryEmbedding):
+        if int(layout) == RopeLayout.NEOX:
+            return _rope(params._cfg[bool(heads_first)], q, k, positions, inverse, inplace)
         params = params.plan
     return _rope(_Cfg(params, layout, heads_first), q, k, positions, inverse, inplace)
 

@@ -1,21 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// lib/graph.cpp — graph family: Laplacian eigenvector PE (LapPE) and random-walk structural
-// encodings (RWSE).
+// lib/graph_lappe.cpp — graph family: Laplacian eigenvector PE (LapPE), its solvers and the
+// certificate that the returned eigenvalues are the k smallest.
 //
 // Plain lib code (baseline flags, no SIMD kernel table): LapPE is dominated by sparse
-// matrix-vector products and Lanczos bookkeeping (Eigen / Spectra), RWSE by irregular sparse
-// propagation whose gathers do not vectorize profitably. Both are split over the posenc arena with
+// matrix-vector products and Lanczos bookkeeping (Eigen / Spectra), split over the posenc arena with
 // parallel_tiles, whose tiles depend on the problem only, so results are bitwise identical for any
 // thread count, and identical on every ISA path (no ISA-specific code here).
 //
-// Graph construction (both functions): every listed edge (src[e], dst[e]) with src != dst adds
-// weights[e] (1 when weights is NULL) to the undirected pair {src, dst}, whatever its direction
-// (duplicates are summed, as PyG's coalesce / to_undirected(reduce="add") do); self-loops are
-// ignored; pairs whose summed weight is 0 are dropped. The result is a symmetric CSR adjacency.
+// Graph construction: see lib/graph_common.hpp.
 //
 // POSENC_GRAPH_DEBUG=1 in the environment prints the LapPE solver's progress (factorization fill,
 // operator applications per attempt, timestamps) to stderr; it changes no result.
-#include "lib/internal.hpp"
+#include "lib/graph_common.hpp"
 
 #include <Eigen/Core>
 #include <Eigen/Eigenvalues>
@@ -40,6 +36,7 @@
 
 using namespace posenc;
 using namespace posenc::detail;
+using namespace posenc::graph_detail;
 
 namespace {
 
@@ -52,177 +49,9 @@ double now_s() {
 }
 #define GDBG(...) do { if (graph_debug()) { std::fprintf(stderr, "[graph %.3f] ", now_s()); std::fprintf(stderr, __VA_ARGS__); std::fputc('\n', stderr); } } while (0)
 
-// ------------------------------------------------------------------------------ validation
-
-posenc_status check_graph(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
-                          int64_t num_edges) {
-  if (num_nodes <= 0)
-    return set_error(POSENC_ERR_INVALID_ARGUMENT, "num_nodes must be > 0 (got %lld): the graph is empty",
-                     static_cast<long long>(num_nodes));
-  if (num_nodes > static_cast<int64_t>(std::numeric_limits<int32_t>::max()) - 1)
-    return set_error(POSENC_ERR_SIZE_OVERFLOW, "num_nodes must be < 2^31 - 1 (got %lld)",
-                     static_cast<long long>(num_nodes));
-  POSENC_CHECK(check_nonneg(num_edges, "num_edges"));
-  POSENC_CHECK(check_not_null_if(src, num_edges, "src"));
-  POSENC_CHECK(check_not_null_if(dst, num_edges, "dst"));
-  int64_t twice = 0;
-  POSENC_CHECK(checked_mul(num_edges, 2, &twice, "adjacency entries (2 * num_edges)", 16));
-  for (int64_t e = 0; e < num_edges; ++e) {
-    if (src[e] < 0 || src[e] >= num_nodes)
-      return set_error(POSENC_ERR_INVALID_ARGUMENT, "src[%lld] = %lld is out of range [0, num_nodes = %lld)",
-                       static_cast<long long>(e), static_cast<long long>(src[e]), static_cast<long long>(num_nodes));
-    if (dst[e] < 0 || dst[e] >= num_nodes)
-      return set_error(POSENC_ERR_INVALID_ARGUMENT, "dst[%lld] = %lld is out of range [0, num_nodes = %lld)",
-                       static_cast<long long>(e), static_cast<long long>(dst[e]), static_cast<long long>(num_nodes));
-    if (weights != nullptr && !(std::isfinite(weights[e]) && weights[e] >= 0.0))
-      return set_error(POSENC_ERR_INVALID_ARGUMENT, "weights[%lld] must be finite and >= 0 (got %g)",
-                       static_cast<long long>(e), weights[e]);
-  }
-  return POSENC_OK;
-}
-
-// ------------------------------------------------------------------------------ CSR
-
-/// Symmetric weighted adjacency in CSR, neighbours sorted, no self-loops, no zero weights.
-struct Graph {
-  int64_t n = 0;
-  std::vector<int64_t> ptr;  // [n + 1]
-  std::vector<int32_t> idx;  // [nnz]
-  std::vector<double> val;   // [nnz]
-  std::vector<double> deg;   // [n] weighted degree (sum of the row, in column order)
-};
-
-Graph build_graph(int64_t n, const int64_t* src, const int64_t* dst, const double* weights, int64_t m) {
-  Graph g;
-  g.n = n;
-  std::vector<int64_t> cnt(static_cast<size_t>(n) + 1, 0);
-  for (int64_t e = 0; e < m; ++e)
-    if (src[e] != dst[e]) {
-      ++cnt[static_cast<size_t>(src[e]) + 1];
-      ++cnt[static_cast<size_t>(dst[e]) + 1];
-    }
-  for (int64_t i = 0; i < n; ++i) cnt[static_cast<size_t>(i) + 1] += cnt[static_cast<size_t>(i)];
-  std::vector<std::pair<int32_t, double>> ent(static_cast<size_t>(cnt[static_cast<size_t>(n)]));
-  {
-    std::vector<int64_t> pos(cnt.begin(), cnt.end() - 1);
-    for (int64_t e = 0; e < m; ++e) {
-      const int64_t u = src[e], v = dst[e];
-      if (u == v) continue;
-      const double w = weights ? weights[e] : 1.0;
-      ent[static_cast<size_t>(pos[static_cast<size_t>(u)]++)] = {static_cast<int32_t>(v), w};
-      ent[static_cast<size_t>(pos[static_cast<size_t>(v)]++)] = {static_cast<int32_t>(u), w};
-    }
-  }
-  // Per row: sort by (column, weight) and sum duplicates in that order. Rows u and v hold the same
-  // multiset of weights for the pair {u, v}, so A stays exactly symmetric.
-  g.ptr.assign(static_cast<size_t>(n) + 1, 0);
-  g.idx.reserve(ent.size());
-  g.val.reserve(ent.size());
-  g.deg.assign(static_cast<size_t>(n), 0.0);
-  for (int64_t i = 0; i < n; ++i) {
-    auto b = ent.begin() + cnt[static_cast<size_t>(i)], e = ent.begin() + cnt[static_cast<size_t>(i) + 1];
-    std::sort(b, e);
-    double d = 0.0;
-    for (auto it = b; it != e;) {
-      const int32_t c = it->first;
-      double w = 0.0;
-      for (; it != e && it->first == c; ++it) w += it->second;
-      if (w > 0.0) {
-        g.idx.push_back(c);
-        g.val.push_back(w);
-        d += w;
-      }
-    }
-    g.deg[static_cast<size_t>(i)] = d;
-    g.ptr[static_cast<size_t>(i) + 1] = static_cast<int64_t>(g.idx.size());
-  }
-  return g;
-}
-
-// ------------------------------------------------------------------------------ LapPE
-
-/// Laplacian of one connected component in local numbering (CSR including the diagonal).
-struct Lap {
-  int64_t n = 0;
-  std::vector<int64_t> ptr;
-  std::vector<int32_t> idx;
-  std::vector<double> val;
-  double bound = 2.0;  // >= lambda_max
-  int64_t nnz() const { return static_cast<int64_t>(idx.size()); }
-  /// y = c x - L x, parallel over fixed row tiles.
-  void shifted_apply(double c, const double* x, double* y) const {
-    const int64_t grain = 2048;
-    parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
-      const int64_t r0 = t * grain, r1 = std::min(n, r0 + grain);
-      for (int64_t i = r0; i < r1; ++i) {
-        double s = 0.0;
-        for (int64_t p = ptr[static_cast<size_t>(i)]; p < ptr[static_cast<size_t>(i) + 1]; ++p)
-          s += val[static_cast<size_t>(p)] * x[idx[static_cast<size_t>(p)]];
-        y[i] = c * x[i] - s;
-      }
-    });
-  }
-};
-
-Lap component_laplacian(const Graph& g, const std::vector<int32_t>& nodes, const std::vector<int32_t>& local,
-                        posenc_laplacian kind) {
-  Lap L;
-  L.n = static_cast<int64_t>(nodes.size());
-  L.ptr.assign(static_cast<size_t>(L.n) + 1, 0);
-  std::vector<double> isq;
-  if (kind == POSENC_LAPLACIAN_SYM) {
-    isq.resize(nodes.size());
-    for (size_t j = 0; j < nodes.size(); ++j) {
-      const double d = g.deg[static_cast<size_t>(nodes[j])];
-      isq[j] = d > 0.0 ? 1.0 / std::sqrt(d) : 0.0;
-    }
-  }
-  double maxdeg = 0.0;
-  for (int64_t j = 0; j < L.n; ++j) {
-    const int32_t u = nodes[static_cast<size_t>(j)];
-    const double d = g.deg[static_cast<size_t>(u)];
-    maxdeg = std::max(maxdeg, d);
-    bool diag_done = false;
-    auto put_diag = [&] {
-      L.idx.push_back(static_cast<int32_t>(j));
-      L.val.push_back(kind == POSENC_LAPLACIAN_SYM ? 1.0 : d);
-      diag_done = true;
-    };
-    for (int64_t p = g.ptr[static_cast<size_t>(u)]; p < g.ptr[static_cast<size_t>(u) + 1]; ++p) {
-      const int32_t c = local[static_cast<size_t>(g.idx[static_cast<size_t>(p)])];
-      if (!diag_done && c > j) put_diag();
-      L.idx.push_back(c);
-      const double w = g.val[static_cast<size_t>(p)];
-      L.val.push_back(kind == POSENC_LAPLACIAN_SYM ? -((isq[static_cast<size_t>(j)] * isq[static_cast<size_t>(c)]) * w) : -w);
-    }
-    if (!diag_done) put_diag();
-    L.ptr[static_cast<size_t>(j) + 1] = L.nnz();
-  }
-  // Spectrum bound: 2 for L_sym; Gershgorin (2 * max weighted degree) for D - A.
-  L.bound = kind == POSENC_LAPLACIAN_SYM ? 2.0 : std::max(2.0 * maxdeg, 1e-300);
-  return L;
-}
-
-/// Eigenpairs of one component: values ascending, vectors as columns (local numbering).
-struct Pairs {
-  Eigen::VectorXd val;
-  Eigen::MatrixXd vec;
-};
-
 constexpr int64_t kDenseMax = 1024;   // components up to this size: dense solver
 constexpr double kSpectraTol = 1e-10; // Spectra's relative Ritz tolerance
 
-bool dense_pairs(const Lap& L, int64_t nev, Pairs* out) {
-  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(L.n, L.n);
-  for (int64_t i = 0; i < L.n; ++i)
-    for (int64_t p = L.ptr[static_cast<size_t>(i)]; p < L.ptr[static_cast<size_t>(i) + 1]; ++p)
-      A(i, L.idx[static_cast<size_t>(p)]) = L.val[static_cast<size_t>(p)];
-  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(A);
-  if (es.info() != Eigen::Success) return false;
-  out->val = es.eigenvalues().head(nev);
-  out->vec = es.eigenvectors().leftCols(nev);
-  return true;
-}
 
 /// Spectra operator y = c x - L x restricted to the orthogonal complement of the columns of Q
 /// (Q may be empty): y = P (c I - L) P x with P = I - Q Q^T.
@@ -705,22 +534,6 @@ posenc_status component_pairs(const Lap& L, int64_t nev, posenc_lappe_method sol
   }
 }
 
-/// Sign rule: the entry of largest magnitude is positive; entries within a relative 1e-6 of the
-/// largest magnitude count as ties, and the lowest index among them decides.
-void fix_sign(double* col, int64_t n, int64_t stride) {
-  double mx = 0.0;
-  for (int64_t i = 0; i < n; ++i) mx = std::max(mx, std::abs(col[i * stride]));
-  const double thr = mx * (1.0 - 1e-6);
-  for (int64_t i = 0; i < n; ++i) {
-    const double x = col[i * stride];
-    if (std::abs(x) >= thr) {
-      if (x < 0.0)
-        for (int64_t r = 0; r < n; ++r) col[r * stride] = -col[r * stride];
-      return;
-    }
-  }
-}
-
 
 /// ||L v_j - lambda_j v_j||_2 for every pair.
 std::vector<double> residuals(const Lap& L, const Pairs& p) {
@@ -884,6 +697,13 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
 
 }  // namespace
 
+posenc_status posenc::graph_detail::laplacian_pe_core(int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                                                      const double* weights, int64_t num_edges,
+                                                      posenc_laplacian laplacian, int32_t k, double* eigvals,
+                                                      double* eigvecs) {
+  return laplacian_pe(num_nodes, src, dst, weights, num_edges, laplacian, k, eigvals, eigvecs, nullptr);
+}
+
 extern "C" POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info* info) {
   api_guard g("posenc_laplacian_pe_info_init");
   POSENC_CHECK(check_not_null(info, "info"));
@@ -910,305 +730,4 @@ extern "C" POSENC_API posenc_status posenc_laplacian_pe_ex_f64(int64_t num_nodes
                                                               double* eigvals, double* eigvecs,
                                                               posenc_laplacian_pe_info* info) {
   api_guard g("posenc_laplacian_pe_ex_f64");
-  return laplacian_pe(num_nodes, src, dst, weights, num_edges, laplacian, k, eigvals, eigvecs, info);
-}
-
-// ------------------------------------------------------------------------------ RWSE
-
-namespace {
-
-/// Sources propagated together: their walk distributions are stored as rows of kBlock values, so
-/// every edge visit updates kBlock lanes (a loop the compiler vectorizes) and the index work of
-/// the sparse gather is shared by kBlock sources whose neighbourhoods mostly overlap (sources are
-/// taken in BFS order, so a block is a few adjacent nodes).
-constexpr int kBlock = 8;
-
-/// Per-thread scratch for the local propagation.
-struct RwseScratch {
-  std::vector<int32_t> local;          // [n], -1 = not reached
-  std::vector<int32_t> nodes;          // reached nodes in discovery order
-  std::vector<std::vector<double>> r;  // r[s][j*kBlock + b] = (P^s)_{source b, nodes[j]}
-};
-
-/// Nodes in BFS order (from the lowest unvisited id, neighbours in CSR order): consecutive
-/// nodes are close in the graph. Depends on the graph only.
-std::vector<int32_t> bfs_order(const Graph& g) {
-  std::vector<int32_t> order;
-  order.reserve(static_cast<size_t>(g.n));
-  std::vector<char> seen(static_cast<size_t>(g.n), 0);
-  for (int64_t s = 0; s < g.n; ++s) {
-    if (seen[static_cast<size_t>(s)]) continue;
-    seen[static_cast<size_t>(s)] = 1;
-    order.push_back(static_cast<int32_t>(s));
-    for (size_t h = order.size() - 1; h < order.size(); ++h) {
-      const int32_t u = order[h];
-      for (int64_t p = g.ptr[static_cast<size_t>(u)]; p < g.ptr[static_cast<size_t>(u) + 1]; ++p) {
-        const int32_t w = g.idx[static_cast<size_t>(p)];
-        if (!seen[static_cast<size_t>(w)]) {
-          seen[static_cast<size_t>(w)] = 1;
-          order.push_back(w);
-        }
-      }
-    }
-  }
-  return order;
-}
-
-/// RWSE of the sources src_nodes[0..nb) (nb <= kBlock), written to out rows.
-void rwse_block(const Graph& g, const double* invdeg, const int32_t* src_nodes, int nb, int32_t steps,
-                RwseScratch& S, double* out) {
-  const int32_t H = (steps + 1) / 2;
-  S.nodes.clear();
-  std::vector<double>& r0 = S.r[0];
-  r0.assign(static_cast<size_t>(nb) * kBlock, 0.0);
-  for (int b = 0; b < nb; ++b) {
-    const int32_t v = src_nodes[b];
-    int32_t l = S.local[static_cast<size_t>(v)];
-    if (l < 0) {
-      l = static_cast<int32_t>(S.nodes.size());
-      S.local[static_cast<size_t>(v)] = l;
-      S.nodes.push_back(v);
-    }
-    r0[static_cast<size_t>(l) * kBlock + static_cast<size_t>(b)] = 1.0;
-  }
-  r0.resize(S.nodes.size() * kBlock);
-  const int64_t* ptr = g.ptr.data();
-  const int32_t* idx = g.idx.data();
-  const double* val = g.val.data();
-  for (int32_t s = 1; s <= H; ++s) {
-    const std::vector<double>& prev = S.r[static_cast<size_t>(s) - 1];
-    std::vector<double>& cur = S.r[static_cast<size_t>(s)];
-    cur.assign(S.nodes.size() * kBlock, 0.0);
-    const size_t rows = prev.size() / kBlock;
-    for (size_t j = 0; j < rows; ++j) {
-      const double* x = prev.data() + j * kBlock;
-      bool any = false;
-      for (int b = 0; b < kBlock; ++b) any |= x[b] != 0.0;
-      if (!any) continue;
-      const int32_t u = S.nodes[j];
-      double xs[kBlock];
-      for (int b = 0; b < kBlock; ++b) xs[b] = x[b] * invdeg[u];
-      for (int64_t p = ptr[u]; p < ptr[u + 1]; ++p) {
-        const int32_t w = idx[p];
-        int32_t l = S.local[static_cast<size_t>(w)];
-        if (l < 0) {
-          l = static_cast<int32_t>(S.nodes.size());
-          S.local[static_cast<size_t>(w)] = l;
-          S.nodes.push_back(w);
-          cur.resize(cur.size() + kBlock, 0.0);
-        }
-        double* y = cur.data() + static_cast<size_t>(l) * kBlock;
-        const double a = val[p];
-        for (int b = 0; b < kBlock; ++b) y[b] += xs[b] * a;
-      }
-    }
-  }
-  double acc[kBlock];
-  for (int32_t t = 1; t <= steps; ++t) {
-    const std::vector<double>& ra = S.r[static_cast<size_t>((t + 1) / 2)];
-    const std::vector<double>& rb = S.r[static_cast<size_t>(t / 2)];
-    for (int b = 0; b < kBlock; ++b) acc[b] = 0.0;
-    const size_t rows = rb.size() / kBlock;
-    for (size_t j = 0; j < rows; ++j) {
-      const double id = invdeg[S.nodes[j]];
-      const double* xa = ra.data() + j * kBlock;
-      const double* xb = rb.data() + j * kBlock;
-      for (int b = 0; b < kBlock; ++b) acc[b] += (xa[b] * xb[b]) * id;
-    }
-    for (int b = 0; b < nb; ++b) {
-      const int32_t v = src_nodes[b];
-      out[static_cast<int64_t>(v) * steps + t - 1] = g.deg[static_cast<size_t>(v)] * acc[b];
-    }
-  }
-  for (int32_t w : S.nodes) S.local[static_cast<size_t>(w)] = -1;
-}
-
-}  // namespace
-
-extern "C" POSENC_API posenc_status posenc_rwse_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
-                                                   const double* weights, int64_t num_edges, int32_t steps,
-                                                   double* out) {
-  api_guard g("posenc_rwse_f64");
-  POSENC_CHECK(check_graph(num_nodes, src, dst, weights, num_edges));
-  if (steps <= 0) return set_error(POSENC_ERR_INVALID_ARGUMENT, "steps must be > 0 (got %d)", steps);
-  int64_t total = 0;
-  POSENC_CHECK(checked_mul(num_nodes, steps, &total, "out [num_nodes, steps]", sizeof(double)));
-  POSENC_CHECK(check_not_null(out, "out"));
-  return guarded([&]() -> posenc_status {
-    const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges);
-    const int64_t n = num_nodes;
-    std::vector<double> invdeg(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i)
-      invdeg[static_cast<size_t>(i)] = gr.deg[static_cast<size_t>(i)] > 0.0 ? 1.0 / gr.deg[static_cast<size_t>(i)] : 0.0;
-    // Meet in the middle: with r_s = e_v^T P^s (the walk's distribution after s steps) and the
-    // reversibility D P^b = (P^b)^T D, (P^t)_vv = d_v * sum_u r_a[u] r_b[u] / d_u for a + b = t.
-    // So only H = ceil(steps / 2) steps are propagated, over the H-hop ball of v.
-    // Isolated nodes (d_v = 0) have a zero row of P: all zeros (PyG, GraphGPS).
-    // Allocation failure must leave out untouched: every value is computed into res (zeros for
-    // isolated nodes), and out is written only by the final copy, after the last allocation.
-    std::vector<double> res(static_cast<size_t>(total), 0.0);
-    std::vector<int32_t> order;
-    for (int32_t v : bfs_order(gr))
-      if (gr.deg[static_cast<size_t>(v)] > 0.0) order.push_back(v);
-    const int32_t H = (steps + 1) / 2;
-    tbb::enumerable_thread_specific<RwseScratch> scratch([&] {
-      RwseScratch s;
-      s.local.assign(static_cast<size_t>(n), -1);
-      s.r.resize(static_cast<size_t>(H) + 1);
-      return s;
-    });
-    const int64_t m = static_cast<int64_t>(order.size());
-    const int64_t grain = 32 * kBlock;  // sources per tile
-    POSENC_SHAPE("nodes=%lld edges=%lld steps=%d", (long long)n, (long long)num_edges, steps);
-    parallel_tiles(tiles_of(m, grain), [&](int64_t t) {
-      RwseScratch& S = scratch.local();
-      const int64_t i0 = t * grain, i1 = std::min(m, i0 + grain);
-      for (int64_t i = i0; i < i1; i += kBlock) {
-        const int nb = static_cast<int>(std::min<int64_t>(kBlock, i1 - i));
-        rwse_block(gr, invdeg.data(), order.data() + i, nb, steps, S, res.data());
-      }
-    });
-    std::copy(res.begin(), res.end(), out);
-    return POSENC_OK;
-  });
-}
-
-// ------------------------------------------------------------------------------ heat kernel
-
-namespace {
-
-/// Chebyshev coefficients of exp(-z (1 + s)) on s in [-1, 1]: exp(-z (1 + s)) = sum_j eps_j a_j
-/// (-1)^j T_j(s), a_j = e^-z I_j(z) (eps_0 = 1, eps_j = 2). Miller's backward recurrence
-/// I_{j-1} = I_{j+1} + (2j / z) I_j from N = z + 12 sqrt(z) + 60, normalized by the identity
-/// e^z = I_0(z) + 2 sum_{j>=1} I_j(z). Returns a_0..a_m with m the first index whose tail
-/// 2 sum_{j>m} a_j <= tol; *tail receives that tail.
-std::vector<double> heat_chebyshev(double z, double tol, double* tail) {
-  if (z == 0.0) {
-    *tail = 0.0;
-    return {1.0};
-  }
-  const int64_t N = static_cast<int64_t>(std::ceil(z + 12.0 * std::sqrt(z) + 60.0));
-  std::vector<double> b(static_cast<size_t>(N) + 2, 0.0);
-  b[static_cast<size_t>(N)] = 1e-300;
-  for (int64_t j = N; j >= 1; --j) {
-    b[static_cast<size_t>(j) - 1] = b[static_cast<size_t>(j) + 1] + (2.0 * static_cast<double>(j) / z) * b[static_cast<size_t>(j)];
-    if (b[static_cast<size_t>(j) - 1] > 1e250)  // rescale everything computed so far
-      for (int64_t i = j - 1; i <= N; ++i) b[static_cast<size_t>(i)] *= 1e-250;
-  }
-  double norm = b[0];
-  for (int64_t j = 1; j <= N; ++j) norm += 2.0 * b[static_cast<size_t>(j)];
-  for (double& x : b) x /= norm;
-  // tails from the end: tail_m = 2 sum_{j>m} a_j
-  int64_t m = N;
-  double acc = 0.0;
-  for (int64_t j = N; j >= 1; --j) {
-    const double next = acc + 2.0 * b[static_cast<size_t>(j)];
-    if (next > tol) break;
-    acc = next;
-    m = j - 1;
-  }
-  *tail = acc;
-  b.resize(static_cast<size_t>(m) + 1);
-  return b;
-}
-
-}  // namespace
-
-extern "C" POSENC_API posenc_status posenc_heat_kernel_apply_f64(int64_t num_nodes, const int64_t* src,
-                                                                const int64_t* dst, const double* weights,
-                                                                int64_t num_edges, posenc_laplacian laplacian,
-                                                                double t, const double* x, int64_t num_vectors,
-                                                                double* y, double* error_bound) {
-  api_guard g("posenc_heat_kernel_apply_f64");
-  POSENC_CHECK(check_graph(num_nodes, src, dst, weights, num_edges));
-  const long long lap_raw = enum_bits(laplacian);
-  if (lap_raw != POSENC_LAPLACIAN_SYM && lap_raw != POSENC_LAPLACIAN_COMBINATORIAL)
-    return set_error(POSENC_ERR_INVALID_ARGUMENT,
-                     "laplacian must be POSENC_LAPLACIAN_SYM (0) or POSENC_LAPLACIAN_COMBINATORIAL (1) (got %lld)",
-                     lap_raw);
-  if (!(std::isfinite(t) && t >= 0.0))
-    return set_error(POSENC_ERR_INVALID_ARGUMENT, "t must be finite and >= 0 (got %g)", t);
-  if (num_vectors <= 0)
-    return set_error(POSENC_ERR_INVALID_ARGUMENT, "num_vectors must be > 0 (got %lld)",
-                     static_cast<long long>(num_vectors));
-  int64_t total = 0;
-  POSENC_CHECK(checked_mul(num_nodes, num_vectors, &total, "x [num_nodes, num_vectors]", sizeof(double)));
-  POSENC_CHECK(check_not_null(x, "x"));
-  POSENC_CHECK(check_not_null(y, "y"));
-  for (int64_t i = 0; i < total; ++i)
-    if (!std::isfinite(x[i]))
-      return set_error(POSENC_ERR_INVALID_ARGUMENT, "x[%lld] must be finite (got %g)", static_cast<long long>(i), x[i]);
-  const posenc_laplacian kind = static_cast<posenc_laplacian>(lap_raw);
-  return guarded([&]() -> posenc_status {
-    const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges);
-    const int64_t n = num_nodes, nv = num_vectors;
-    std::vector<int32_t> all(static_cast<size_t>(n));
-    std::iota(all.begin(), all.end(), 0);
-    const Lap L = component_laplacian(gr, all, all, kind);
-    const double c = L.bound;  // spectrum of L in [0, c]
-    const double z = 0.5 * t * c;
-    double tail = 0.0;
-    const std::vector<double> a = heat_chebyshev(z, 1e-17, &tail);
-    const int64_t m = static_cast<int64_t>(a.size()) - 1;
-    // A = (2/c) L - I has its spectrum in [-1, 1]; exp(-tL) = sum_j eps_j a_j (-1)^j T_j(A).
-    // Three blocks rotate: U = T_{j-1}(A) X, V = T_j(A) X, W = T_{j+1}(A) X = 2 A V - U.
-    std::vector<double> res(x, x + total), U, V, W;
-    for (double& r : res) r *= a[0];
-    path("heat_kernel.chebyshev");
-    work(8.0 * double(m) * (double(L.nnz()) * (1.5 + double(nv)) + 4.0 * double(total)),
-         double(m) * (2.0 * double(L.nnz()) * double(nv) + 6.0 * double(total)));
-    POSENC_SHAPE("nodes=%lld edges=%lld vectors=%lld terms=%lld", (long long)n, (long long)num_edges,
-                 (long long)nv, (long long)m);
-    if (m >= 1) {
-      U.assign(x, x + total);
-      V.assign(static_cast<size_t>(total), 0.0);
-      W.assign(static_cast<size_t>(total), 0.0);
-      const double s2c = 2.0 / c;
-      const int64_t grain = std::max<int64_t>(1, 4096 / nv);
-      // T_1 X = A X, and res += 2 a_1 (-1) T_1 X; then T_{j+1} = 2 A T_j - T_{j-1}.
-      for (int64_t j = 1; j <= m; ++j) {
-        const double coef = (j % 2 == 0 ? 2.0 : -2.0) * a[static_cast<size_t>(j)];
-        const bool first = j == 1;
-        const double* Vp = first ? U.data() : V.data();  // T_{j-1} for the product
-        const double* Up = U.data();
-        double* Wp = W.data();
-        double* Rp = res.data();
-        parallel_tiles(tiles_of(n, grain), [&](int64_t tt) {
-          const int64_t r0 = tt * grain, r1 = std::min(n, r0 + grain);
-          std::vector<double> s(static_cast<size_t>(nv));
-          for (int64_t i = r0; i < r1; ++i) {
-            std::fill(s.begin(), s.end(), 0.0);
-            for (int64_t p = L.ptr[static_cast<size_t>(i)]; p < L.ptr[static_cast<size_t>(i) + 1]; ++p) {
-              const double w = L.val[static_cast<size_t>(p)];
-              const double* row = Vp + static_cast<int64_t>(L.idx[static_cast<size_t>(p)]) * nv;
-              for (int64_t b = 0; b < nv; ++b) s[static_cast<size_t>(b)] += w * row[b];
-            }
-            for (int64_t b = 0; b < nv; ++b) {
-              const int64_t q = i * nv + b;
-              const double av = s2c * s[static_cast<size_t>(b)] - Vp[q];  // (A T_{j-1}) X
-              const double wv = first ? av : 2.0 * av - Up[q];
-              Wp[q] = wv;
-              Rp[q] += coef * wv;
-            }
-          }
-        });
-        // rotate: U <- T_{j-1}... for j = 1, U keeps T_0 = X and V becomes T_1.
-        if (first) {
-          std::swap(V, W);
-        } else {
-          std::swap(U, V);
-          std::swap(V, W);
-        }
-      }
-    }
-    std::copy(res.begin(), res.end(), y);
-    if (error_bound != nullptr) {
-      int64_t r = 0;
-      for (int64_t i = 0; i < n; ++i)
-        r = std::max<int64_t>(r, L.ptr[static_cast<size_t>(i) + 1] - L.ptr[static_cast<size_t>(i)]);
-      const double mm = static_cast<double>(m) + 1.0;
-      *error_bound = tail + 4.0 * mm * mm * (static_cast<double>(r) + 1.0) * 0x1.0p-53;
-    }
-    return POSENC_OK;
-  });
-}
+  return laplacian_pe(num_nodes, src, dst, weights, num_edges, laplacian, k, eigvals, eigvecs, info);}

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+// kernels/sphere/sh_low.hpp — real spherical harmonics of low degree (lmax <= kSphLowLmax) and
+// their Cartesian gradients, as polynomials in the unit vector u = x / |x|, W points a vector,
+// with everything of a block in registers and the rows written straight from in-register
+// transposes (no scratch, no per-block set-up in memory, no writer state): at lmax 1..3 the
+// general paths' fixed cost per block (cos / sin (m phi) rows, sectoral seeds, writer staging)
+// was several times the arithmetic (sphericart hard-codes l <= 6 the same way).
+//
+// With z = u_z and c_m + i s_m = (u_x + i u_y)^m (= sin^m theta e^{i m phi}):
+//   Y_l,+m = q_l^m(z) c_m,  Y_l,-m = q_l^m(z) s_m,  Y_l,0 = q_l^0(z),
+//   q_m^m = 1/sqrt(4 pi) prod_{k=1..m} a_kk,  q_l^m = (a_lm z) q_{l-1}^m + nb_lm q_{l-2}^m,
+// (a, nb the sph_grad_coef coefficients: the orthonormal recurrence of the fast path with the
+// sin^m theta factor moved into c_m, s_m). Gradients: the ladder relations of sph_grad_coef on
+// the row of degree l-1 give G = grad R_l at u (R_l = r^l Y_l), then
+//   unit sphere:  grad Y = (G - l Y u) / r,   solid:  R = r^l Y,  grad R = r^(l-1) G
+// as in kernels/sphere/sh_grad.hpp. The values differ from the general paths' in the last bits
+// (no sin theta, no cos / sin (m phi) rows); docs/ACCURACY.md states the bound of each.
+#pragma once
+
+#include "kernels/sphere/common.hpp"
+
+namespace posenc {
+namespace POSENC_NS {
+namespace sph {
+
+/// Writes the NF feature vectors F[0..NF) of a block (feature k of point p = lane p of F[k]) as
+/// np rows of NF consecutive elements at dst + p NF. Groups of W features are transposed in
+/// registers; row p's group g is one full vector store at dst + p NF + g W where it stays inside
+/// the block's np NF elements (a store that runs into row p + 1 is overwritten by that row's own
+/// stores, which come later), a partial store of the group's features otherwise.
+template <int NF, class TO>
+inline void low_put_rows(V* F, TO* dst, std::size_t np) {
+  constexpr int Wi = static_cast<int>(W);
+  constexpr int G = (NF + Wi - 1) / Wi;
+  V t[G * Wi];
+#pragma GCC unroll 64
+  for (int k = 0; k < G * Wi; ++k) t[k] = k < NF ? F[k] : V(0.0);
+#pragma GCC unroll 8
+  for (int g = 0; g < G; ++g) vx::transpose(t + g * Wi);
+  const int64_t end = static_cast<int64_t>(np) * NF;
+  for (std::size_t p = 0; p < np; ++p) {
+#pragma GCC unroll 8
+    for (int g = 0; g < G; ++g) {
+      const int64_t o = static_cast<int64_t>(p) * NF + static_cast<int64_t>(g) * Wi;
+      const V& v = t[g * Wi + static_cast<int>(p)];
+      if (o + Wi <= end) store_row(dst + o, v);
+      else store_row_partial(dst + o, v, static_cast<std::size_t>(std::min(NF - g * Wi, Wi)));
+    }
+  }
+}
+
+/// One body per (lmax, solid, gradients): every loop over degrees and orders has a constant
+/// trip count and unrolls into straight-line code.
+template <int L, bool kSolid, bool kGrad, class TI, class TO>
+inline void sh_low_body(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* val, TO* grad) {
+  constexpr int K = (L + 1) * (L + 1);
+  constexpr int NQ = (L + 1) * (L + 2) / 2;
+  const double* const coef = P->coef;  // sph_grad_coef of (l, m) at coef + 5 (l (l+1) / 2 + m)
+  auto cf = [&](int l, int m, int i) { return coef[5 * (l * (l + 1) / 2 + m) + i]; };
+  // The sectoral seeds q_m^m: constants of the call.
+  double seed[L + 1];
+  seed[0] = 0.28209479177387814347;  // 1 / sqrt(4 pi)
+  for (int m = 1; m <= L; ++m) seed[m] = seed[m - 1] * cf(m, m, 0);
+  const V one(1.0), zero(0.0);
+  // Ordinary stores at every size: on the EPYC (Zen 4) VM of docs/PERFORMANCE.md, rows staged
+  // and written in whole non-temporal lines (line_stream) were slower even for 51 MB outputs
+  // (lmax 3 with gradients, 100k points: 4.4-5.0 ms against 2.9-3.3 ms).
+  for (int64_t p0 = 0; p0 < n; p0 += static_cast<int64_t>(W)) {
+    const std::size_t np = block_points(n, p0);
+    const TI* q = xyz + 3 * p0;
+    __builtin_prefetch(q + 24 * W, 0, 3);  // the input 8 blocks ahead (the gathers do not train
+    __builtin_prefetch(q + 24 * W + 64 / sizeof(TI), 0, 3);  // the hardware prefetcher)
+    __builtin_prefetch(q + 24 * W + 128 / sizeof(TI), 0, 3);
+    V X, Y, Z;
+    if (np == W) {
+      X = vx::gather3(q, 1);
+      Y = vx::gather3(q + 1, 1);
+      Z = vx::gather3(q + 2, 1);
+    } else {
+      alignas(64) double xb[W], yb[W], zb[W];
+      for (std::size_t i = 0; i < W; ++i) {
+        xb[i] = i < np ? static_cast<double>(q[3 * i]) : 0.0;
+        yb[i] = i < np ? static_cast<double>(q[3 * i + 1]) : 0.0;
+        zb[i] = i < np ? static_cast<double>(q[3 * i + 2]) : 1.0;
+      }
+      X = load(xb);
+      Y = load(yb);
+      Z = load(zb);
+    }
+    // r^2 without overflow or loss of precision: the lanes whose largest magnitude is outside
+    // [2^-400, 2^400] (never for ordinary data) are scaled by it; the other lanes divide by 1
+    // (exact), so that a point's bits never depend on the block it shares.
+    const V mx = max(max(abs(X), abs(Y)), abs(Z));
+    const auto zl = mx == zero;  // (0, 0, 0): validated to occur only with kSphZeroAsZero
+    V sc = one;
+    const auto ext = !((mx >= V(0x1p-400)) & (mx <= V(0x1p400))) & !zl;
+    if (any(ext)) {
+      sc = select(ext, mx, one);  // divided, not multiplied by 1 / sc (inf for a subnormal sc)
+      X = X / sc;
+      Y = Y / sc;
+      Z = Z / sc;
+    }
+    const V r2 = madd(X, X, madd(Y, Y, Z * Z));
+    const V ir = select(zl, zero, vx::rsqrt(select(zl, one, r2)));  // 1 / |x| of the scaled point
+    const V ux = X * ir, uy = Y * ir, uz = Z * ir;
+    // q_l^m(z), index l (l+1) / 2 + m.
+    V qv[NQ];
+#pragma GCC unroll 8
+    for (int m = 0; m <= L; ++m) {
+      const int im = m * (m + 1) / 2 + m;
+      qv[im] = V(seed[m]);
+#pragma GCC unroll 8
+      for (int l = m + 1; l <= L; ++l) {
+        const int i = l * (l + 1) / 2 + m, i1 = (l - 1) * l / 2 + m;
+        const V az = V(cf(l, m, 0)) * uz;
+        if (l == m + 1) qv[i] = az * qv[i1];
+        else qv[i] = madd(az, qv[i1], V(cf(l, m, 1)) * qv[(l - 2) * (l - 1) / 2 + m]);
+      }
+    }
+    // (u_x + i u_y)^m.
+    V cm[L + 1], sm[L + 1];
+    cm[0] = one;
+    sm[0] = zero;
+#pragma GCC unroll 8
+    for (int m = 1; m <= L; ++m) {
+      if (m == 1) {
+        cm[1] = ux;
+        sm[1] = uy;
+      } else {
+        cm[m] = cm[m - 1] * ux - sm[m - 1] * uy;
+        sm[m] = cm[m - 1] * uy + sm[m - 1] * ux;
+      }
+    }
+    V y[K];  // Y_l,m at l (l+1) + m
+#pragma GCC unroll 8
+    for (int l = 0; l <= L; ++l) {
+      const int c = l * (l + 1), b = l * (l + 1) / 2;
+      y[c] = qv[b];
+#pragma GCC unroll 8
+      for (int m = 1; m <= l; ++m) {
+        y[c + m] = qv[b + m] * cm[m];
+        y[c - m] = qv[b + m] * sm[m];
+      }
+    }
+    if constexpr (!kSolid) {
+      if (any(zl))  // a zero vector: Y_00 and 0 above (the polynomials at u = 0 are not)
+        for (int k = 1; k < K; ++k) y[k] = select(zl, zero, y[k]);
+    }
+    V rl[L + 2];  // solid: r^l (rl[l + 1]: r^l; rl[0] unused)
+    if constexpr (kSolid) {
+      const V r = sc * (r2 * ir);  // |x|; 0 for a zero vector
+      rl[1] = one;
+#pragma GCC unroll 8
+      for (int l = 1; l <= L; ++l) rl[l + 1] = rl[l] * r;
+    }
+    if (val) {
+      V o[K];
+#pragma GCC unroll 64
+      for (int k = 0; k < K; ++k) {
+        if constexpr (kSolid) {
+          int l = 0;
+          while ((l + 1) * (l + 1) <= k) ++l;
+          o[k] = l == 0 ? y[k] : rl[l + 1] * y[k];
+        } else {
+          o[k] = y[k];
+        }
+      }
+      low_put_rows<K>(o, val + p0 * K, np);
+    }
+    if constexpr (kGrad) {
+      // g[a K + k]: d/dx_a of feature k.
+      V g[3 * K];
+      g[0] = zero;
+      g[K] = zero;
+      g[2 * K] = zero;
+      // 1 / |x| (0 for a zero vector); a scaled lane divides by sc instead (1 / |x| may
+      // overflow where the gradient does not), the others then divide by 1: the same bits.
+      const bool divide = any(ext);
+      const V irt = kSolid ? zero : ir / sc;
+      const V u[3] = {ux, uy, uz};
+#pragma GCC unroll 8
+      for (int l = 1; l <= L; ++l) {
+        const int c = l * (l + 1), cp = (l - 1) * l;
+        auto at = [&](int qq) { return (qq < -(l - 1) || qq > l - 1) ? zero : y[cp + qq]; };
+#pragma GCC unroll 8
+        for (int m = 0; m <= l; ++m) {
+          const V cz(cf(l, m, 2)), al(cf(l, m, 3)), be(cf(l, m, 4));
+          V dp[3], dn[3];
+          if (m == 0) {
+            dp[0] = zero - be * at(1);
+            dp[1] = zero - be * at(-1);
+            dp[2] = cz * at(0);
+          } else if (m == 1) {
+            const V y0 = at(0), ypp = at(2), ymm = at(-2);
+            dp[0] = al * y0 - be * ypp;
+            dp[1] = zero - be * ymm;
+            dp[2] = cz * at(1);
+            dn[0] = zero - be * ymm;
+            dn[1] = al * y0 + be * ypp;
+            dn[2] = cz * at(-1);
+          } else {
+            const V ap = at(m - 1), an = at(-(m - 1)), bp = at(m + 1), bn = at(-(m + 1));
+            dp[0] = al * ap - be * bp;
+            dp[1] = zero - (al * an + be * bn);
+            dp[2] = cz * at(m);
+            dn[0] = al * an - be * bn;
+            dn[1] = al * ap + be * bp;
+            dn[2] = cz * at(-m);
+          }
+          for (int sg = 0; sg < (m == 0 ? 1 : 2); ++sg) {
+            const int k = sg ? c - m : c + m;
+            const V* d = sg ? dn : dp;
+#pragma GCC unroll 3
+            for (int a = 0; a < 3; ++a) {
+              if constexpr (kSolid) g[a * K + k] = rl[l] * d[a];
+              else if (divide) g[a * K + k] = ((d[a] - (V(double(l)) * y[k]) * u[a]) * ir) / sc;
+              else g[a * K + k] = (d[a] - (V(double(l)) * y[k]) * u[a]) * irt;
+            }
+          }
+        }
+      }
+      low_put_rows<3 * K>(g, grad + p0 * 3 * K, np);
+    }
+  }
+}
+
+template <int L, class TI, class TO>
+inline void sh_low_l(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* val, TO* grad) {
+  const bool solid = (P->flags & kSphSolid) != 0;
+  if (solid) {
+    if (grad) sh_low_body<L, true, true>(P, xyz, n, val, grad);
+    else sh_low_body<L, true, false>(P, xyz, n, val, grad);
+  } else {
+    if (grad) sh_low_body<L, false, true>(P, xyz, n, val, grad);
+    else sh_low_body<L, false, false>(P, xyz, n, val, grad);
+  }
+}
+
+/// Real SH (P->flags: kSphSolid, kSphZeroAsZero) of lmax = P->lmax <= kSphLowLmax and, where
+/// grad is not null, their gradients; val may be null. P->coef is required.
+template <class TI, class TO>
+inline void sh_low_impl(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* val, TO* grad) {
+  static_assert(kSphLowLmax == 3, "one case per degree below");
+  switch (P->lmax) {
+    case 0: sh_low_l<0>(P, xyz, n, val, grad); break;
+    case 1: sh_low_l<1>(P, xyz, n, val, grad); break;
+    case 2: sh_low_l<2>(P, xyz, n, val, grad); break;
+    default: sh_low_l<3>(P, xyz, n, val, grad); break;
+  }
+}
+
+}  // namespace sph
+}  // namespace POSENC_NS
+}  // namespace posenc

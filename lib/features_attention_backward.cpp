@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+// lib/features_attention_backward.cpp — features family, the backward passes of linear attention
+// (global and causal chunked, a reverse prefix scan over chunks) and of softmax attention
+// (FlashAttention-2 recomputation): argument validation, tiling, kernel table calls.
+#include "kernels/features_table.hpp"
+#include "lib/features_internal.hpp"
+#include "lib/internal.hpp"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+POSENC_USE_KERNELS(features_kernels_t, features_kernels)
+
+using namespace posenc;
+using namespace posenc::detail;
+
+namespace posenc {
+namespace detail {
+void linear_attention_backward_run(const features_kernels_t* k, const float* phi_q, const float* phi_k, const float* v, int64_t n,
+                                   int32_t F, int32_t dv, bool causal, bool unnorm, float eps, const float* grad_out,
+                                   float* grad_phi_q, float* grad_phi_k, float* grad_v) {
+  const int64_t C = causal ? 128 : 512;  // rows per chunk (causal) or tile
+  const int64_t nc = tiles_of(n, C);
+  const int64_t FD = static_cast<int64_t>(F) * dv, state = FD + F;
+  // forward states: causal: exclusive prefix sums of the chunk states; else one global state
+  // (st is reused for the chunks' R, r in pass 1: chunk c alone reads st[c] and writes it after)
+  fbuf st(nc * state);
+  parallel_tiles(nc, [&](int64_t c) {
+    const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
+    float* s = st.data() + c * state;
+    k->matmul(phi_k + r0 * F, 1, F, v + r0 * dv, dv, F, dv, len, s, dv, 0);
+    std::fill(s + FD, s + state, 0.0f);
+    k->colsum_acc(phi_k + r0 * F, len, F, s + FD);
+  });
+  std::vector<float> total;  // non-causal: the one state, summed in tile order
+  if (causal) {
+    // exclusive prefix (the forward's order: run before adding)
+    const int64_t eg = 2048;
+    parallel_tiles(tiles_of(state, eg), [&](int64_t t) {
+      const int64_t e0 = t * eg, e1 = std::min(state, e0 + eg);
+      std::vector<float> run(static_cast<size_t>(e1 - e0), 0.0f);
+      for (int64_t c = 0; c < nc; ++c) {
+        float* s = st.data() + c * state;
+        for (int64_t e = e0; e < e1; ++e) {
+          const float tmp = s[e];
+          s[e] = run[size_t(e - e0)];
+          run[size_t(e - e0)] += tmp;
+        }
+      }
+    });
+  } else {
+    total.assign(static_cast<size_t>(state), 0.0f);
+    for (int64_t t = 0; t < nc; ++t)
+      for (int64_t e = 0; e < state; ++e) total[size_t(e)] += st[size_t(t * state + e)];
+  }
+  // pass 1 per chunk, with S, z the state the chunk's rows see: U = grad_out S^T [len, F]; causal:
+  // the masked intra-chunk scores P = phi_q phi_k^T and G = grad_out V^T (j <= i). Per row, in
+  // float64: D_i = phi_q_i . z + sum_j P_ij + eps and grad_out_i . out_i = (phi_q_i . U_i +
+  // sum_j P_ij G_ij) / D_i, so the forward output is never formed; a_i = grad_out_i / D_i,
+  // b_i = -(grad_out_i . out_i) / D_i. Then grad_phi_q = U / D + b z^T + M phi_k with
+  // M_ij = G_ij / D_i + b_i (j <= i), the intra-chunk grad_phi_k = M^T phi_q and grad_v = P^T A,
+  // and the chunk's R = phi_q^T A [F, dv] and r = sum_i b_i phi_q_i [F].
+  float* const rs = st.data();  // R, r of chunk c overwrite its state once the state is consumed
+  parallel_tiles(nc, [&](int64_t c) {
+    const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
+    const float* s = causal ? st.data() + c * state : total.data();
+    const float* z = s + FD;
+    const float* q = phi_q + r0 * F;
+    const float* kk = phi_k + r0 * F;
+    const float* vv = v + r0 * dv;
+    const float* go = grad_out + r0 * dv;
+    // one uninitialized scratch: a [len, dv], b, dinv [len], S^T [dv, F], z [F]; causal: P, G
+    // [len, len], phi_k^T [F, len], V^T [dv, len]
+    const int64_t L2 = causal ? len * len : 0, LT = causal ? len : 0;
+    fbuf buf(len * dv + 2 * len + FD + F + 2 * L2 + (F + dv) * LT);
+    float* a = buf.data();
+    float* b = a + len * dv;
+    float* dinv = b + len;
+    float* sT = dinv + len;
+    float* zc = sT + FD;  // z copied: the chunk's state slot receives R, r below
+    float* P = zc + F;
+    float* G = P + L2;
+    float* kT = G + L2;
+    float* vT = kT + F * LT;
+    std::copy(z, z + F, zc);
+    z = zc;
+    float* gq = grad_phi_q + r0 * F;
+    transpose_to(s, F, dv, dv, sT);
+    k->matmul(go, dv, 1, sT, F, len, F, dv, gq, F, 0);  // U, in place of grad_phi_q
+    if (causal) {
+      transpose_to(kk, len, F, F, kT);
+      transpose_to(vv, len, dv, dv, vT);
+      k->matmul(q, F, 1, kT, len, len, len, F, P, len, 0);
+      k->matmul(go, dv, 1, vT, len, len, len, dv, G, len, 0);
+      for (int64_t i = 0; i < len; ++i)
+        for (int64_t j = i + 1; j < len; ++j) P[size_t(i * len + j)] = G[size_t(i * len + j)] = 0.0f;
+    }
+    for (int64_t i = 0; i < len; ++i) {
+      if (unnorm) {  // no denominator: a_i = grad_out_i, b_i = 0
+        for (int32_t cdx = 0; cdx < dv; ++cdx) a[size_t(i * dv + cdx)] = go[i * dv + cdx];
+        b[size_t(i)] = 0.0f;
+        dinv[size_t(i)] = 1.0f;
+        continue;
+      }
+      double dz = 0.0, gdo = 0.0;
+      for (int32_t f = 0; f < F; ++f) {
+        dz += double(q[i * F + f]) * z[f];
+        gdo += double(q[i * F + f]) * gq[i * F + f];
+      }
+      if (causal)
+        for (int64_t j = 0; j <= i; ++j) {
+          dz += double(P[size_t(i * len + j)]);
+          gdo += double(P[size_t(i * len + j)]) * G[size_t(i * len + j)];
+        }
+      const double dn = dz + double(eps);
+      if (dn == 0.0) {  // the forward wrote a zero row: zero gradient
+        for (int32_t cdx = 0; cdx < dv; ++cdx) a[size_t(i * dv + cdx)] = 0.0f;
+        b[i] = dinv[i] = 0.0f;
+        continue;
+      }
+      for (int32_t cdx = 0; cdx < dv; ++cdx) a[size_t(i * dv + cdx)] = static_cast<float>(go[i * dv + cdx] / dn);
+      b[size_t(i)] = static_cast<float>(-gdo / (dn * dn));
+      dinv[size_t(i)] = static_cast<float>(1.0 / dn);
+    }
+    for (int64_t i = 0; i < len; ++i)
+      for (int32_t f = 0; f < F; ++f) gq[i * F + f] = gq[i * F + f] * dinv[size_t(i)] + b[size_t(i)] * z[f];
+    if (causal) {
+      float* M = G;
+      for (int64_t i = 0; i < len; ++i)
+        for (int64_t j = 0; j <= i; ++j) M[size_t(i * len + j)] = M[size_t(i * len + j)] * dinv[size_t(i)] + b[size_t(i)];
+      k->matmul(M, len, 1, kk, F, len, F, len, gq, F, 1);                                 // M phi_k
+      k->matmul(M, 1, len, q, F, len, F, len, grad_phi_k + r0 * F, F, 0);                 // M^T phi_q
+      k->matmul(P, 1, len, a, dv, len, dv, len, grad_v + r0 * dv, dv, 0);  // P^T A
+    }
+    float* r = rs + c * state;
+    k->matmul(q, 1, F, a, dv, F, dv, len, r, dv, 0);  // R = phi_q^T A
+    std::fill(r + FD, r + state, 0.0f);
+    for (int64_t i = 0; i < len; ++i)
+      for (int32_t f = 0; f < F; ++f) r[FD + f] += b[size_t(i)] * q[i * F + f];
+  });
+  // R, r seen by chunk c: causal: the sum over later chunks (reverse exclusive scan); else all.
+  if (causal) {
+    const int64_t eg = 2048;
+    parallel_tiles(tiles_of(state, eg), [&](int64_t t) {
+      const int64_t e0 = t * eg, e1 = std::min(state, e0 + eg);
+      std::vector<float> run(static_cast<size_t>(e1 - e0), 0.0f);
+      for (int64_t c = nc - 1; c >= 0; --c) {
+        float* s = rs + c * state;
+        for (int64_t e = e0; e < e1; ++e) {
+          const float tmp = s[e];
+          s[e] = run[size_t(e - e0)];
+          run[size_t(e - e0)] += tmp;
+        }
+      }
+    });
+  } else {
+    std::vector<double> acc(static_cast<size_t>(state), 0.0);
+    for (int64_t t = 0; t < nc; ++t)
+      for (int64_t e = 0; e < state; ++e) acc[size_t(e)] += rs[size_t(t * state + e)];
+    for (int64_t e = 0; e < state; ++e) rs[size_t(e)] = static_cast<float>(acc[size_t(e)]);
+  }
+  // pass 2: grad_phi_k += V R^T + r, grad_v += phi_k R
+  parallel_tiles(nc, [&](int64_t c) {
+    const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
+    const float* r = rs + (causal ? c * state : 0);
+    fbuf rT(FD);
+    transpose_to(r, F, dv, dv, rT.data());
+    float* gk = grad_phi_k + r0 * F;
+    float* gv = grad_v + r0 * dv;
+    k->matmul(v + r0 * dv, dv, 1, rT.data(), F, len, F, dv, gk, F, causal ? 1 : 0);
+    for (int64_t i = 0; i < len; ++i)
+      for (int32_t f = 0; f < F; ++f) gk[i * F + f] += r[FD + f];
+    k->matmul(phi_k + r0 * F, F, 1, r, dv, len, dv, F, gv, dv, causal ? 1 : 0);
+  });
+}
+}  // namespace detail
+}  // namespace posenc
+
+extern "C" POSENC_API posenc_status posenc_linear_attention_backward_f32(
+    const float* phi_q, const float* phi_k, const float* v, int64_t n, int32_t F, int32_t dv, int32_t flags, float eps,
+    const float* grad_out, float* grad_phi_q, float* grad_phi_k, float* grad_v) {
+  api_guard g("posenc_linear_attention_backward_f32");
+  POSENC_CHECK(check_attention({n, F, dv, "F", eps, attention_param::eps, phi_q, phi_k, v, "phi_q", "phi_k", grad_v,
+                                true, grad_out, grad_phi_q, grad_phi_k, "grad_phi_q", "grad_phi_k"}));
+  POSENC_CHECK(check_linear_flags(flags));
+  if (n == 0) return POSENC_OK;
+  const features_kernels_t* k = nullptr;
+  POSENC_CHECK(features_kernels_active(&k));
+  const bool causal = (flags & POSENC_LINEAR_CAUSAL) != 0, unnorm = (flags & POSENC_LINEAR_UNNORMALIZED) != 0;
+  static const char* const kPaths[] = {"linear_attention_backward.global", "linear_attention_backward.causal_chunked",
+                                       "linear_attention_backward.global_unnormalized",
+                                       "linear_attention_backward.causal_chunked_unnormalized"};
+  path(kPaths[(causal ? 1 : 0) + (unnorm ? 2 : 0)]);
+  work(4.0 * double(n) * 4.0 * (F + dv),
+       12.0 * double(n) * F * dv + (causal ? 8.0 * double(n) * 128 * (F + dv) : 0.0), true);
+  POSENC_SHAPE("n=%lld F=%d dv=%d", (long long)n, F, dv);
+  return guarded([&] {
+    linear_attention_backward_run(k, phi_q, phi_k, v, n, F, dv, causal, unnorm, eps, grad_out, grad_phi_q, grad_phi_k, grad_v);
+    return POSENC_OK;
+  });
+}
+
+extern "C" POSENC_API posenc_status posenc_softmax_attention_backward_f32(
+    const float* q, const float* kk, const float* v, int64_t n, int32_t d, int32_t dv, int32_t causal, float scale,
+    const float* grad_out, float* grad_q, float* grad_k, float* grad_v) {
+  api_guard g("posenc_softmax_attention_backward_f32");
+  POSENC_CHECK(check_attention({n, d, dv, "d", scale, attention_param::scale, q, kk, v, "q", "k", grad_v, true,
+                                grad_out, grad_q, grad_k, "grad_q", "grad_k"}));
+  if (n == 0) return POSENC_OK;
+  const features_kernels_t* k = nullptr;
+  POSENC_CHECK(features_kernels_active(&k));
+  path(causal ? "softmax_attention_backward.causal" : "softmax_attention_backward.full");
+  const double pairs = causal ? double(n) * double(n + 1) / 2.0 : double(n) * double(n);
+  work(4.0 * double(n) * 4.0 * (d + dv), pairs * (6.0 * d + 6.0 * dv), true);
+  POSENC_SHAPE("n=%lld d=%d dv=%d", (long long)n, d, dv);
+  return guarded([&] {
+    const int64_t n_pad = round_up(n, kFeaturesColPad);
+    std::vector<float> kt(static_cast<size_t>(d * n_pad), 0.0f), vt(static_cast<size_t>(dv * n_pad), 0.0f);
+    const int64_t tg = 1024;
+    parallel_tiles(tiles_of(n, tg), [&](int64_t t) {  // K^T [d, n_pad], V^T [dv, n_pad]
+      const int64_t j0 = t * tg, j1 = std::min(n, j0 + tg);
+      for (int32_t c = 0; c < d; ++c)
+        for (int64_t j = j0; j < j1; ++j) kt[size_t(c * n_pad + j)] = kk[j * d + c];
+      for (int32_t c = 0; c < dv; ++c)
+        for (int64_t j = j0; j < j1; ++j) vt[size_t(c * n_pad + j)] = v[j * dv + c];
+    });
+    const int64_t QB = 64, KB = 256;
+    // the forward output (the forward kernel: same bits), then L_i = m_i + log l_i and
+    // Dl_i = grad_out_i . out_i (float64)
+    std::vector<float> out(static_cast<size_t>(n * dv));
+    parallel_tiles(tiles_of(n, QB), [&](int64_t t) {
+      const int64_t q0 = t * QB, q1 = std::min(n, q0 + QB);
+      std::vector<float> scratch(static_cast<size_t>(QB * 256 + QB * dv + 2 * QB));
+      k->softmax_rows(q, kt.data(), n_pad, v, n, d, dv, q0, q1, causal != 0 ? 1 : 0, scale, scratch.data(), out.data());
+    });
+    std::vector<float> lse(static_cast<size_t>(n)), dl(static_cast<size_t>(n));
+    // block of scores for query rows [q0, q0+nq) and keys [j0, j0+bl): p = exp(scale s - L) (0 masked)
+    auto probs = [&](int64_t q0, int64_t nq, int64_t j0, int64_t bl, float* s) {
+      k->matmul(q + q0 * d, d, 1, kt.data() + j0, n_pad, nq, bl, d, s, KB, 0);
+      for (int64_t i = 0; i < nq; ++i)
+        for (int64_t j = 0; j < bl; ++j) {
+          float& e = s[i * KB + j];
+          e = (causal && j0 + j > q0 + i) ? 0.0f : std::exp(e * scale - lse[size_t(q0 + i)]);
+        }
+    };
+    parallel_tiles(tiles_of(n, QB), [&](int64_t t) {
+      const int64_t q0 = t * QB, nq = std::min(n, q0 + QB) - q0;
+      std::vector<float> s(static_cast<size_t>(QB * KB));
+      std::vector<double> mx(static_cast<size_t>(nq), -std::numeric_limits<double>::infinity()), l(size_t(nq), 0.0);
+      const int64_t kend = causal ? q0 + nq : n;
+      for (int64_t j0 = 0; j0 < kend; j0 += KB) {
+        const int64_t bl = std::min(kend - j0, KB);
+        k->matmul(q + q0 * d, d, 1, kt.data() + j0, n_pad, nq, bl, d, s.data(), KB, 0);
+        for (int64_t i = 0; i < nq; ++i) {
+          const int64_t jm = causal ? std::min(bl, q0 + i - j0 + 1) : bl;
+          if (jm <= 0) continue;
+          double bm = -std::numeric_limits<double>::infinity();
+          for (int64_t j = 0; j < jm; ++j) bm = std::max(bm, double(s[size_t(i * KB + j)]) * scale);
+          const double nm = std::max(mx[size_t(i)], bm);
+          double acc = l[size_t(i)] * std::exp(mx[size_t(i)] - nm);
+          for (int64_t j = 0; j < jm; ++j) acc += std::exp(double(s[size_t(i * KB + j)]) * scale - nm);
+          l[size_t(i)] = acc;
+          mx[size_t(i)] = nm;
+        }
+      }
+      for (int64_t i = 0; i < nq; ++i) {
+        lse[size_t(q0 + i)] = static_cast<float>(mx[size_t(i)] + std::log(l[size_t(i)]));
+        double a = 0.0;
+        for (int32_t c = 0; c < dv; ++c) a += double(grad_out[(q0 + i) * dv + c]) * out[size_t((q0 + i) * dv + c)];
+        dl[size_t(q0 + i)] = static_cast<float>(a);
+      }
+    });
+    // grad_q: per query block over key blocks; dS = P (dP - Dl), dP = dO V^T; grad_q = scale dS K
+    parallel_tiles(tiles_of(n, QB), [&](int64_t t) {
+      const int64_t q0 = t * QB, nq = std::min(n, q0 + QB) - q0;
+      std::vector<float> s(static_cast<size_t>(QB * KB)), dp(static_cast<size_t>(QB * KB));
+      const int64_t kend = causal ? q0 + nq : n;
+      float* gq = grad_q + q0 * d;
+      std::fill(gq, gq + nq * d, 0.0f);
+      for (int64_t j0 = 0; j0 < kend; j0 += KB) {
+        const int64_t bl = std::min(kend - j0, KB);
+        probs(q0, nq, j0, bl, s.data());
+        k->matmul(grad_out + q0 * dv, dv, 1, vt.data() + j0, n_pad, nq, bl, dv, dp.data(), KB, 0);
+        for (int64_t i = 0; i < nq; ++i)
+          for (int64_t j = 0; j < bl; ++j)
+            s[size_t(i * KB + j)] *= (dp[size_t(i * KB + j)] - dl[size_t(q0 + i)]) * scale;
+        k->matmul(s.data(), KB, 1, kk + j0 * d, d, nq, d, bl, gq, d, 1);
+      }
+    });
+    // grad_k, grad_v: per key block over query blocks; grad_v = P^T dO, grad_k = scale dS^T Q
+    parallel_tiles(tiles_of(n, KB), [&](int64_t t) {
+      const int64_t j0 = t * KB, bl = std::min(n, j0 + KB) - j0;
+      std::vector<float> s(static_cast<size_t>(QB * KB)), dp(static_cast<size_t>(QB * KB));
+      float* gk = grad_k + j0 * d;
+      float* gv = grad_v + j0 * dv;
+      std::fill(gk, gk + bl * d, 0.0f);
+      std::fill(gv, gv + bl * dv, 0.0f);
+      for (int64_t q0 = causal ? j0 / QB * QB : 0; q0 < n; q0 += QB) {
+        const int64_t nq = std::min(n, q0 + QB) - q0;
+        probs(q0, nq, j0, bl, s.data());
+        k->matmul(s.data(), 1, KB, grad_out + q0 * dv, dv, bl, dv, nq, gv, dv, 1);
+        k->matmul(grad_out + q0 * dv, dv, 1, vt.data() + j0, n_pad, nq, bl, dv, dp.data(), KB, 0);
+        for (int64_t i = 0; i < nq; ++i)
+          for (int64_t j = 0; j < bl; ++j)
+            s[size_t(i * KB + j)] *= (dp[size_t(i * KB + j)] - dl[size_t(q0 + i)]) * scale;
+        k->matmul(s.data(), 1, KB, q + q0 * d, d, bl, d, nq, gk, d, 1);
+      }
+    });
+    return POSENC_OK;
+  });
+}

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+// lib/graph_common.hpp — the graph family's shared internals (lib/ only, never included by
+// kernels/): argument checks, the symmetric CSR adjacency every graph function builds from an edge
+// list, the Laplacian of a connected component, dense eigenpairs, the sign rule, BFS order, and
+// the RWSE block propagation.
+//
+// Graph construction (every graph function): every listed edge (src[e], dst[e]) with src != dst
+// adds weights[e] (1 when weights is NULL) to the undirected pair {src, dst}, whatever its
+// direction (duplicates are summed, as PyG's coalesce / to_undirected(reduce="add") do);
+// self-loops are ignored; pairs whose summed weight is 0 are dropped. The result is a symmetric
+// CSR adjacency.
+#pragma once
+
+#include "lib/internal.hpp"
+
+#include <Eigen/Core>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace posenc {
+namespace graph_detail {
+using namespace posenc::detail;
+
+/// Validates a graph argument set (num_nodes, ids in range, weights finite and >= 0).
+posenc_status check_graph(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
+                          int64_t num_edges);
+
+/// Reads a posenc_laplacian as a raw integer and rejects unknown values (INVALID_ARGUMENT naming
+/// "laplacian").
+posenc_status check_laplacian(long long raw);
+
+/// Symmetric weighted adjacency in CSR, neighbours sorted, no self-loops, no zero weights.
+struct Graph {
+  int64_t n = 0;
+  std::vector<int64_t> ptr;  // [n + 1]
+  std::vector<int32_t> idx;  // [nnz]
+  std::vector<double> val;   // [nnz]
+  std::vector<double> deg;   // [n] weighted degree (sum of the row, in column order)
+};
+
+Graph build_graph(int64_t n, const int64_t* src, const int64_t* dst, const double* weights, int64_t m);
+
+/// Laplacian of one connected component in local numbering (CSR including the diagonal).
+struct Lap {
+  int64_t n = 0;
+  std::vector<int64_t> ptr;
+  std::vector<int32_t> idx;
+  std::vector<double> val;
+  double bound = 2.0;  // >= lambda_max
+  int64_t nnz() const { return static_cast<int64_t>(idx.size()); }
+  /// y = c x - L x, parallel over fixed row tiles.
+  void shifted_apply(double c, const double* x, double* y) const {
+    const int64_t grain = 2048;
+    parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
+      const int64_t r0 = t * grain, r1 = std::min(n, r0 + grain);
+      for (int64_t i = r0; i < r1; ++i) {
+        double s = 0.0;
+        for (int64_t p = ptr[static_cast<size_t>(i)]; p < ptr[static_cast<size_t>(i) + 1]; ++p)
+          s += val[static_cast<size_t>(p)] * x[idx[static_cast<size_t>(p)]];
+        y[i] = c * x[i] - s;
+      }
+    });
+  }
+};
+
+Lap component_laplacian(const Graph& g, const std::vector<int32_t>& nodes, const std::vector<int32_t>& local,
+                        posenc_laplacian kind);
+
+/// Eigenpairs of one component: values ascending, vectors as columns (local numbering).
+struct Pairs {
+  Eigen::VectorXd val;
+  Eigen::MatrixXd vec;
+};
+
+/// The nev smallest eigenpairs of L by Eigen's dense SelfAdjointEigenSolver; false if it failed.
+bool dense_pairs(const Lap& L, int64_t nev, Pairs* out);
+
+/// Sign rule: the entry of largest magnitude is positive; entries within a relative 1e-6 of the
+/// largest magnitude count as ties, and the lowest index among them decides.
+void fix_sign(double* col, int64_t n, int64_t stride);
+
+/// Nodes in BFS order (from the lowest unvisited id, neighbours in CSR order): consecutive
+/// nodes are close in the graph. Depends on the graph only.
+std::vector<int32_t> bfs_order(const Graph& g);
+
+/// Sources propagated together by the RWSE: their walk distributions are stored as rows of kBlock
+/// values, so every edge visit updates kBlock lanes (a loop the compiler vectorizes) and the index
+/// work of the sparse gather is shared by kBlock sources whose neighbourhoods mostly overlap
+/// (sources are taken in BFS order, so a block is a few adjacent nodes).
+constexpr int kBlock = 8;
+
+/// Per-thread scratch for the local propagation.
+struct RwseScratch {
+  std::vector<int32_t> local;          // [n], -1 = not reached
+  std::vector<int32_t> nodes;          // reached nodes in discovery order
+  std::vector<std::vector<double>> r;  // r[s][j*kBlock + b] = (P^s)_{source b, nodes[j]}
+};
+
+/// RWSE of the sources src_nodes[0..nb) (nb <= kBlock), written to out rows.
+void rwse_block(const Graph& g, const double* invdeg, const int32_t* src_nodes, int nb, int32_t steps,
+                RwseScratch& S, double* out);
+
+/// posenc_laplacian_pe_f64 without the api_guard (validates its arguments, sets the message on
+/// failure): the batched API's path for graphs the small dense path does not take.
+posenc_status laplacian_pe_core(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
+                                int64_t num_edges, posenc_laplacian laplacian, int32_t k, double* eigvals,
+                                double* eigvecs);
+
+/// Chebyshev coefficients of exp(-z (1 + s)) on s in [-1, 1] (see lib/graph_heat.cpp).
+std::vector<double> heat_chebyshev(double z, double tol, double* tail);
+
+/// y = exp(-tL) x for the block x [L.n, nv] row-major (y may be x) by the Chebyshev series of
+/// posenc_heat_kernel_apply_f64; *error_bound receives its bound; returns the number of terms.
+int64_t heat_apply(const Lap& L, double t, const double* x, int64_t nv, double* y, double* error_bound);
+
+}  // namespace graph_detail
+}  // namespace posenc
