@@ -20,7 +20,7 @@ function(posenc_add_isa_objects isa sources)
     target_compile_options(${target} PRIVATE -mavx2 -mfma -mf16c -mprfchw)
   elseif(isa STREQUAL "avx512")
     target_compile_options(${target} PRIVATE -mavx2 -mfma -mf16c -mavx512f -mavx512dq -mavx512bw -mavx512vl -mprfchw
-      -Wno-maybe-uninitialized -Wno-uninitialized)  # GCC 12 false positives inside avx512fintrin.h
+      $<$<CXX_COMPILER_ID:GNU>:-Wno-maybe-uninitialized> -Wno-uninitialized)  # GCC 12 false positives inside avx512fintrin.h
   elseif(isa STREQUAL "neon")
     # Armv8-A: Advanced SIMD (NEON) with double-precision lanes is baseline on aarch64.
   elseif(isa STREQUAL "scalar")

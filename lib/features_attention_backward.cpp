@@ -7,7 +7,9 @@
 #include "lib/internal.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <memory>
 #include <vector>
 
 POSENC_USE_KERNELS(features_kernels_t, features_kernels)
@@ -196,7 +198,13 @@ extern "C" POSENC_API posenc_status posenc_linear_attention_backward_f32(
        12.0 * double(n) * F * dv + (causal ? 8.0 * double(n) * 128 * (F + dv) : 0.0), true);
   POSENC_SHAPE("n=%lld F=%d dv=%d", (long long)n, F, dv);
   return guarded([&] {
-    linear_attention_backward_run(k, phi_q, phi_k, v, n, F, dv, causal, unnorm, eps, grad_out, grad_phi_q, grad_phi_k, grad_v);
+    // The gradients are computed in staging arrays and copied out at the end: an allocation that
+    // fails in a later pass (per-chunk scratch) then leaves the caller's arrays untouched.
+    std::unique_ptr<float[]> sq(new float[size_t(n * F)]), sk(new float[size_t(n * F)]), sv(new float[size_t(n * dv)]);
+    linear_attention_backward_run(k, phi_q, phi_k, v, n, F, dv, causal, unnorm, eps, grad_out, sq.get(), sk.get(), sv.get());
+    std::memcpy(grad_phi_q, sq.get(), size_t(n * F) * sizeof(float));
+    std::memcpy(grad_phi_k, sk.get(), size_t(n * F) * sizeof(float));
+    std::memcpy(grad_v, sv.get(), size_t(n * dv) * sizeof(float));
     return POSENC_OK;
   });
 }
@@ -215,6 +223,15 @@ extern "C" POSENC_API posenc_status posenc_softmax_attention_backward_f32(
   work(4.0 * double(n) * 4.0 * (d + dv), pairs * (6.0 * d + 6.0 * dv), true);
   POSENC_SHAPE("n=%lld d=%d dv=%d", (long long)n, d, dv);
   return guarded([&] {
+    // Staging arrays, copied out at the end (as in posenc_linear_attention_backward_f32).
+    std::unique_ptr<float[]> stage_q(new float[size_t(n * d)]), stage_k(new float[size_t(n * d)]),
+        stage_v(new float[size_t(n * dv)]);
+    float* const out_q = grad_q;
+    float* const out_k = grad_k;
+    float* const out_v = grad_v;
+    grad_q = stage_q.get();
+    grad_k = stage_k.get();
+    grad_v = stage_v.get();
     const int64_t n_pad = round_up(n, kFeaturesColPad);
     std::vector<float> kt(static_cast<size_t>(d * n_pad), 0.0f), vt(static_cast<size_t>(dv * n_pad), 0.0f);
     const int64_t tg = 1024;
@@ -307,6 +324,9 @@ extern "C" POSENC_API posenc_status posenc_softmax_attention_backward_f32(
         k->matmul(s.data(), 1, KB, q + q0 * d, d, bl, d, nq, gk, d, 1);
       }
     });
+    std::memcpy(out_q, grad_q, size_t(n * d) * sizeof(float));
+    std::memcpy(out_k, grad_k, size_t(n * d) * sizeof(float));
+    std::memcpy(out_v, grad_v, size_t(n * dv) * sizeof(float));
     return POSENC_OK;
   });
 }

@@ -5,7 +5,7 @@
 #include "lib/internal.hpp"
 
 #include <Eigen/Dense>
-#include <Eigen/SVD>
+#include "lib/eigen_svd.hpp"  // Eigen/SVD, safe under allocation failure
 
 #include <algorithm>
 #include <cmath>

@@ -492,6 +492,8 @@ extern "C" POSENC_API posenc_status posenc_sph_kernel_f64(int32_t lmax, const do
   api_guard g("posenc_sph_kernel_f64");
   POSENC_CHECK(check_lmax(lmax));
   POSENC_CHECK(check_nonneg(n, "n"));
+  int64_t total = 0;  // n float64 values: n = 2^62 would be read and written past any array
+  POSENC_CHECK(checked_mul(n, 1, &total, "cos_gamma / out [n]", sizeof(double)));
   POSENC_CHECK(check_not_null_if(cos_gamma, n, "cos_gamma"));
   POSENC_CHECK(check_not_null_if(out, n, "out"));
   if (weights)

@@ -287,13 +287,18 @@ void trace_call(const call_ctx& c, posenc_status status, posenc_isa isa, int32_t
 
 void tile_done(const call_ctx* c, int64_t tile, int64_t num_tiles, uint64_t t0_ns) {
   const uint64_t t1 = prof_now_ns();
-  std::unique_lock<std::mutex> lock;
-  event_buf* b = my_buf(lock);
-  if (b == nullptr) return;
-  b->tiles.push_back({c->id, t0_ns, t1 - t0_ns, c->fn, tile, num_tiles});
-  const bool full = b->tiles.size() > kFlushTiles;
-  lock.unlock();
-  if (full) flush(*b);
+  try {
+    std::unique_lock<std::mutex> lock;
+    event_buf* b = my_buf(lock);
+    if (b == nullptr) return;
+    b->tiles.push_back({c->id, t0_ns, t1 - t0_ns, c->fn, tile, num_tiles});
+    const bool full = b->tiles.size() > kFlushTiles;
+    lock.unlock();
+    if (full) flush(*b);
+  } catch (...) {
+    // Out of memory recording the event: the event is lost, the call goes on (its tile has
+    // already written its outputs; failing now would break the promise of untouched outputs).
+  }
 }
 
 }  // namespace detail
@@ -313,8 +318,11 @@ POSENC_API posenc_status posenc_trace_start(const char* path) {
       return set_error(POSENC_ERR_INVALID_ARGUMENT, "a trace is already being written to '%s' (call posenc_trace_stop first)",
                        s.path.c_str());
     std::FILE* f = std::fopen(path, "w");
-    if (f == nullptr)
-      return set_error(POSENC_ERR_UNSUPPORTED, "cannot create the trace file '%s': %s", path, std::strerror(errno));
+    if (f == nullptr) {
+      const int err = errno;
+      if (err == ENOMEM) throw std::bad_alloc();  // OUT_OF_MEMORY, like every other allocation
+      return set_error(POSENC_ERR_UNSUPPORTED, "cannot create the trace file '%s': %s", path, std::strerror(err));
+    }
     s.file = f;
     s.path = path;
     s.pid.store(os_pid(), std::memory_order_relaxed);

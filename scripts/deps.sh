@@ -10,7 +10,8 @@ pkgs=(build-essential cmake pkg-config git
       libxsimd-dev libtbb-dev libgtest-dev libbenchmark-dev libeigen3-dev libspectra-dev
       libboost-dev libgsl-dev libcli11-dev nlohmann-json3-dev zlib1g-dev tzdata
       python3-numpy python3-scipy python3-matplotlib python3-networkx python3-pytest python3-distributed
-      python3-torch python3-sympy python3-venv python3-pip python3-setuptools)
+      python3-torch python3-sympy python3-venv python3-pip python3-setuptools
+      clang libclang-rt-dev)  # the fuzz (libFuzzer) and tsan (ThreadSanitizer) stages
 cross_pkgs=(qemu-user g++-aarch64-linux-gnu
       libtbb-dev:arm64 libgtest-dev:arm64 libbenchmark-dev:arm64 libboost-dev:arm64
       libgsl27:arm64 libgslcblas0:arm64 zlib1g:arm64)

@@ -7,8 +7,12 @@
 #              `posenc report --quick` (the main job, small sizes);
 #   asan     — ASan + UBSan build of the suite;
 #   aarch64  — cross build, NEON and scalar paths under qemu-aarch64;
-#   bench    — every benchmark once in smoke mode (part of the release ctest run).
-# Stages can be chosen: bash scripts/test-all.sh release asan aarch64
+#   bench    — every benchmark once in smoke mode (part of the release ctest run);
+#   fuzz     — clang libFuzzer targets (tests/fuzz, one per family), each on its seed corpus and
+#              then for POSENC_FUZZ_SECONDS (default 20) s; prints the inputs executed per target;
+#   tsan     — clang ThreadSanitizer build of the library and the concurrency test.
+# fuzz and tsan build scalar + the best ISA path of this machine only (POSENC_KERNEL_ISAS=host).
+# Stages can be chosen: bash scripts/test-all.sh release asan aarch64 fuzz tsan
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stages=("$@")
@@ -43,6 +47,33 @@ for st in "${stages[@]}"; do
     aarch64)
       echo "=== [aarch64] ctest under qemu-aarch64" >&2
       ctest --preset aarch64 -j"$jobs" -LE bench
+      ;;
+    fuzz)
+      secs=${POSENC_FUZZ_SECONDS:-20}
+      echo "=== [fuzz] seed corpora, then ${secs} s per target ($jobs at a time)" >&2
+      ctest --preset fuzz -j"$jobs"
+      rm -rf build/fuzz/run && mkdir -p build/fuzz/run
+      # New inputs go to a scratch corpus (build/fuzz/run/<family>); the tree's seeds stay as they are.
+      printf '%s\n' rope sphere features graph learned | xargs -P "$jobs" -I{} sh -c \
+        'mkdir -p build/fuzz/run/{}; ./build/fuzz/tests/fuzz/posenc_fuzz_{} -max_total_time='"$secs"' -timeout=10 \
+           -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=build/fuzz/run/{}- build/fuzz/run/{} \
+           tests/fuzz/corpus/{} >build/fuzz/run/{}.log 2>&1; echo $? >build/fuzz/run/{}.rc'
+      fuzz_failed=0
+      for fam in rope sphere features graph learned; do
+        runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "build/fuzz/run/$fam.log" | tail -1)
+        rc=$(cat "build/fuzz/run/$fam.rc")
+        echo "=== [fuzz] posenc_fuzz_$fam: ${runs:-?} inputs executed in ${secs} s, exit $rc" >&2
+        if [ "$rc" != 0 ]; then
+          fuzz_failed=1
+          tail -n 60 "build/fuzz/run/$fam.log" >&2
+          ls build/fuzz/run/"$fam"-* 2>/dev/null >&2 || true
+        fi
+      done
+      [ $fuzz_failed = 0 ]
+      ;;
+    tsan)
+      echo "=== [tsan] concurrency test under ThreadSanitizer" >&2
+      ctest --preset tsan
       ;;
     *) cmake --build --preset "$st" >/dev/null; ctest --preset "$st" -j"$jobs" ;;
   esac

@@ -738,7 +738,7 @@ POSENC_API posenc_status posenc_legendre_poly_f64(int32_t lmax, const double* x,
  *  eps / 8; equal to the explicit sum of real SH products (addition theorem) to 1e-10 of
  *  sum_l w_l (2l+1)/(4 pi) at lmax 200. Errors: INVALID_ARGUMENT (lmax < 0,
  *  n < 0, a weight not finite, cos_gamma[i] outside [-1, 1]), NULL_POINTER (cos_gamma or out NULL
- *  while n > 0), SIZE_OVERFLOW (lmax > 2^20). */
+ *  while n > 0), SIZE_OVERFLOW (lmax > 2^20, or n * 8 bytes overflowing int64). */
 POSENC_API posenc_status posenc_sph_kernel_f64(int32_t lmax, const double* weights, const double* cos_gamma,
                                                int64_t n, double* out);
 
