@@ -111,6 +111,13 @@ posenc_status laplacian_pe_core(int64_t num_nodes, const int64_t* src, const int
 /// Chebyshev coefficients of exp(-z (1 + s)) on s in [-1, 1] (see lib/graph_heat.cpp).
 std::vector<double> heat_chebyshev(double z, double tol, double* tail);
 
+/// The heat-kernel functions' check on the built Laplacian, before anything is written: every
+/// entry of L and its spectral bound c finite (weights near the float64 limit can overflow a
+/// weighted degree), and z = t_max c / 2 <= kHeatMaxZ (the Chebyshev series needs about
+/// z + 12 sqrt(z) terms). INVALID_ARGUMENT naming the weights or t otherwise.
+constexpr double kHeatMaxZ = 1e7;
+posenc_status check_heat_range(const Lap& L, double t_max, const char* t_name);
+
 /// y = exp(-tL) x for the block x [L.n, nv] row-major (y may be x) by the Chebyshev series of
 /// posenc_heat_kernel_apply_f64; *error_bound receives its bound; returns the number of terms.
 int64_t heat_apply(const Lap& L, double t, const double* x, int64_t nv, double* y, double* error_bound);

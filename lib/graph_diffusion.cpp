@@ -63,6 +63,11 @@ extern "C" POSENC_API posenc_status posenc_heat_kernel_diag_f64(int64_t num_node
   return guarded([&]() -> posenc_status {
     const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges);
     const Lap L = whole_laplacian(gr, kind);
+    {
+      double t_max = 0.0;
+      for (int32_t ti = 0; ti < num_times; ++ti) t_max = std::max(t_max, times[ti]);
+      POSENC_CHECK(check_heat_range(L, t_max, "times"));
+    }
     const int64_t n = num_nodes;
     std::vector<double> res(static_cast<size_t>(total));
     double worst = 0.0;
@@ -106,6 +111,7 @@ extern "C" POSENC_API posenc_status posenc_heat_kernel_rows_f64(int64_t num_node
   return guarded([&]() -> posenc_status {
     const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges);
     const Lap L = whole_laplacian(gr, kind);
+    POSENC_CHECK(check_heat_range(L, t, "t"));
     const int64_t n = num_nodes;
     std::vector<double> res(static_cast<size_t>(total));
     double worst = 0.0;
@@ -148,6 +154,7 @@ extern "C" POSENC_API posenc_status posenc_diffusion_distance_f64(int64_t num_no
   return guarded([&]() -> posenc_status {
     const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges);
     const Lap L = whole_laplacian(gr, kind);
+    POSENC_CHECK(check_heat_range(L, t, "t"));
     const int64_t n = num_nodes;
     std::vector<double> res(static_cast<size_t>(num_pairs));
     double worst = 0.0;

@@ -48,6 +48,21 @@ std::vector<double> heat_chebyshev(double z, double tol, double* tail) {
 }
 
 
+posenc_status check_heat_range(const Lap& L, double t_max, const char* t_name) {
+  bool finite = std::isfinite(L.bound);
+  for (double v : L.val) finite = finite && std::isfinite(v);
+  if (!finite)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     "weights: a weighted degree or Laplacian entry overflows float64 (scale the weights down)");
+  const double z = 0.5 * t_max * L.bound;
+  if (!(z <= kHeatMaxZ))
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     "%s * lambda_max(L) / 2 must be <= %g (got %g with the spectral bound %g of L): the series "
+                     "would need more than that many terms",
+                     t_name, kHeatMaxZ, z, L.bound);
+  return POSENC_OK;
+}
+
 /// y = exp(-tL) x for the block x [L.n, nv] (row-major; y may be x), Chebyshev series; *error_bound
 /// receives the documented bound. Returns the number of terms m.
 int64_t heat_apply(const Lap& L, double t, const double* x, int64_t nv, double* y, double* error_bound) {
@@ -151,6 +166,7 @@ extern "C" POSENC_API posenc_status posenc_heat_kernel_apply_f64(int64_t num_nod
     std::vector<int32_t> all(static_cast<size_t>(n));
     std::iota(all.begin(), all.end(), 0);
     const Lap L = component_laplacian(gr, all, all, kind);
+    POSENC_CHECK(check_heat_range(L, t, "t"));
     double bound = 0.0;
     const int64_t m = heat_apply(L, t, x, nv, y, &bound);
     path("heat_kernel.chebyshev");

@@ -3,6 +3,7 @@
 // found, one test per finding, each the minimal form of the crashing input.
 #include "tests/test_common.hpp"
 
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -21,6 +22,32 @@ TEST(FuzzFindings, SphKernelRejectsOverflowingN) {
                       POSENC_ERR_SIZE_OVERFLOW, "n");
   EXPECT_EQ(count_poison(out), out.size());
   EXPECT_EQ(posenc_sph_kernel_f64(2, nullptr, cg.data(), 4, out.data()), POSENC_OK);
+}
+
+// fuzz_graph: weights near the float64 limit overflowed a weighted degree (NaN in y with status
+// OK), and a large t * lambda_max converted a float beyond int64's range to the term count (UB).
+// Both are now INVALID_ARGUMENT before anything is written, for every heat-kernel function.
+TEST(FuzzFindings, HeatKernelRejectsOverflowingScale) {
+  const int64_t src[] = {0, 1, 2}, dst[] = {1, 2, 0};
+  const double big[] = {1e308, 1e308, 1e308}, one[] = {1.0, 1.0, 1.0};
+  std::vector<double> x = {1.0, 0.0, 0.0}, y(3);
+  poison(y);
+  EXPECT_POSENC_ERROR(posenc_heat_kernel_apply_f64(3, src, dst, big, 3, POSENC_LAPLACIAN_COMBINATORIAL, 1.0, x.data(),
+                                                   1, y.data(), nullptr),
+                      POSENC_ERR_INVALID_ARGUMENT, "weights");
+  EXPECT_POSENC_ERROR(posenc_heat_kernel_apply_f64(3, src, dst, one, 3, POSENC_LAPLACIAN_SYM, 1e300, x.data(), 1,
+                                                   y.data(), nullptr),
+                      POSENC_ERR_INVALID_ARGUMENT, "t");
+  EXPECT_EQ(count_poison(y), y.size());
+  std::vector<double> d(3);
+  poison(d);
+  const double times[] = {1.0, 1e300};
+  EXPECT_POSENC_ERROR(posenc_heat_kernel_diag_f64(3, src, dst, one, 3, POSENC_LAPLACIAN_SYM, times, 2, d.data(), nullptr),
+                      POSENC_ERR_INVALID_ARGUMENT, "times");
+  EXPECT_EQ(count_poison(d), d.size());
+  EXPECT_EQ(posenc_heat_kernel_apply_f64(3, src, dst, one, 3, POSENC_LAPLACIAN_SYM, 1.0, x.data(), 1, y.data(), nullptr),
+            POSENC_OK);
+  for (double v : y) EXPECT_TRUE(std::isfinite(v));
 }
 
 }  // namespace

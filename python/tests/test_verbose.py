@@ -104,9 +104,9 @@ def test_last_call_info_and_roofline():
         xyz = np.tile(np.array([[0.0, 0.6, 0.8]]), (64, 1))
         posenc.sph_harm_real(3, xyz)
         info = verbose.last_call_info()
-    assert info["function"] == "posenc_sph_harm_real_f64" and info["path"].startswith("sh_real.")
+    assert info["function"] == "posenc_sph_harm_real_f64" and info["path"].startswith(("sh_real.", "sh_low."))
     assert info["status"] == posenc.Status.OK and info["seconds"] > 0
-    assert info["bytes"] == 8.0 * 64 * (3 + 16) and info["flops"] > 0 and info["shape"] == "n=64 lmax=3"
+    assert info["bytes"] == 8.0 * 64 * (3 + 16) and info["flops"] > 0 and info["shape"].startswith("n=64 lmax=3")
     r = verbose.roofline_measure("auto", 1)
     assert r["threads"] == 1 and r["memcpy_bytes_per_s"] > 1e8 and r["fma_flops_per_s_f64"] > 1e8
     assert r["fma_flops_per_s_f32"] >= 0.9 * r["fma_flops_per_s_f64"]
