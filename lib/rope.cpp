@@ -87,7 +87,7 @@ extern "C" POSENC_API posenc_status posenc_rope_cos_sin_f32(const posenc_rope_pa
   POSENC_CHECK(check_not_null_if(sin_out, total, "sin_out"));
   if (pl.naxes > 1 && n > 0) POSENC_CHECK(check_not_null(positions, "positions (M-RoPE / AXIAL)"));
   int64_t count = 0, seq_len = 0;
-  POSENC_CHECK(checked_mul(n, pl.naxes, &count, "positions"));
+  POSENC_CHECK(checked_mul(n, pl.naxes, &count, "positions", sizeof(int64_t)));
   POSENC_CHECK(rope_check_positions(positions, count, &seq_len));
   if (n == 0) return POSENC_OK;
   const rope_kernels_t* k = nullptr;

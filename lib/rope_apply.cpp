@@ -219,7 +219,7 @@ posenc_status strided_apply(const posenc_rope_plan* from, const posenc_rope_plan
   if (positions == nullptr && pl->naxes > 1 && tokens > 0)
     return set_error(POSENC_ERR_NULL_POINTER, "positions must not be NULL for %s positions", axes_name(axes));
   int64_t count = 0, seq_len = 0;
-  POSENC_CHECK(checked_mul(tokens, pl->naxes, &count, "positions"));
+  POSENC_CHECK(checked_mul(tokens, pl->naxes, &count, "positions", sizeof(int64_t)));
   if (positions == nullptr) {
     POSENC_CHECK(rope_check_positions(nullptr, seq, &seq_len));
   } else {
@@ -270,7 +270,7 @@ posenc_status packed_apply(int dtype, const posenc_rope_params* p, int layout, c
                            num_k_heads, k_token_stride, elem_size(dtype), &h));
   h.inverse = inverse != 0;
   int64_t count = 0, seq_len = 0;
-  POSENC_CHECK(checked_mul(num_tokens, pl.naxes, &count, "positions"));
+  POSENC_CHECK(checked_mul(num_tokens, pl.naxes, &count, "positions", sizeof(int64_t)));
   POSENC_CHECK(rope_check_positions(positions, count, &seq_len));
   if (num_tokens == 0 || (h.num_q_heads == 0 && h.num_k_heads == 0)) return POSENC_OK;
   const rope_kernels_t* kt = nullptr;

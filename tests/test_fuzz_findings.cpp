@@ -50,4 +50,21 @@ TEST(FuzzFindings, HeatKernelRejectsOverflowingScale) {
   for (double v : y) EXPECT_TRUE(std::isfinite(v));
 }
 
+// fuzz_rope: with num_tokens >= 2^62 and no heads to rotate, the apply functions scanned
+// positions[0 .. num_tokens) (far past any real array) before a byte-count check; the positions
+// count is now checked as int64 elements (SIZE_OVERFLOW) before it is read.
+TEST(FuzzFindings, RopeApplyRejectsOverflowingPositionCount) {
+  posenc_rope_params p;
+  ASSERT_EQ(posenc_rope_params_init(&p, POSENC_ROPE_DEFAULT, 8, 1e4), POSENC_OK);
+  const int64_t positions[4] = {0, 1, 2, 3};
+  std::vector<float> q(32);
+  poison(q);
+  EXPECT_POSENC_ERROR(posenc_rope_apply_f32(&p, POSENC_ROPE_NEOX, positions, int64_t(1) << 62, 8, q.data(), 0, 0,
+                                            nullptr, 0, 0, 0),
+                      POSENC_ERR_SIZE_OVERFLOW, "positions");
+  EXPECT_EQ(count_poison(q), q.size());
+  EXPECT_EQ(posenc_rope_apply_f32(&p, POSENC_ROPE_NEOX, positions, 4, 8, q.data(), 1, 8, nullptr, 0, 0, 0),
+            POSENC_OK);
+}
+
 }  // namespace

@@ -61,8 +61,9 @@ void apply_family(Input& in, int op) {
   const auto layout = static_cast<posenc_rope_layout>(in.choice(2));
   const int64_t T = in.size(-1, 12), D = in.size(-1, 28), hq = in.size(-1, 3), hk = in.size(-1, 2);
   const int64_t qs = in.flag() ? 0 : in.size(-1, 80), ks = in.flag() ? 0 : in.size(-1, 80);
-  // Token counts past 4096 (the wild ones, >= 2^62) are left out: the apply functions read
-  // positions[num_tokens] before any byte-count check (not yet rejected as SIZE_OVERFLOW).
+  // Token counts past 4096 (the wild ones, >= 2^62) are left out: this harness's own span()
+  // arithmetic would overflow for them. The library's answer to them (SIZE_OVERFLOW before
+  // positions is read) is the regression test FuzzFindings.RopeApplyRejectsOverflowingPositionCount.
   if (T > 4096) return;
   const int32_t inverse = in.size32(-1, 2);
   Arr<int64_t> pos = positions(in, clamp_count(T), 4);
