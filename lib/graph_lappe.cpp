@@ -26,6 +26,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <chrono>
@@ -51,6 +52,22 @@ double now_s() {
 
 constexpr int64_t kDenseMax = 1024;   // components up to this size: dense solver
 constexpr double kSpectraTol = 1e-10; // Spectra's relative Ritz tolerance
+
+/// eig.compute, with Spectra's own failures (it throws std::logic_error / std::runtime_error,
+/// e.g. "TridiagEigen: eigen decomposition failed" on a non-finite Ritz matrix) turned into "not
+/// converged": the solver's info() stays NotComputed, so the caller takes its not-converged path
+/// (another solver, or NOT_CONVERGED) instead of the call failing with INTERNAL.
+/// std::bad_alloc still propagates (OUT_OF_MEMORY).
+template <class Solver>
+void spectra_compute(Solver& eig, Spectra::SortRule selection, int64_t maxit, Spectra::SortRule sorting) {
+  try {
+    eig.compute(selection, maxit, kSpectraTol, sorting);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::logic_error&) {
+  } catch (const std::runtime_error&) {
+  }
+}
 
 
 /// Spectra operator y = c x - L x restricted to the orthogonal complement of the columns of Q
@@ -170,7 +187,7 @@ bool lanczos(const Lap& L, const Eigen::MatrixXd& Q, int64_t nev, int64_t ncv, i
   ShiftedOp op{&L, L.bound, &Q, {}};
   Spectra::SymEigsSolver<ShiftedOp> eig(op, nev, ncv);
   eig.init();
-  eig.compute(Spectra::SortRule::LargestAlge, maxit, kSpectraTol, Spectra::SortRule::LargestAlge);
+  spectra_compute(eig, Spectra::SortRule::LargestAlge, maxit, Spectra::SortRule::LargestAlge);
   st->matvecs += eig.num_operations();
   GDBG("lanczos done: nev=%lld ncv=%lld deflate=%lld ops=%lld info=%d", (long long)nev, (long long)ncv, (long long)Q.cols(), (long long)eig.num_operations(), (int)eig.info());
   if (eig.info() != Spectra::CompInfo::Successful) {
@@ -229,7 +246,7 @@ bool shift_invert(const Lap& L, int64_t nev, int64_t ncv, ShiftInvert* si, Pairs
   ShiftSolveOp op{&ldlt, static_cast<Eigen::Index>(L.n), &none, {}};
   Spectra::SymEigsShiftSolver<ShiftSolveOp> eig(op, nev, ncv, sigma);
   eig.init();
-  eig.compute(Spectra::SortRule::LargestMagn, 300, kSpectraTol, Spectra::SortRule::SmallestAlge);
+  spectra_compute(eig, Spectra::SortRule::LargestMagn, 300, Spectra::SortRule::SmallestAlge);
   st->solves += eig.num_operations();
   GDBG("SI done: ops=%lld info=%d", (long long)eig.num_operations(), (int)eig.info());
   if (eig.info() != Spectra::CompInfo::Successful) {
@@ -250,7 +267,7 @@ bool deflated_shift_invert(const Lap& L, const ShiftInvert& si, const Eigen::Mat
   ShiftSolveOp op{&si.ldlt, static_cast<Eigen::Index>(L.n), &Q, {}};
   Spectra::SymEigsSolver<ShiftSolveOp> eig(op, nev, ncv);
   if (start != nullptr) eig.init(start); else eig.init();
-  eig.compute(Spectra::SortRule::LargestMagn, 300, kSpectraTol, Spectra::SortRule::LargestMagn);
+  spectra_compute(eig, Spectra::SortRule::LargestMagn, 300, Spectra::SortRule::LargestMagn);
   st->solves += eig.num_operations();
   GDBG("deflated SI done: nev=%lld ops=%lld info=%d", (long long)nev, (long long)eig.num_operations(), (int)eig.info());
   if (eig.info() != Spectra::CompInfo::Successful) return false;
@@ -266,7 +283,7 @@ bool deflated_lanczos(const Lap& L, const Eigen::MatrixXd& Q, int64_t nev, int64
   ShiftedOp op{&L, L.bound, &Q, {}};
   Spectra::SymEigsSolver<ShiftedOp> eig(op, nev, ncv);
   if (start != nullptr) eig.init(start); else eig.init();
-  eig.compute(Spectra::SortRule::LargestAlge, maxit, kSpectraTol, Spectra::SortRule::LargestAlge);
+  spectra_compute(eig, Spectra::SortRule::LargestAlge, maxit, Spectra::SortRule::LargestAlge);
   st->matvecs += eig.num_operations();
   GDBG("deflated lanczos done: nev=%lld ncv=%lld deflate=%lld ops=%lld info=%d", (long long)nev, (long long)ncv,
        (long long)Q.cols(), (long long)eig.num_operations(), (int)eig.info());
