@@ -123,6 +123,8 @@ extern "C" POSENC_API posenc_status posenc_rope_decay_f64(const double* inv_freq
     if (!std::isfinite(inv_freq[j]))
       return set_error(POSENC_ERR_INVALID_ARGUMENT, "inv_freq[%d] must be finite (got %g)", j, inv_freq[j]);
   POSENC_CHECK(check_nonneg(count, "count"));
+  int64_t f_elems = 0;  // f and bound hold count doubles: the byte count must fit the address space
+  POSENC_CHECK(checked_mul(count, 1, &f_elems, "f [count]", sizeof(double)));
   POSENC_CHECK(check_not_null_if(f, count, "f"));
   if (count > 0) {
     int64_t span = 0, last = 0;

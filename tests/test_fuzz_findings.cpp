@@ -67,4 +67,22 @@ TEST(FuzzFindings, RopeApplyRejectsOverflowingPositionCount) {
             POSENC_OK);
 }
 
+// fuzz_rope: posenc_rope_decay_f64 with count >= 2^62 and n_step = 0 passed validation (the
+// position range check sees n_begin only) and wrote count elements of f; the byte count of f is
+// now checked (SIZE_OVERFLOW) before anything is written.
+TEST(FuzzFindings, RopeDecayRejectsOverflowingCount) {
+  const double inv[2] = {1.0, 0.1};
+  std::vector<double> f(8), bound(8);
+  poison(f);
+  poison(bound);
+  for (int64_t count : {(int64_t(1) << 62) + 1, std::numeric_limits<int64_t>::max(), int64_t(3) << 61}) {
+    EXPECT_POSENC_ERROR(posenc_rope_decay_f64(inv, 2, 5, 0, count, f.data(), nullptr), POSENC_ERR_SIZE_OVERFLOW, "f");
+    EXPECT_POSENC_ERROR(posenc_rope_decay_f64(inv, 2, 5, 0, count, f.data(), bound.data()), POSENC_ERR_SIZE_OVERFLOW,
+                        "f");
+  }
+  EXPECT_EQ(count_poison(f), f.size());
+  EXPECT_EQ(count_poison(bound), bound.size());
+  EXPECT_EQ(posenc_rope_decay_f64(inv, 2, 5, 0, 8, f.data(), bound.data()), POSENC_OK);
+}
+
 }  // namespace

@@ -234,10 +234,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 7: case 8: strided_family(in, op - 7); break;
     case 9: {
       if (in.flag()) { strided_family(in, 2); break; }
-      // OPEN FINDING (not yet fixed): posenc_rope_decay_f64 reads past inv_freq / writes past f in
-      // the scalar kernel decay_cos_rows<4> (kernels/rope.hpp) for some num_freqs / count; the
-      // target leaves the function out until it is fixed (remove this line then).
-      if (std::getenv("POSENC_FUZZ_DECAY") == nullptr) break;
+      // (A wild count >= 2^62 with n_step = 0 used to pass validation and write count elements:
+      // now SIZE_OVERFLOW, regression test FuzzFindings.RopeDecayRejectsOverflowingCount.)
       const int32_t nf = in.size32(-1, 16);
       Arr<double> inv = array<double>(in, nf, [&] { return in.real(0, 2); });
       const int64_t b = in.size(-5, 100), st = in.size(-2, 9), cnt = in.size(-1, 30);
