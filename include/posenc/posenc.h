@@ -637,7 +637,8 @@ POSENC_API posenc_status posenc_rope_plan_rerotate(const posenc_rope_plan* from,
  *  Accuracy: max abs error <= 1e-9 * num_freqs (observed 2.8e-11 for num_freqs 4096).
  *  Errors: INVALID_ARGUMENT (num_freqs <= 0, count < 0, inv_freq not finite, any |n_i| > 2^53
  *  or n_begin + (count-1)*n_step overflowing); NULL_POINTER (inv_freq NULL, f NULL while
- *  count > 0). Nothing is written on error. */
+ *  count > 0); SIZE_OVERFLOW (count * 8 bytes beyond the address space). Nothing is written on
+ *  error. */
 POSENC_API posenc_status posenc_rope_decay_f64(const double* inv_freq, int32_t num_freqs, int64_t n_begin,
                                                int64_t n_step, int64_t count, double* f, double* bound);
 
