@@ -6,6 +6,7 @@ import scipy.linalg
 
 import posenc
 from posenc import graph
+from graph_dense import dense_laplacian as _laplacian
 
 
 def _graph(seed=0, n=40, m=120):
@@ -14,19 +15,6 @@ def _graph(seed=0, n=40, m=120):
     d = rng.integers(0, n - 4, m)
     w = rng.uniform(0.2, 3.0, m)
     return n, s, d, w
-
-
-def _laplacian(n, s, d, w, kind):
-    A = np.zeros((n, n))
-    for a, b, x in zip(s, d, w):
-        if a != b:
-            A[a, b] += x
-            A[b, a] += x
-    deg = A.sum(1)
-    if kind == graph.Laplacian.COMBINATORIAL:
-        return np.diag(deg) - A
-    isq = np.where(deg > 0, 1.0 / np.sqrt(np.where(deg > 0, deg, 1.0)), 0.0)
-    return np.eye(n) - isq[:, None] * A * isq[None, :]
 
 
 @pytest.mark.parametrize("kind", [graph.Laplacian.SYM, graph.Laplacian.COMBINATORIAL])
