@@ -17,7 +17,8 @@ Reported per token count (both sides alternating, --reps samples each):
              forward and shares them across layers, so the per-layer cost is this),
   hf_full    HF rotary forward (cos/sin from position_ids) + apply_rotary_pos_emb,
   posenc     RotaryEmbedding.apply(q, k, position_ids) (cos/sin computed inside every call;
-             q and k copied once, the copies rotated),
+             q and k copied once, the copies rotated; copies of >= 4 MiB hinted for transparent
+             huge pages before their first touch, see posenc.torch._common.huge_page_hint),
   inplace    RotaryEmbedding.apply(q, k, position_ids, inplace=True) (q and k rotated in place,
              no copy; the backward still rotates a copy of the incoming gradient),
   floor      the step without any rotation: the views and autograd backward of the given
@@ -46,6 +47,7 @@ import torch
 import posenc
 import posenc.torch as pt
 from posenc.torch import rope as ptr
+from posenc.torch._common import huge_page_hint
 
 
 def rotate_half(x):
@@ -175,9 +177,11 @@ def main():
         # the C rotation alone of preallocated q and k (what the kernel costs without torch)
         qo, ko = xq.detach().view(1, T, Hq, D).transpose(1, 2).clone(), xk.detach().view(1, T, Hk, D).transpose(1, 2).clone()
         alloc = cpu_median(lambda: torch.empty_like(xq).fill_(1.0), reps, batch) * 1e3
+        alloc_huge = cpu_median(lambda: huge_page_hint(torch.empty_like(xq)).fill_(1.0), reps, batch) * 1e3
         c_only = cpu_median(lambda: ptr._run(emb._cfg[True], pos, [qo, ko], False), reps, batch) * 1e3
-        print(f"{'':>7} anchors (CPU-time medians): new q-sized tensor written once {alloc:.4f} ms; C rotation of "
-              f"preallocated q and k {c_only:.4f} ms = {c_only / meds[0]:.4f} of hf_apply")
+        print(f"{'':>7} anchors (CPU-time medians): new q-sized tensor written once {alloc:.4f} ms (with the huge-page "
+              f"hint {alloc_huge:.4f} ms); C rotation of preallocated q and k {c_only:.4f} ms = {c_only / meds[0]:.4f} "
+              f"of hf_apply")
 
     # per-call overhead at 1 token
     q = torch.randn(1, 1, Hq * D).view(1, 1, Hq, D).transpose(1, 2).to(dtype)

@@ -546,3 +546,32 @@ def test_autograd_fast_path_and_backward_layout():
     assert z.is_neg()
     with pytest.raises(posenc.ArgumentError, match="lazy conj/neg view"):
         emb.apply(z.view(B, S, Hq, D).transpose(1, 2), k, pos)
+
+
+def test_large_outputs_hinted_for_huge_pages_same_values():
+    """Outputs of >= 4 MiB are allocated, hinted for transparent huge pages, then written
+    (posenc.torch._common.huge_page_hint): the same values and strides as the small-tensor path
+    (clone), forward and backward."""
+    from posenc.torch import _common
+    emb = pt.RotaryEmbedding({"head_dim": 128, "rope_theta": 10000.0, "hidden_size": 1024, "num_attention_heads": 8})
+    S = 1024
+    xq = torch.randn(1, S, 8 * 128, requires_grad=True)  # 4 MiB
+    q = xq.view(1, S, 8, 128).transpose(1, 2)
+    assert q.numel() * 4 >= _common.HUGE_PAGES_MIN_BYTES
+    pos = torch.arange(S)[None]
+    gq = torch.randn(1, 8, S, 128)
+    qr, _ = emb.apply(q, None, pos)
+    (dq,) = torch.autograd.grad(qr, q, gq)
+    assert qr.stride() == q.stride() and dq.stride() == q.stride()
+    with torch.no_grad():
+        old = _common.HUGE_PAGES_MIN_BYTES
+        try:  # the same call through the plain clones
+            _common.HUGE_PAGES_MIN_BYTES = 1 << 62
+            import posenc.torch.rope as ptr
+            ptr.HUGE_PAGES_MIN_BYTES = 1 << 62
+            want, _ = emb.apply(q.detach().contiguous(), None, pos)
+            inv, _ = pt.rope_apply(emb, gq, None, pos, heads_first=True, inverse=True)
+        finally:
+            _common.HUGE_PAGES_MIN_BYTES = old
+            ptr.HUGE_PAGES_MIN_BYTES = old
+    assert torch.equal(qr, want) and torch.equal(dq, inv)

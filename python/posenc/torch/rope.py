@@ -19,7 +19,7 @@ import torch
 
 from .._lib import ArgumentError
 from ..rope import (RopeAxes, RopeLayout, RopeOperand, RopeParams, RopePlan, RopeType, _num_axes, rope_params)
-from ._common import cfn, check, positions_tensor, tensor
+from ._common import HUGE_PAGES_MIN_BYTES, cfn, check, huge_page_hint, positions_tensor, tensor
 
 _DTYPES = {torch.float32: 0, torch.bfloat16: 1, torch.float16: 2}
 _WHAT = ("the posenc C ABI rotates float32, bfloat16 and float16 storage (float64: cast with .float(); "
@@ -102,10 +102,18 @@ def _operand(x, heads_first):
     return RopeOperand(x.data_ptr(), lay[0], lay[1], lay[2], lay[3]), lay[4], lay[5]
 
 
+def _clone(x):
+    """x.clone() (x's strides when dense); a large one is allocated first, hinted for huge pages
+    (huge_page_hint) and then written."""
+    if x.numel() * x.element_size() < HUGE_PAGES_MIN_BYTES:
+        return x.clone()
+    return huge_page_hint(torch.empty_like(x)).copy_(x)
+
+
 def _fresh_op(x, heads_first):
     """(y, operand of y): a new tensor y with x's values that the C ABI can rotate in place (x's own
     strides when they are dense with a unit-stride head_dim, else C-contiguous)."""
-    y = x.clone()
+    y = _clone(x)
     op = _operand(y, heads_first)
     if op is None:
         y = x.clone(memory_format=torch.contiguous_format)
@@ -154,9 +162,9 @@ def _copies_as(gs, layouts):
     outs = []
     for g, (shape, st, contig) in zip(gs, layouts):
         if g.stride() == st or (contig and g.is_contiguous()):
-            outs.append(g.clone())
+            outs.append(_clone(g))
         else:
-            outs.append(torch.empty_strided(shape, st, dtype=g.dtype).copy_(g))
+            outs.append(huge_page_hint(torch.empty_strided(shape, st, dtype=g.dtype)).copy_(g))
     return outs
 
 
@@ -198,7 +206,7 @@ class _RopeFunction(torch.autograd.Function):
         if e is None:
             outs = _rotated_copies(cfg, positions, xs, inverse)
         else:
-            outs = [x.clone() for x in xs]
+            outs = [_clone(x) for x in xs]
             _run(cfg, positions, outs, inverse, e)
         ctx.cfg, ctx.positions, ctx.inverse = cfg, positions, inverse
         ctx.layouts = [(o.shape, o.stride(), o.is_contiguous()) for o in outs]
@@ -322,8 +330,8 @@ def _fast(cfg, q, k, positions, inverse, inplace):
     if inplace:
         oq, ok = q, k
     else:
-        oq = q.clone()
-        ok = None if k is None else k.clone()
+        oq = _clone(q)
+        ok = None if k is None else _clone(k)
     ops = e.ops
     ops[0].data = oq.data_ptr()
     if ok is not None:
