@@ -206,7 +206,7 @@ class _RopeFunction(torch.autograd.Function):
         if e is None:
             outs = _rotated_copies(cfg, positions, xs, inverse)
         else:
-            outs = [_clone(x) for x in xs]
+            outs = [x.clone() for x in xs] if e.small else [_clone(x) for x in xs]
             _run(cfg, positions, outs, inverse, e)
         ctx.cfg, ctx.positions, ctx.inverse = cfg, positions, inverse
         ctx.layouts = [(o.shape, o.stride(), o.is_contiguous()) for o in outs]
@@ -284,7 +284,7 @@ class _FastEntry:
     """A prepared call for one (thread, shapes, strides, dtypes) key: operand structs whose data
     pointer alone changes per call, and the C call's other arguments."""
 
-    __slots__ = ("ops", "pre", "post")
+    __slots__ = ("ops", "pre", "post", "small")
 
     def __init__(self, cfg, outs):
         lays = [_operand(o, cfg.heads_first) for o in outs]
@@ -294,6 +294,8 @@ class _FastEntry:
         # the C call's arguments around positions (and before inverse), as ctypes objects
         self.pre = tuple(cfg.first) + (_I32(_DTYPES[outs[0].dtype]), _I32(cfg.layout))
         self.post = (_I32(cfg.na), _I64(batch), _I64(seq), _I64(outs[0].shape[-1]), addrs[0], addrs[1])
+        # all tensors of this layout below the huge-page threshold: plain clones (see _clone)
+        self.small = all(o.numel() * o.element_size() < HUGE_PAGES_MIN_BYTES for o in outs)
 
 
 def _fast_key(q, k, positions, inverse, inplace):
@@ -310,7 +312,8 @@ def _known(cfg, q, k, positions, inverse, inplace):
             (positions is not None and type(positions) is not _Tensor):
         return None
     try:
-        e = cfg.fast.get(_fast_key(q, k, positions, inverse, inplace))
+        e = cfg.fast.get((_ident(), q.shape, q.stride(), q.dtype, None if k is None else (k.shape, k.stride(), k.dtype),
+                          None if positions is None else (positions.shape, positions.dtype), inverse, inplace))
     except RuntimeError:  # tensors without strides (sparse, mkldnn): the full path explains
         return None
     if e is None or not q.is_cpu or q.is_neg() or (k is not None and (not k.is_cpu or k.is_neg())):
@@ -329,6 +332,9 @@ def _fast(cfg, q, k, positions, inverse, inplace):
         return None
     if inplace:
         oq, ok = q, k
+    elif e.small:
+        oq = q.clone()
+        ok = None if k is None else k.clone()
     else:
         oq = _clone(q)
         ok = None if k is None else _clone(k)
@@ -336,7 +342,9 @@ def _fast(cfg, q, k, positions, inverse, inplace):
     ops[0].data = oq.data_ptr()
     if ok is not None:
         ops[1].data = ok.data_ptr()
-    check(cfg.raw(*e.pre, None if positions is None else _VP(positions.data_ptr()), *e.post, _INVERSE[inverse]))
+    st = cfg.raw(*e.pre, None if positions is None else _VP(positions.data_ptr()), *e.post, _INVERSE[inverse])
+    if st:
+        check(st)
     return oq, ok
 
 
