@@ -11,7 +11,7 @@ from torch.autograd.function import once_differentiable
 
 from .._lib import ArgumentError
 from ..features import RfKind, RfSampling, RfShift
-from ._common import cfn, check, contiguous_c, tensor
+from ._common import cfn, check, contiguous_c, huge_page_hint, tensor
 
 _F32 = (torch.float32,)
 _WHAT = "the features family of the posenc C ABI is float32 (cast with .float())"
@@ -64,7 +64,7 @@ def _groups(x2, shift, group_rows):
 
 def _features_fwd(x2, omega, weights, kind, shift, group_rows):
     m, d = omega.shape
-    out = torch.empty((x2.shape[0], _nfeat(kind, m)), dtype=torch.float32)
+    out = huge_page_hint(torch.empty((x2.shape[0], _nfeat(kind, m)), dtype=torch.float32))
     f = cfn("posenc_rf_features_f32")
     for a, b in _groups(x2, shift, group_rows):
         check(f(int(kind), int(shift), omega.data_ptr(), m, d, _ptr(weights), x2[a:b].data_ptr(), b - a,
@@ -87,7 +87,7 @@ class _RfFeatures(torch.autograd.Function):
         need_x, need_o, need_w = ctx.needs_input_grad[:3]
         m, d = omega.shape
         g = contiguous_c(grad_out)
-        gx = torch.empty_like(x2) if need_x else None
+        gx = huge_page_hint(torch.empty_like(x2)) if need_x else None
         groups = _groups(x2, shift, group_rows)
         gw = torch.zeros(m, dtype=torch.float32) if need_w else None
         go = torch.zeros(m, d, dtype=torch.float32) if need_o else None
@@ -162,7 +162,7 @@ def _heads(*ts):
 def _attn_fwd(name, a, b, v, causal, param):
     H, n, F = a.shape
     dv = v.shape[-1]
-    out = torch.empty((H, n, dv), dtype=torch.float32)
+    out = huge_page_hint(torch.empty((H, n, dv), dtype=torch.float32))
     f = cfn(name)
     for h in range(H):
         check(f(a[h].data_ptr(), b[h].data_ptr(), v[h].data_ptr(), n, F, dv, causal, param, out[h].data_ptr()))
@@ -171,7 +171,7 @@ def _attn_fwd(name, a, b, v, causal, param):
 
 def _attn_bwd(name, a, b, v, causal, param, grad_out):
     g = contiguous_c(grad_out)
-    ga, gb, gv = torch.empty_like(a), torch.empty_like(b), torch.empty_like(v)
+    ga, gb, gv = (huge_page_hint(torch.empty_like(t)) for t in (a, b, v))
     H, n, F = a.shape
     dv = v.shape[-1]
     f = cfn(name)
