@@ -22,17 +22,18 @@ namespace posenc {
 namespace detail {
 namespace {
 /// Rows per block of the causal backward's intra-chunk staircase (see pass 1).
-constexpr int64_t kRowBlock = 32;
+constexpr int64_t kRowBlock = 16;
 
 /// Scratch for the tiles of one call, one slot per tile that runs at a time, all allocated when
 /// the pool is built (before the call writes any output: an allocation that fails later would
 /// leave the outputs half written). A tile takes a free slot and gives it back; with more tiles
 /// running at once than slots (the thread count changed during the call) a tile allocates its own.
+template <class T>
 class slot_pool {
  public:
   slot_pool(int64_t slots, int64_t floats)
-      : floats_(floats), mem_(std::max<int64_t>(slots, 1) * floats) {
-    for (int64_t i = std::max<int64_t>(slots, 1) - 1; i >= 0; --i) free_.push_back(mem_.data() + i * floats);
+      : floats_(floats), mem_(new T[static_cast<size_t>(std::max<int64_t>(slots, 1) * floats)]) {
+    for (int64_t i = std::max<int64_t>(slots, 1) - 1; i >= 0; --i) free_.push_back(mem_.get() + i * floats);
   }
   /// A slot held for the lifetime of the object.
   class lease {
@@ -46,7 +47,7 @@ class slot_pool {
           return;
         }
       }
-      own_.reset(new float[static_cast<size_t>(p.floats_)]);
+      own_.reset(new T[static_cast<size_t>(p.floats_)]);
       ptr_ = own_.get();
     }
     ~lease() {
@@ -56,26 +57,26 @@ class slot_pool {
     }
     lease(const lease&) = delete;
     lease& operator=(const lease&) = delete;
-    float* data() const { return ptr_; }
+    T* data() const { return ptr_; }
 
    private:
     slot_pool& pool_;
-    float* ptr_ = nullptr;
-    std::unique_ptr<float[]> own_;
+    T* ptr_ = nullptr;
+    std::unique_ptr<T[]> own_;
   };
 
  private:
   int64_t floats_;
-  fbuf mem_;
+  std::unique_ptr<T[]> mem_;
   std::mutex m_;
-  std::vector<float*> free_;
+  std::vector<T*> free_;
 };
 }  // namespace
 
 void linear_attention_backward_run(const features_kernels_t* k, const float* phi_q, const float* phi_k, const float* v, int64_t n,
                                    int32_t F, int32_t dv, bool causal, bool unnorm, float eps, const float* grad_out,
                                    float* grad_phi_q, float* grad_phi_k, float* grad_v) {
-  const int64_t C = causal ? 128 : 512;  // rows per chunk (causal) or tile
+  const int64_t C = causal ? 64 : 512;  // rows per chunk (causal) or tile
   const int64_t nc = tiles_of(n, C);
   const int64_t FD = static_cast<int64_t>(F) * dv, state = FD + F;
   const int64_t eg = 2048;  // state elements per tile of the prefix scans
@@ -83,7 +84,9 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
   // scratch: pass 1's buffer (below) for the largest chunk, pass 2's R^T, a scan tile's sums.
   const int64_t cm = std::min(n, C), l2m = causal ? cm * cm : 0, ltm = causal ? cm : 0;
   const int64_t slot = std::max({cm * dv + 2 * cm + F + 2 * l2m + (F + dv) * ltm, FD, eg});
-  slot_pool pool(std::max<int64_t>(1, std::min<int64_t>(nc, thread_count())), slot);
+  const int64_t slots = std::max<int64_t>(1, std::min<int64_t>(nc, thread_count()));
+  slot_pool<float> pool(slots, slot);
+  slot_pool<double> dpool(slots, 2 * cm);  // pass 1's float64 row sums
   // forward states S^T [dv, F] and z [F] (S^T: the B operand of U = grad_out S^T as it is):
   // causal: exclusive prefix sums of the chunk states; else one global state (st is reused for
   // the chunks' R, r in pass 1: chunk c alone reads st[c] and writes it after)
@@ -99,10 +102,10 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
     k->colsum_acc(phi_k + r0 * F, len, F, s + FD);
   });
   if (causal) {
-    // exclusive prefix (the forward's order: run before adding)
+    // exclusive prefix (run before adding)
     parallel_tiles(tiles_of(state, eg), [&](int64_t t) {
       const int64_t e0 = t * eg, e1 = std::min(state, e0 + eg);
-      slot_pool::lease ls(pool);
+      slot_pool<float>::lease ls(pool);
       float* run = ls.data();
       std::fill(run, run + (e1 - e0), 0.0f);
       for (int64_t c = 0; c < nc; ++c) {
@@ -137,7 +140,9 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
     // one uninitialized scratch: a [len, dv], b, dinv [len], z [F]; causal: P, G [len, len],
     // phi_k^T [F, len], V^T [dv, len]
     const int64_t L2 = causal ? len * len : 0, LT = causal ? len : 0;
-    slot_pool::lease buf(pool);
+    slot_pool<float>::lease buf(pool);
+    slot_pool<double>::lease dbuf(dpool);
+    double* const dots = dbuf.data();
     float* a = buf.data();
     float* b = a + len * dv;
     float* dinv = b + len;
@@ -155,8 +160,8 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
     // block set to 0), and the products with M and P read only that part: the skipped entries
     // are the masked ones (j > i), so the sums are those of the full masked blocks.
     if (causal) {
-      transpose_to(kk, len, F, F, kT);
-      transpose_to(vv, len, dv, dv, vT);
+      k->transpose(kk, len, F, F, kT);
+      k->transpose(vv, len, dv, dv, vT);
       for (int64_t i0 = 0; i0 < len; i0 += kRowBlock) {
         const int64_t i1 = std::min(len, i0 + kRowBlock);
         k->matmul(q + i0 * F, F, 1, kT, len, i1 - i0, i1, F, P + i0 * len, len, 0);
@@ -165,6 +170,7 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
           for (int64_t j = i + 1; j < i1; ++j) P[size_t(i * len + j)] = G[size_t(i * len + j)] = 0.0f;
       }
     }
+    if (!unnorm) k->linear_bwd_dots(q, gq, len, F, z, causal ? P : nullptr, G, len, dots);
     for (int64_t i = 0; i < len; ++i) {
       if (unnorm) {  // no denominator: a_i = grad_out_i, b_i = 0
         for (int32_t cdx = 0; cdx < dv; ++cdx) a[size_t(i * dv + cdx)] = go[i * dv + cdx];
@@ -172,25 +178,17 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
         dinv[size_t(i)] = 1.0f;
         continue;
       }
-      double dz = 0.0, gdo = 0.0;
-      for (int32_t f = 0; f < F; ++f) {
-        dz += double(q[i * F + f]) * z[f];
-        gdo += double(q[i * F + f]) * gq[i * F + f];
-      }
-      if (causal)
-        for (int64_t j = 0; j <= i; ++j) {
-          dz += double(P[size_t(i * len + j)]);
-          gdo += double(P[size_t(i * len + j)]) * G[size_t(i * len + j)];
-        }
+      const double dz = dots[2 * i], gdo = dots[2 * i + 1];
       const double dn = dz + double(eps);
       if (dn == 0.0) {  // the forward wrote a zero row: zero gradient
         for (int32_t cdx = 0; cdx < dv; ++cdx) a[size_t(i * dv + cdx)] = 0.0f;
         b[i] = dinv[i] = 0.0f;
         continue;
       }
-      for (int32_t cdx = 0; cdx < dv; ++cdx) a[size_t(i * dv + cdx)] = static_cast<float>(go[i * dv + cdx] / dn);
-      b[size_t(i)] = static_cast<float>(-gdo / (dn * dn));
-      dinv[size_t(i)] = static_cast<float>(1.0 / dn);
+      const double inv = 1.0 / dn;  // one division per row
+      for (int32_t cdx = 0; cdx < dv; ++cdx) a[size_t(i * dv + cdx)] = static_cast<float>(go[i * dv + cdx] * inv);
+      b[size_t(i)] = static_cast<float>(-gdo * inv * inv);
+      dinv[size_t(i)] = static_cast<float>(inv);
     }
     for (int64_t i = 0; i < len; ++i)
       for (int32_t f = 0; f < F; ++f) gq[i * F + f] = gq[i * F + f] * dinv[size_t(i)] + b[size_t(i)] * z[f];
@@ -217,7 +215,7 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
   if (causal) {
     parallel_tiles(tiles_of(state, eg), [&](int64_t t) {
       const int64_t e0 = t * eg, e1 = std::min(state, e0 + eg);
-      slot_pool::lease ls(pool);
+      slot_pool<float>::lease ls(pool);
       float* run = ls.data();
       std::fill(run, run + (e1 - e0), 0.0f);
       for (int64_t c = nc - 1; c >= 0; --c) {
@@ -238,8 +236,8 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
   parallel_tiles(nc, [&](int64_t c) {
     const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
     const float* r = rs + (causal ? c * state : 0);
-    slot_pool::lease rT(pool);
-    transpose_to(r, F, dv, dv, rT.data());
+    slot_pool<float>::lease rT(pool);
+    k->transpose(r, F, dv, dv, rT.data());
     float* gk = grad_phi_k + r0 * F;
     float* gv = grad_v + r0 * dv;
     k->matmul(v + r0 * dv, dv, 1, rT.data(), F, len, F, dv, gk, F, causal ? 1 : 0);
@@ -266,8 +264,10 @@ extern "C" POSENC_API posenc_status posenc_linear_attention_backward_f32(
                                        "linear_attention_backward.global_unnormalized",
                                        "linear_attention_backward.causal_chunked_unnormalized"};
   path(kPaths[(causal ? 1 : 0) + (unnorm ? 2 : 0)]);
+  // Five n F dv products; causal adds the intra-chunk ones on the 64-row chunks' staircase
+  // (10 of the 16 16-row blocks of each chunk).
   work(4.0 * double(n) * 4.0 * (F + dv),
-       12.0 * double(n) * F * dv + (causal ? 8.0 * double(n) * 128 * (F + dv) : 0.0), true);
+       10.0 * double(n) * F * dv + (causal ? 0.625 * double(n) * 64 * (6.0 * F + 4.0 * dv) : 0.0), true);
   POSENC_SHAPE("n=%lld F=%d dv=%d", (long long)n, F, dv);
   return guarded([&] {
     // linear_attention_backward_run allocates all its scratch before it writes an output: an
