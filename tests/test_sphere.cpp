@@ -702,6 +702,32 @@ TEST_P(SphHarm, EveryTailSizeMatchesPerPointCallsBitwise) {
   }
 }
 
+/// A point of extreme magnitude (largest component outside [2^-400, 2^400]: scaled before its
+/// norm is taken) shares its block with ordinary points, in the plain blocks, the whole-line
+/// super-blocks and the tail. Every point's bits must equal those of the point computed alone,
+/// so that a point's output never depends on its block partners.
+TEST_P(SphHarm, ExtremeMagnitudePointLeavesItsBlockPartnersBitsUnchanged) {
+  const int64_t n = 150;
+  std::vector<double> d = normal_dirs(n, 31);
+  const double ext[][3] = {{3e300, -1e300, 5e299}, {1e-300, 2e-300, -1e-300}, {2e-310, -1e-310, 3e-310},
+                           {0.0, 0.0, -1e305}, {1e-250, 0.0, 0.0}};
+  const int64_t at[] = {0, 5, 13, 22, 70, 77, 101, 146};
+  for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); ++i)
+    for (int c = 0; c < 3; ++c) d[size_t(3 * at[i] + c)] = ext[i % 5][c];
+  for (int L : {3, 5, 10, 17, 30}) {
+    const int64_t K = nsh(L);
+    std::vector<double> a(static_cast<size_t>(n * K)), b(static_cast<size_t>(n * K));
+    poison(a);
+    poison(b);
+    ASSERT_EQ(posenc_sph_harm_real_f64(L, d.data(), n, a.data()), POSENC_OK);
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(posenc_sph_harm_real_f64(L, d.data() + 3 * i, 1, b.data() + i * K), POSENC_OK);
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_TRUE(same_bits(std::vector<double>(a.begin() + i * K, a.begin() + (i + 1) * K),
+                            std::vector<double>(b.begin() + i * K, b.begin() + (i + 1) * K)))
+          << "L " << L << " point " << i;
+  }
+}
+
 /// A block with a point off the pole whose sin(theta)^lmax underflows takes the extended-range
 /// recurrence instead of the fast path; inside a super-block of the line writer its neighbours'
 /// shared lines must still be written. Checked against Boost, nothing outside the output touched.
