@@ -93,15 +93,20 @@ posenc_status maglap_pe(int64_t num_nodes, const int64_t* src, const int64_t* ds
                          "(the sparse route is not implemented)",
                          comps[c].size(), comps[c][0], static_cast<long long>(kMagDenseMax));
     // Edges bucketed by component (edge order kept): W of each component is summed in edge order.
+    // An edge whose ends lie in different components (weight 0, or a subnormal weight halved to 0
+    // in A_s) adds nothing to A_s and is skipped.
+    auto inside = [&](int64_t e) {
+      return src[e] != dst[e] && comp[static_cast<size_t>(src[e])] == comp[static_cast<size_t>(dst[e])];
+    };
     std::vector<int64_t> eptr(comps.size() + 1, 0);
     for (int64_t e = 0; e < num_edges; ++e)
-      if (src[e] != dst[e]) ++eptr[static_cast<size_t>(comp[static_cast<size_t>(src[e])]) + 1];
+      if (inside(e)) ++eptr[static_cast<size_t>(comp[static_cast<size_t>(src[e])]) + 1];
     for (size_t c = 0; c < comps.size(); ++c) eptr[c + 1] += eptr[c];
     std::vector<int64_t> ebuf(static_cast<size_t>(eptr.back()));
     {
       std::vector<int64_t> pos(eptr.begin(), eptr.end() - 1);
       for (int64_t e = 0; e < num_edges; ++e)
-        if (src[e] != dst[e]) ebuf[static_cast<size_t>(pos[static_cast<size_t>(comp[static_cast<size_t>(src[e])])]++)] = e;
+        if (inside(e)) ebuf[static_cast<size_t>(pos[static_cast<size_t>(comp[static_cast<size_t>(src[e])])]++)] = e;
     }
     struct Cand {
       double val;

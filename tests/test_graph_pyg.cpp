@@ -485,6 +485,21 @@ TEST_P(GraphPyg, MagLapErrors) {
   EXPECT_EQ(count_poison(im), im.size());
 }
 
+TEST_P(GraphPyg, MagLapZeroWeightEdgeBetweenComponents) {
+  // 0 -> 1 (weight 1), 2 -> 3 (weight 1), 1 -> 2 (weight 0: no edge) and 3 -> 0 (subnormal: halved
+  // to 0 in A_s): two components {0, 1}, {2, 3}, each with L_sym eigenvalues 0 and 2.
+  const int64_t s[4] = {0, 2, 1, 3}, d[4] = {1, 3, 2, 0};
+  const double w[4] = {1.0, 1.0, 0.0, std::numeric_limits<double>::denorm_min()};
+  std::vector<double> v(4), re(16), im(16);
+  ASSERT_EQ(posenc_maglap_pe_f64(4, s, d, w, 4, POSENC_LAPLACIAN_SYM, 0.3, 4, v.data(), re.data(), im.data()),
+            POSENC_OK)
+      << posenc_last_error_message();
+  EXPECT_NEAR(v[0], 0.0, 1e-15);
+  EXPECT_NEAR(v[1], 0.0, 1e-15);
+  EXPECT_NEAR(v[2], 2.0, 1e-15);
+  EXPECT_NEAR(v[3], 2.0, 1e-15);
+}
+
 POSENC_INSTANTIATE_ISA(GraphPyg);
 
 }  // namespace
