@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // lib/graph_maglap.cpp — graph family: magnetic Laplacian PE of directed graphs (MagLapPE,
 // Geisler et al. 2023): the k smallest eigenpairs of the complex Hermitian L_q, per connected
-// component of the symmetrized graph, by Eigen's dense complex SelfAdjointEigenSolver.
+// component of the symmetrized graph, by a dense Householder tridiagonalization (Eigen) and the
+// implicit QR of the real tridiagonal.
 //
 // Plain lib code (baseline flags, no SIMD kernel table): components are solved one after the
 // other on the calling thread, so the result is bitwise identical for any thread count and on
@@ -159,11 +160,18 @@ posenc_status maglap_pe(int64_t num_nodes, const int64_t* src, const int64_t* ds
             vecs[c] = es.eigenvectors().leftCols(nev).cast<std::complex<double>>();
           }
         } else {
-          Eigen::SelfAdjointEigenSolver<Eigen::MatrixXcd> es(L);
+          // Householder tridiagonalization of the Hermitian L (its tridiagonal is real), all
+          // eigenpairs of the REAL tridiagonal by implicit QR, and only the nev wanted vectors
+          // back-transformed: cheaper than accumulating the complex Q through the QR sweeps.
+          Eigen::Tridiagonalization<Eigen::MatrixXcd> tri(L);
+          const Eigen::VectorXd td = tri.diagonal();
+          const Eigen::VectorXd te = tri.subDiagonal();
+          Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es;
+          es.computeFromTridiagonal(td, te, Eigen::ComputeEigenvectors);
           ok = es.info() == Eigen::Success;
           if (ok) {
             vals[c] = es.eigenvalues().head(nev);
-            vecs[c] = es.eigenvectors().leftCols(nev);
+            vecs[c] = tri.matrixQ() * es.eigenvectors().leftCols(nev).cast<std::complex<double>>();
           }
         }
         if (!ok)

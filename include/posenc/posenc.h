@@ -1548,8 +1548,10 @@ POSENC_API posenc_status posenc_laplacian_pe_ex_f64(int64_t num_nodes, const int
  *  repeated eigenvalue is arbitrary, as in LapPE: compare eigenspaces (projectors).
  *
  *  Route: L_q is block diagonal over the connected components of A_s; each component is solved
- *  with Eigen's dense complex SelfAdjointEigenSolver (Householder tridiagonalization and implicit
- *  QR: every eigenvalue found, repeated ones included), cost O(n_c^3) per component of n_c nodes,
+ *  densely: Householder tridiagonalization of the complex Hermitian matrix (Eigen; the tridiagonal
+ *  is real), all eigenpairs of that real tridiagonal by implicit QR (every eigenvalue found,
+ *  repeated ones included) and the wanted vectors back-transformed (q = 0: Eigen's real
+ *  SelfAdjointEigenSolver, eigvecs_im exactly 0); cost O(n_c^3) per component of n_c nodes,
  *  and the k smallest over all components are kept (ties ordered by component, lowest node id
  *  first). Components of more than 4096 nodes are not supported (UNSUPPORTED): the sparse route
  *  (the 2n x 2n real symmetric embedding [[Re L, -Im L], [Im L, Re L]], every eigenvalue doubled)
