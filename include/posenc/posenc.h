@@ -1180,16 +1180,18 @@ POSENC_API posenc_status posenc_rf_features_backward_f32(posenc_rf_kind kind, po
  *  POSENC_LINEAR_UNNORMALIZED the same with D_i = 1 and b_i = 0 (a_i = grad_out_i). Non-causal:
  *  the state S, z (tile partials in tile order, as the forward), then R = sum_i phi_q_i a_i^T and
  *  r = sum_i b_i phi_q_i (tile partials summed in tile order in float64), grad_phi_k = V R^T + r,
- *  grad_v = phi_k R. Causal: the forward's 128-row chunks and exclusive prefix states for
+ *  grad_v = phi_k R. Causal: 64-row chunks (the forward uses 128) and exclusive prefix states for
  *  grad_phi_q; the chunks' R, r as a REVERSE exclusive prefix scan (suffix sums over later chunks,
  *  fast-transformers' causal_dot_backward computed in chunks) for grad_phi_k and grad_v, plus the
- *  masked intra-chunk blocks. The forward output is not recomputed: with U = grad_out S^T and the
+ *  masked intra-chunk blocks, formed on a staircase of 16-row blocks (the blocks above the
+ *  diagonal, all masked, are skipped). The forward output is not recomputed: with U = grad_out S^T and the
  *  intra-chunk P = phi_q phi_k^T, G = grad_out V^T, grad_out_i . out_i = (phi_q_i . U_i +
  *  sum_j P_ij G_ij) / D_i and grad_phi_q = U / D + b z^T + M phi_k. Float32 products in our SIMD
- *  micro-kernel, D_i and b_i in float64. Bitwise identical for any thread count.
+ *  micro-kernel, D_i and b_i in float64 (the row sums of float32 products widened exactly, in
+ *  SIMD). Bitwise identical for any thread count.
  *
  *  Accuracy: against float64 central differences of the float64 forward (tested on every ISA
- *  path, causal and not, n = 300 with 128-row chunks): abs error <= 2e-4 * (1 + max |reference|).
+ *  path, causal and not, n = 300 with 64-row chunks): abs error <= 2e-4 * (1 + max |reference|).
  *
  *  Errors: NULL_POINTER (any array NULL while n > 0); INVALID_ARGUMENT (n < 0, F <= 0, dv <= 0,
  *  eps negative or not finite, flags with a bit other than posenc_linear_flags); SIZE_OVERFLOW.
