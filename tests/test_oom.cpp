@@ -60,6 +60,7 @@ TEST(Oom, CatalogueCoversEveryComputingFunction) {
                          "posenc_rf_features_backward_f32", "posenc_linear_attention_backward_f32",
                          "posenc_softmax_attention_backward_f32", "posenc_linear_attention_step_f32",
                          "posenc_laplacian_pe_f64", "posenc_laplacian_pe_ex_f64", "posenc_rwse_f64",
+                         "posenc_rwse_ex_f64", "posenc_maglap_pe_f64",
                          "posenc_heat_kernel_apply_f64", "posenc_learned_add_f32", "posenc_learned_grad_f32",
                          "posenc_learned_spectrum_f32", "posenc_learned_lowrank_f32", "posenc_learned_resample_f32",
                          "posenc_learned_resample_backward_f32"})

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // tests/fuzz/fuzz_graph.cpp — libFuzzer target of the graph family: Laplacian eigenvector PE
-// (every solver), random-walk SE and the heat-kernel action, on edge lists decoded from the input
-// (self-loops, duplicates, out-of-range or negative node ids, odd weights).
+// (every solver, the PyG flags), random-walk SE (with flags), the heat-kernel action and MagLapPE, on
+// edge lists decoded from the input (self-loops, duplicates, out-of-range or negative node ids, odd
+// weights).
 #include "tests/fuzz/fuzz_common.hpp"
 
 using namespace posenc_fuzz;
@@ -13,7 +14,7 @@ int64_t cnt(int64_t a, int64_t b) { return a > 0 && b > 0 && a <= 4096 && b <= 6
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Input in(data, size);
   setup(in);
-  const int op = in.u8() % 4;
+  const int op = in.u8() % 5;
   const int64_t n = in.size(-1, 60), m = in.size(-1, 120);
   const int64_t mm = m > 0 && m <= 4096 ? m : 0;
   // Edges: mostly a path / random pairs among the n nodes; some ids out of range.
@@ -39,6 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         posenc_laplacian_pe_info info;
         posenc_laplacian_pe_info_init(&info);
         info.solver = static_cast<posenc_lappe_method>(in.choice(4));
+        info.flags = in.u8() % 32;  // the PyG bits, KEEP_SELF_LOOPS (rejected) and one unknown bit
         if (in.u8() % 16 == 0) info.struct_size = in.u32();
         s = posenc_laplacian_pe_ex_f64(n, src.ptr(), dst.ptr(), wp, m, lap, k, val.ptr(), vec.ptr(),
                                        in.flag() ? nullptr : &info);
@@ -56,8 +58,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 2: {
       const int32_t steps = in.size32(-1, 12);
       Out<double> o(in, cnt(n, steps));
-      const posenc_status s = posenc_rwse_f64(n, src.ptr(), dst.ptr(), wp, m, steps, o.ptr());
-      check("posenc_rwse_f64", s, in, out(o, cnt(n, steps)));
+      const uint32_t flags = in.u8() % 8;  // 0: posenc_rwse_f64; 4: an unknown bit
+      const posenc_status s = flags == 0 ? posenc_rwse_f64(n, src.ptr(), dst.ptr(), wp, m, steps, o.ptr())
+                                         : posenc_rwse_ex_f64(n, src.ptr(), dst.ptr(), wp, m, steps, flags, o.ptr());
+      check(flags == 0 ? "posenc_rwse_f64" : "posenc_rwse_ex_f64", s, in, out(o, cnt(n, steps)));
       break;
     }
     case 3: {
@@ -75,6 +79,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       // checked until it is fixed (then: out(y, cnt(n, nv)), out(eb, 1)).
       in.nice = false;
       check("posenc_heat_kernel_apply_f64", s, in, out(y, cnt(n, nv)), out(eb, 1));
+      break;
+    }
+    case 4: {
+      const int32_t k = in.size32(-1, 6);
+      const double q = in.real(-0.5, 1.0);
+      Out<double> val(in, k > 0 && k <= 64 ? k : 0), re(in, cnt(n, k)), im(in, cnt(n, k));
+      posenc_status s = posenc_maglap_pe_f64(n, src.ptr(), dst.ptr(), wp, m, lap, q, k, val.ptr(), re.ptr(), im.ptr());
+      if (s == POSENC_ERR_NOT_CONVERGED) s = POSENC_ERR_INVALID_ARGUMENT;  // a documented failure: same promise
+      check("posenc_maglap_pe_f64", s, in, out(val, k > 0 && k <= 64 ? k : 0), out(re, cnt(n, k)), out(im, cnt(n, k)));
       break;
     }
   }
