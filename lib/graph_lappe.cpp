@@ -142,7 +142,17 @@ struct ShiftInvert {
   ProbedLDLT ldlt;
   double sigma = 0.0;
   bool ready = false;
+  bool deferred = false;  // AUTO: the factorization looked too expensive; Lanczos goes first
 };
+
+// AUTO's choice between shift-invert and Lanczos for a component (measured with
+// bench/lappe_auto_choice.py, k = 16, one thread; factorization flops per nonzero of L and the
+// faster solver): rgg 1e5 156 (shift-invert 15x faster), 10^4 grid 264 (2.9x), 10^5 grid 910
+// (25x), Debian dependency graph 10700 (Lanczos 2.1x), Barabasi-Albert 10^4 33000 (Lanczos 7x).
+// Hubs make the sparse LDL^T fill in (dense supernodes), while the same graphs are expanders with
+// well-separated small eigenvalues, which Lanczos finds in few products. Above this many
+// factorization flops per nonzero, AUTO runs Lanczos first and shift-invert only if it fails.
+constexpr double kShiftInvertFlopsPerNnz = 3000.0;
 
 /// Rayleigh quotients, residuals; returns the largest residual ||L v - lambda v||.
 double polish(const Lap& L, Pairs* p) {
@@ -204,7 +214,7 @@ bool lanczos(const Lap& L, const Eigen::MatrixXd& Q, int64_t nev, int64_t ncv, i
 }
 
 bool shift_invert(const Lap& L, int64_t nev, int64_t ncv, ShiftInvert* si, Pairs* out, SolveStats* st,
-                  std::string* why) {
+                  std::string* why, double max_factor_flops = std::numeric_limits<double>::infinity()) {
   if (L.n >= std::numeric_limits<int>::max() / 2 || L.nnz() >= std::numeric_limits<int>::max()) {
     *why += "shift-invert skipped (matrix too large for 32-bit sparse indices); ";
     return false;
@@ -232,6 +242,13 @@ bool shift_invert(const Lap& L, int64_t nev, int64_t ncv, ShiftInvert* si, Pairs
                   "shift-invert skipped (LDL^T factor would hold %lld nonzeros > %lld, 40x those of L); ",
                   static_cast<long long>(fill), static_cast<long long>(fill_max));
     *why += buf;
+    return false;
+  }
+  if (ldlt.factor_flops() > max_factor_flops) {
+    std::snprintf(buf, sizeof buf, "shift-invert deferred (LDL^T factorization %.3g flops > %.3g); ",
+                  ldlt.factor_flops(), max_factor_flops);
+    *why += buf;
+    si->deferred = true;
     return false;
   }
   GDBG("analyze done: n=%lld nnz=%lld fill=%lld", (long long)L.n, (long long)L.nnz(), (long long)fill);
@@ -417,11 +434,13 @@ posenc_status component_pairs(const Lap& L, int64_t nev, posenc_lappe_method sol
   bool ok = false;
   const int64_t ncv0 = std::min<int64_t>(L.n, std::max<int64_t>(2 * nev + 1, nev + 24));
   ShiftInvert si;
-  if (solver != POSENC_LAPPE_LANCZOS && shift_invert(L, nev, ncv0, &si, out, st, &why) && accept(out, "shift-invert")) {
+  const double si_cap = solver == POSENC_LAPPE_AUTO ? kShiftInvertFlopsPerNnz * static_cast<double>(L.nnz())
+                                                    : std::numeric_limits<double>::infinity();
+  if (solver != POSENC_LAPPE_LANCZOS && shift_invert(L, nev, ncv0, &si, out, st, &why, si_cap) &&
+      accept(out, "shift-invert")) {
     ok = true;
     st->method = "shift-invert";
   }
-  if (si.ready) cert->factor_nnz = si.ldlt.factor_nnz();
   const int64_t ncvs[2] = {ncv0, std::min<int64_t>(L.n, 2 * ncv0 + 16)};
   const int64_t maxits[2] = {300, 10000};  // restarts: a cluster cut at nev stalls a small ncv
   for (int a = 0; a < 2 && !ok && solver != POSENC_LAPPE_SHIFT_INVERT; ++a) {
@@ -432,6 +451,14 @@ posenc_status component_pairs(const Lap& L, int64_t nev, posenc_lappe_method sol
       why += "; ";
     }
   }
+  if (!ok && si.deferred) {  // AUTO's Lanczos-first choice failed: the factorization after all
+    si.deferred = false;
+    if (shift_invert(L, nev, ncv0, &si, out, st, &why) && accept(out, "shift-invert")) {
+      ok = true;
+      st->method = "shift-invert";
+    }
+  }
+  if (si.ready) cert->factor_nnz = si.ldlt.factor_nnz();
   if (!ok)
     return set_error(POSENC_ERR_NOT_CONVERGED, "no eigensolver converged for a component of %lld nodes: %s",
                      static_cast<long long>(L.n), why.c_str());
