@@ -85,4 +85,30 @@ TEST(FuzzFindings, RopeDecayRejectsOverflowingCount) {
   EXPECT_EQ(posenc_rope_decay_f64(inv, 2, 5, 0, 8, f.data(), bound.data()), POSENC_OK);
 }
 
+// fuzz_rope (finding rope_strided_bf16): a strided operand whose other counts are all 1 was
+// accepted with head_dim >= 2^62 (the extent check ran for dimensions of count > 1 only), a
+// claim of an array larger than the address space; now SIZE_OVERFLOW before anything is read or
+// written, as the packed functions do. A huge stride of a dimension of count 1 stays legitimate.
+TEST(FuzzFindings, RopeStridedRejectsOverflowingHeadDim) {
+  posenc_rope_params p;
+  ASSERT_EQ(posenc_rope_params_init(&p, POSENC_ROPE_DEFAULT, 8, 1e4), POSENC_OK);
+  std::vector<uint16_t> q(16, 0x3f80);  // bf16 1.0
+  const std::vector<uint16_t> q0 = q;
+  posenc_rope_operand op{q.data(), 1, 0, 0, 0};
+  for (int64_t head_dim : {(int64_t(1) << 62) + 1, std::numeric_limits<int64_t>::max()}) {
+    EXPECT_POSENC_ERROR(posenc_rope_apply_strided(&p, POSENC_ROPE_BF16, POSENC_ROPE_NEOX, nullptr, 1, 1, 1, head_dim,
+                                                  &op, nullptr, 0),
+                        POSENC_ERR_SIZE_OVERFLOW, "q");
+  }
+  EXPECT_EQ(q, q0);
+  // Count-1 dimensions with wild strides: OK, only the 8 channels of the one head are touched.
+  posenc_rope_operand wild{q.data(), 1, (int64_t(1) << 62) + 1, std::numeric_limits<int64_t>::max(), int64_t(3) << 61};
+  const int64_t pos[1] = {3};
+  EXPECT_EQ(posenc_rope_apply_strided(&p, POSENC_ROPE_BF16, POSENC_ROPE_NEOX, pos, 1, 1, 1, 8, &wild, nullptr, 0),
+            POSENC_OK)
+      << posenc_last_error_message();
+  EXPECT_NE(q, q0);
+  for (size_t i = 8; i < q.size(); ++i) EXPECT_EQ(q[i], q0[i]) << i;
+}
+
 }  // namespace
