@@ -111,4 +111,31 @@ TEST(FuzzFindings, RopeStridedRejectsOverflowingHeadDim) {
   for (size_t i = 8; i < q.size(); ++i) EXPECT_EQ(q[i], q0[i]) << i;
 }
 
+// fuzz_graph (finding graph_heat_nan): a graph whose only edges are self-loops (dropped: the
+// combinatorial L = 0, spectral bound 1e-300) gave NaN in y with status OK: the Chebyshev
+// coefficients' recurrence overflowed for z = t lambda_max / 2 ~ 1e-301. exp(-tL) is the identity
+// there: y = x, for every heat-kernel function; L_sym (1 on isolated nodes) gives exp(-t) x.
+TEST(FuzzFindings, HeatKernelOfEdgelessGraphIsIdentity) {
+  const int64_t src[] = {1, 1}, dst[] = {1, 1};
+  const std::vector<double> x = {-1.95, 0.5, -0.65, -1.3};
+  std::vector<double> y(4), eb(1);
+  poison(y);
+  ASSERT_EQ(posenc_heat_kernel_apply_f64(2, src, dst, nullptr, 2, POSENC_LAPLACIAN_COMBINATORIAL, 0.235, x.data(), 2,
+                                         y.data(), eb.data()),
+            POSENC_OK)
+      << posenc_last_error_message();
+  EXPECT_EQ(y, x);
+  EXPECT_LE(eb[0], 1e-15);
+  const double times[] = {0.5, 3.0};
+  std::vector<double> d(4);
+  ASSERT_EQ(posenc_heat_kernel_diag_f64(2, src, dst, nullptr, 2, POSENC_LAPLACIAN_COMBINATORIAL, times, 2, d.data(),
+                                        nullptr),
+            POSENC_OK);
+  for (double v : d) EXPECT_EQ(v, 1.0);
+  ASSERT_EQ(posenc_heat_kernel_apply_f64(2, src, dst, nullptr, 2, POSENC_LAPLACIAN_SYM, 0.235, x.data(), 2, y.data(),
+                                         eb.data()),
+            POSENC_OK);
+  for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(y[i], std::exp(-0.235) * x[i], 1e-14) << i;
+}
+
 }  // namespace

@@ -44,11 +44,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                        in.flag() ? nullptr : &info);
       }
       if (s == POSENC_ERR_NOT_CONVERGED) s = POSENC_ERR_INVALID_ARGUMENT;  // a documented failure: same promise
-      // OPEN FINDING (not yet fixed): Spectra's "TridiagEigen: eigen decomposition failed" comes
-      // out as POSENC_ERR_INTERNAL (tests/fuzz/findings/graph_lappe_internal); the outputs must
-      // still be untouched.
-      if (s == POSENC_ERR_INTERNAL && std::strstr(posenc_last_error_message(), "TridiagEigen") != nullptr)
-        s = POSENC_ERR_INVALID_ARGUMENT;
       check(op == 0 ? "posenc_laplacian_pe_f64" : "posenc_laplacian_pe_ex_f64", s, in,
             out(val, k > 0 && k <= 64 ? k : 0), out(vec, cnt(n, k)));
       break;
@@ -65,15 +60,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const int64_t nv = in.size(-1, 3);
       Arr<double> x = array<double>(in, cnt(n, nv), [&] { return in.real(-2, 2); });
       Out<double> y(in, cnt(n, nv)), eb(in, 1);
-      // OPEN FINDING (not yet fixed): huge weights (1e300) make lib/graph.cpp convert a float64
-      // beyond int64's range (undefined behaviour; tests/fuzz/findings/graph_heat_ub): the heat
-      // kernel gets nice input only until it is fixed.
-      if (!in.nice) break;
       const posenc_status s = posenc_heat_kernel_apply_f64(n, src.ptr(), dst.ptr(), wp, m, lap, t, x.ptr(), nv, y.ptr(),
                                                            in.flag() ? nullptr : eb.ptr());
-      // OPEN FINDING (not yet fixed): NaN in y on some finite inputs; only the failure promise is
-      // checked until it is fixed (then: out(y, cnt(n, nv)), out(eb, 1)).
-      in.nice = false;
       check("posenc_heat_kernel_apply_f64", s, in, out(y, cnt(n, nv)), out(eb, 1));
       break;
     }
