@@ -138,4 +138,21 @@ TEST(FuzzFindings, HeatKernelOfEdgelessGraphIsIdentity) {
   for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(y[i], std::exp(-0.235) * x[i], 1e-14) << i;
 }
 
+// fuzz_graph: posenc_heat_kernel_rows_f64 scanned sources[0 .. num_sources) for node ids before
+// checking num_sources' byte count, reading far past the array for num_sources >= 2^62; the sizes
+// are now checked first (SIZE_OVERFLOW naming sources).
+TEST(FuzzFindings, HeatKernelRowsRejectsOverflowingSourceCount) {
+  const int64_t src[] = {0, 1}, dst[] = {1, 2}, sources[] = {0, 2};
+  std::vector<double> out(6);
+  poison(out);
+  for (int64_t ns : {(int64_t(1) << 62) + 1, std::numeric_limits<int64_t>::max()})
+    EXPECT_POSENC_ERROR(posenc_heat_kernel_rows_f64(3, src, dst, nullptr, 2, POSENC_LAPLACIAN_SYM, 1.0, sources, ns,
+                                                    out.data(), nullptr),
+                        POSENC_ERR_SIZE_OVERFLOW, "sources");
+  EXPECT_EQ(count_poison(out), out.size());
+  EXPECT_EQ(posenc_heat_kernel_rows_f64(3, src, dst, nullptr, 2, POSENC_LAPLACIAN_SYM, 1.0, sources, 2, out.data(),
+                                        nullptr),
+            POSENC_OK);
+}
+
 }  // namespace

@@ -53,7 +53,8 @@ Arr<int64_t> positions(Input& in, int64_t n, int axes) {
 /// (only wild values give one: the call must fail).
 int64_t span(int64_t tokens, int64_t heads, int64_t head_dim, int64_t stride) {
   if (tokens <= 0 || heads <= 0 || head_dim <= 0 || stride < 0) return 0;
-  using wide = __int128;
+  if (tokens > 4096 || heads > (1 << 20) || head_dim > (1 << 20)) return 0;  // wild: the row overflows
+  using wide = __int128;  // below: < 2^12 * 2^63 + 2^40
   const wide row = wide(heads) * head_dim, st = stride == 0 ? row : wide(stride);
   if (st < row) return 0;
   const wide e = wide(tokens - 1) * st + row;
@@ -125,8 +126,9 @@ struct Operand {
     op.batch_stride = packed ? 0 : in.size(-1, 600);
     const int64_t H = op.num_heads;
     int64_t n = 0;
-    if (B > 0 && S > 0 && D > 0 && H > 0 && op.head_stride >= 0 && op.token_stride >= 0 && op.batch_stride >= 0) {
-      using wide = __int128;
+    if (B > 0 && S > 0 && D > 0 && H > 0 && B <= 64 && S <= 64 && D <= (1 << 20) && H <= (1 << 20) &&
+        op.head_stride >= 0 && op.token_stride >= 0 && op.batch_stride >= 0) {
+      using wide = __int128;  // below: < 2^6 * 2^6 * 2^20 * 2^63
       const wide hs = op.head_stride ? op.head_stride : D;
       const wide ts = op.token_stride ? wide(op.token_stride) : H * hs;
       const wide bs = op.batch_stride ? wide(op.batch_stride) : S * ts;
