@@ -4,20 +4,23 @@
 
 Run from the repository root after building the release preset:
     /usr/bin/python3 bench/lappe_vs_scipy.py [--lib build/release/libposenc.so] [--k 16] [--reps 3]
+        [--graphs rgg:1e5,grid:1e4,grid:1e5,grid:1e6,ba:1e5] [--scipy si|plain|both]
 
 Graphs (the same generators as tests/graph_gen.hpp, bit for bit: splitmix64 points):
   * rgg:  random geometric graph, 100000 points in the unit square, mean degree 10, seed 1,
           restricted to its largest connected component (so that every solver faces one zero
           eigenvalue; posenc itself handles all components, ARPACK would miss repeated zeros);
-  * grid: 316 x 316 4-neighbour grid (99856 nodes).
+  * grid: sqrt(N) x sqrt(N) 4-neighbour grid (grid:1e5 = 316 x 316, 99856 nodes);
+  * ba:   Barabasi-Albert graph (networkx, 3 edges per new node, seed 1): hubs, heavy fill-in.
 posenc is called through ctypes (posenc_laplacian_pe_ex_f64). SciPy (ARPACK) runs
   * eigsh(L, k, sigma=s, which='LM', tol=1e-10)  shift-invert with SuperLU, sigma = -1e-3 (the
     same shift and the same tolerance on the same transformed Ritz values as posenc's
     shift-invert path), and
   * eigsh(2I - L, k, which='LA', tol=1e-10)      the plain Lanczos counterpart (optional, slow:
     --plain).
-Reported: median wall seconds over --reps runs, operator applications, the largest residual
-||L v - lambda v|| and the largest eigenvalue difference between the two.
+Every run is a forked child process, alternating posenc and SciPy. Reported: medians over --reps
+runs of wall and CPU seconds and of the child's peak resident memory growth, operator
+applications, the largest residual ||L v - lambda v|| and the largest eigenvalue difference.
 """
 import argparse
 import ctypes
@@ -83,14 +86,20 @@ def lsym(n, s, t):
 
 class Info(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32), ("solver", ctypes.c_int), ("method", ctypes.c_int), ("components", ctypes.c_int64),
-                ("matvecs", ctypes.c_int64), ("shift_solves", ctypes.c_int64), ("max_residual", ctypes.c_double)]
+                ("matvecs", ctypes.c_int64), ("shift_solves", ctypes.c_int64), ("max_residual", ctypes.c_double),
+                ("certificate", ctypes.c_int), ("recoveries", ctypes.c_int32), ("inertia_sigma", ctypes.c_double),
+                ("inertia_count", ctypes.c_int64), ("factor_nnz", ctypes.c_int64)]
+
+SOLVERS = {"auto": 0, "dense": 1, "shift-invert": 2, "lanczos": 3}
 
 
-def posenc_lappe(lib, n, s, t, k):
+def posenc_lappe(lib, n, s, t, k, solver="auto"):
     ev = np.empty(k)
     V = np.empty((n, k))
     info = Info()
     lib.posenc_laplacian_pe_info_init(ctypes.byref(info))
+    assert info.struct_size == ctypes.sizeof(Info), "posenc_laplacian_pe_info changed: update Info"
+    info.solver = SOLVERS[solver]
     p = lambda a: a.ctypes.data_as(ctypes.c_void_p)
     t0 = time.perf_counter()
     c0 = time.process_time()
@@ -107,74 +116,152 @@ def residual(L, ev, V):
     return np.linalg.norm(L @ V - V * ev, axis=0).max()
 
 
+def ba(n, m, seed):
+    """Barabasi-Albert preferential attachment (networkx), m edges per new node: hubs of degree
+    ~sqrt(n) m, the hub-heavy case where sparse factorizations fill in."""
+    import networkx as nx
+    e = np.array(nx.barabasi_albert_graph(n, m, seed=seed).edges(), dtype=np.int64)
+    return n, e[:, 0].copy(), e[:, 1].copy()
+
+
+def in_child(fn):
+    """Run fn() in a forked child; return its result dict plus the child's peak resident memory
+    growth during fn (VmHWM after minus VmRSS before, /proc/self/clear_refs resets the peak)."""
+    import os
+    import pickle
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        out = {}
+        try:
+            with open("/proc/self/clear_refs", "w") as f:
+                f.write("5")
+            base = status_kb("VmRSS")
+            out = fn()
+            out["peak_mb"] = (status_kb("VmHWM") - base) / 1024.0
+        except BaseException as e:  # report, do not hang the parent
+            out = {"error": repr(e)}
+        with os.fdopen(w, "wb") as f:
+            pickle.dump(out, f)
+        os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        out = pickle.load(f)
+    os.waitpid(pid, 0)
+    if "error" in out:
+        raise RuntimeError(out["error"])
+    return out
+
+
+def status_kb(key):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    raise KeyError(key)
+
+
+def run_posenc(lib, L, n, s, t, k, solver):
+    dt, ct, ev, V, info = posenc_lappe(lib, n, s, t, k, solver)
+    return {"wall": dt, "cpu": ct, "ev": ev, "res": residual(L, ev, V), "method": info.method,
+            "solves": info.shift_solves, "matvecs": info.matvecs}
+
+
+def run_scipy_si(L, n, k, sigma=-1e-3):
+    t0_ = time.perf_counter()
+    c0_ = time.process_time()
+    lu = splu((L - sigma * sp.identity(n, format="csc")).tocsc())
+    cnt = [0]
+
+    def mv(x):
+        cnt[0] += 1
+        return lu.solve(x)
+    op = LinearOperator((n, n), matvec=mv, dtype=np.float64)
+    w, U = eigsh(L, k, sigma=sigma, which="LM", tol=1e-10, OPinv=op)
+    wall, cpu = time.perf_counter() - t0_, time.process_time() - c0_
+    order = np.argsort(w)
+    w, U = w[order], U[:, order]
+    return {"wall": wall, "cpu": cpu, "ev": w, "res": residual(L, w, U), "solves": cnt[0]}
+
+
+def run_scipy_plain(L, n, k):
+    B = (2.0 * sp.identity(n, format="csr") - L).tocsr()
+    cnt = [0]
+
+    def mv2(x):
+        cnt[0] += 1
+        return B @ x
+    op2 = LinearOperator((n, n), matvec=mv2, dtype=np.float64)
+    t0_ = time.perf_counter()
+    c0_ = time.process_time()
+    w2, U2 = eigsh(op2, k, which="LA", tol=1e-10, maxiter=100000)
+    wall, cpu = time.perf_counter() - t0_, time.process_time() - c0_
+    order = np.argsort(2.0 - w2)
+    w2, U2 = (2.0 - w2)[order], U2[:, order]
+    return {"wall": wall, "cpu": cpu, "ev": w2, "res": residual(L, w2, U2), "matvecs": cnt[0]}
+
+
+def make_graph(spec):
+    kind, _, size = spec.partition(":")
+    n = int(float(size))
+    if kind == "rgg":
+        n0, s0, t0 = rgg(n, 10.0, 1)
+        return largest_component(n0, s0, t0)[:3]
+    if kind == "grid":
+        side = int(round(np.sqrt(n)))
+        return grid(side, side)
+    if kind == "ba":
+        return ba(n, 3, 1)
+    raise SystemExit(f"unknown graph {spec!r} (rgg:N, grid:N, ba:N)")
+
+
+def median_of(runs, key):
+    return float(np.median([r[key] for r in runs]))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--lib", default="build/release/libposenc.so")
     ap.add_argument("--k", type=int, default=16)
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--n", type=int, default=100000)
-    ap.add_argument("--plain", action="store_true", help="also run ARPACK without shift-invert")
+    ap.add_argument("--graphs", default="rgg:1e5,grid:1e5",
+                    help="comma-separated rgg:N (random geometric, largest component), grid:N (sqrt(N)^2 "
+                         "4-neighbour grid), ba:N (Barabasi-Albert, 3 edges per node)")
+    ap.add_argument("--solver", default="auto", choices=list(SOLVERS), help="posenc's solver (info.solver)")
+    ap.add_argument("--scipy", default="si", choices=["si", "plain", "both"],
+                    help="SciPy side: ARPACK shift-invert with SuperLU (si), plain Lanczos on 2I - L (plain; for "
+                         "hub-heavy graphs, where SuperLU fills in), or both")
     a = ap.parse_args()
     lib = ctypes.CDLL(a.lib)
     lib.posenc_last_error_message.restype = ctypes.c_char_p
     import os
     print(f"threads: posenc {os.environ.get('POSENC_NUM_THREADS', 'all')}; "
-          f"SciPy {scipy.__version__}, NumPy {np.__version__}, k = {a.k}, tol = 1e-10, median of {a.reps}")
-    side = int(round(np.sqrt(a.n)))
-    n0, s0, t0, = rgg(a.n, 10.0, 1)
-    graphs = {"rgg": largest_component(n0, s0, t0)[:3], "grid": grid(side, side)}
-    for name, (n, s, t) in graphs.items():
+          f"SciPy {scipy.__version__}, NumPy {np.__version__}, k = {a.k}, tol = 1e-10, median of {a.reps}; "
+          f"posenc solver {a.solver}; every run in a forked child (peak RSS growth of that child)")
+    for spec in a.graphs.split(","):
+        n, s, t = make_graph(spec)
         L = lsym(n, s, t)
         k = a.k
-        times, cpus = [], []
+        # Interleaved: posenc, SciPy, posenc, SciPy, ...
+        anchors = {"si": ["si"], "plain": ["plain"], "both": ["si", "plain"]}[a.scipy]
+        pr, sr = [], {x: [] for x in anchors}
         for _ in range(a.reps):
-            dt, ct, ev, V, info = posenc_lappe(lib, n, s, t, k)
-            times.append(dt)
-            cpus.append(ct)
-        pt, pc = float(np.median(times)), float(np.median(cpus))
-        pres = residual(L, ev, V)
-        print(f"{name}: n={n} nnz(L)={L.nnz}  posenc: {pt:.3f} s wall, {pc:.3f} s cpu  method={info.method} "
-              f"shift_solves={info.shift_solves} matvecs={info.matvecs} max_residual={pres:.2e}")
-        sigma = -1e-3
-        times, cpus = [], []
-        for _ in range(a.reps):
-            t0_ = time.perf_counter()
-            c0_ = time.process_time()
-            lu = splu((L - sigma * sp.identity(n, format="csc")).tocsc())
-            cnt = [0]
-
-            def mv(x):
-                cnt[0] += 1
-                return lu.solve(x)
-            op = LinearOperator((n, n), matvec=mv, dtype=np.float64)
-            w, U = eigsh(L, k, sigma=sigma, which="LM", tol=1e-10, OPinv=op)
-            times.append(time.perf_counter() - t0_)
-            cpus.append(time.process_time() - c0_)
-        order = np.argsort(w)
-        w, U = w[order], U[:, order]
-        st, sc = float(np.median(times)), float(np.median(cpus))
-        print(f"{name}: scipy eigsh shift-invert (SuperLU): {st:.3f} s wall, {sc:.3f} s cpu  solves={cnt[0]} "
-              f"max_residual={residual(L, w, U):.2e}  max|dlambda|={np.abs(w - ev).max():.2e}  "
-              f"posenc speed-up {st / pt:.2f}x wall, {sc / pc:.2f}x cpu")
-        if a.plain:
-            B = (2.0 * sp.identity(n, format="csr") - L).tocsr()
-            cnt = [0]
-
-            def mv2(x):
-                cnt[0] += 1
-                return B @ x
-            op2 = LinearOperator((n, n), matvec=mv2, dtype=np.float64)
-            t0_ = time.perf_counter()
-            c0_ = time.process_time()
-            w2, U2 = eigsh(op2, k, which="LA", tol=1e-10, maxiter=100000)
-            st2 = time.perf_counter() - t0_
-            sc2 = time.process_time() - c0_
-            w2 = np.sort(2.0 - w2)[:k]
-            U2 = U2[:, ::-1]
-            print(f"{name}: scipy eigsh plain Lanczos on 2I-L: {st2:.3f} s wall, {sc2:.3f} s cpu  matvecs={cnt[0]} "
-                  f"max|dlambda|={np.abs(w2 - ev).max():.2e}  posenc speed-up {st2 / pt:.2f}x wall, "
-                  f"{sc2 / pc:.2f}x cpu")
-
+            pr.append(in_child(lambda: run_posenc(lib, L, n, s, t, k, a.solver)))
+            for x in anchors:
+                sr[x].append(in_child(lambda: run_scipy_si(L, n, k) if x == "si" else run_scipy_plain(L, n, k)))
+        pt, pc, pm = median_of(pr, "wall"), median_of(pr, "cpu"), median_of(pr, "peak_mb")
+        ev = pr[-1]["ev"]
+        print(f"{spec}: n={n} nnz(L)={L.nnz}  posenc: {pt:.3f} s wall, {pc:.3f} s cpu, {pm:.0f} MB  "
+              f"method={pr[-1]['method']} shift_solves={pr[-1]['solves']} matvecs={pr[-1]['matvecs']} "
+              f"max_residual={pr[-1]['res']:.2e}")
+        for x in anchors:
+            st, sc, sm = median_of(sr[x], "wall"), median_of(sr[x], "cpu"), median_of(sr[x], "peak_mb")
+            what = ("eigsh shift-invert (SuperLU)", f"solves={sr[x][-1].get('solves')}") if x == "si" else \
+                   ("eigsh plain Lanczos on 2I-L", f"matvecs={sr[x][-1].get('matvecs')}")
+            print(f"{spec}: scipy {what[0]}: {st:.3f} s wall, {sc:.3f} s cpu, {sm:.0f} MB  {what[1]} "
+                  f"max_residual={sr[x][-1]['res']:.2e}  max|dlambda|={np.abs(sr[x][-1]['ev'] - ev).max():.2e}  "
+                  f"posenc/SciPy cpu {pc / sc:.2f}, wall {pt / st:.2f}, memory {pm / max(sm, 1e-9):.2f}")
 
 if __name__ == "__main__":
     main()

@@ -12,20 +12,27 @@ factor 8, original 8192), float32 (and --dtype bfloat16), q / k as HF makes them
 One step = forward of q and k, then autograd backward with given output gradients
 (torch.autograd.backward((q_rot, k_rot), (gq, gk))) into the projections' outputs.
 
-Reported per token count (median of --reps steps, both sides alternating):
+Reported per token count (both sides alternating, --reps samples each):
   hf_apply   HF apply_rotary_pos_emb with cos/sin precomputed (HF computes them once per model
              forward and shares them across layers, so the per-layer cost is this),
   hf_full    HF rotary forward (cos/sin from position_ids) + apply_rotary_pos_emb,
   posenc     RotaryEmbedding.apply(q, k, position_ids) (cos/sin computed inside every call;
-             q and k copied once, the copies rotated),
+             q and k copied once, the copies rotated; copies of >= 4 MiB hinted for transparent
+             huge pages before their first touch, see posenc.torch._common.huge_page_hint),
   inplace    RotaryEmbedding.apply(q, k, position_ids, inplace=True) (q and k rotated in place,
              no copy; the backward still rotates a copy of the incoming gradient),
+  floor      the step without any rotation: the views and autograd backward of the given
+             gradients into the projections (what every step pays; no RoPE implementation can
+             go below it),
   ratios     posenc / hf_apply, posenc / hf_full, and inplace / hf_apply where both sides start
-             from the same non-leaf (x * 1) (hf_apply timed again that way).
-Times are the minimum over --reps interleaved steps (the least disturbed run of each side; on a
-shared machine medians mostly measure the other tenants) and, in brackets, the median.
-Per-call overhead (1 token, no grad): the raw ctypes call of posenc_rope_plan_apply on
-prepared operands (the C call alone), RotaryEmbedding.apply under no_grad (checks, clone of q
+             from the same non-leaf (x * 1) (hf_apply timed again that way), from the CPU-time
+             medians and, in brackets, from the wall-clock minima.
+Times are CPU-time medians (time.process_time: every thread of the process, page faults
+included; a sample times --batch steps in a row at 1 / 64 tokens, since reading the process
+CPU clock costs several us on a VM) and, in brackets, the wall-clock minimum per step (the
+least disturbed run of each side).
+Per-call overhead (1 token, no grad; CPU-time medians of samples of 50 calls): the ctypes call of
+posenc_rope_plan_apply with the arguments the wrapper prepares (the C call alone), RotaryEmbedding.apply under no_grad (checks, clone of q
 and k, positions, the call; a layout seen before takes the prepared fast path), the two clones
 alone, apply with inplace=True (no clones), and the autograd forward+backward; overhead =
 apply - C call, also without the clones every out-of-place call needs.
@@ -40,6 +47,7 @@ import torch
 import posenc
 import posenc.torch as pt
 from posenc.torch import rope as ptr
+from posenc.torch._common import huge_page_hint
 
 
 def rotate_half(x):
@@ -77,12 +85,24 @@ def timeit(fn, reps):
     return ts
 
 
+def cpu_median(fn, reps, batch):
+    ts = []
+    for _ in range(reps):
+        c0 = time.process_time()
+        for _ in range(batch):
+            fn()
+        ts.append((time.process_time() - c0) / batch)
+    return statistics.median(ts)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tokens", type=int, nargs="+", default=[1, 64, 4096])
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
+    ap.add_argument("--batch", type=int, default=0, help="steps per CPU-time sample (0: 20 at <= 64 tokens, "
+                    "else 1)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     posenc.threads_set(args.threads)
@@ -93,7 +113,8 @@ def main():
     print(f"posenc {posenc.__version__} ({posenc.library_path()}), isa {posenc.isa_name(posenc.isa_active())}, "
           f"torch {torch.__version__}, threads {args.threads}, dtype {args.dtype}")
     print(f"{'tokens':>7} {'hf_apply ms':>20} {'hf_full ms':>20} {'posenc ms':>20} {'inplace ms':>20} "
-          f"{'posenc/hf_apply':>16} {'posenc/hf_full':>15} {'inplace/hf_apply':>17}")
+          f"{'floor ms':>20} {'posenc/hf_apply':>16} {'posenc/hf_full':>16} {'inplace/hf_apply':>16} "
+          f"{'floor/hf_apply':>16}")
     for T in args.tokens:
         xq = torch.randn(1, T, Hq * D).to(dtype).requires_grad_()
         xk = torch.randn(1, T, Hk * D).to(dtype).requires_grad_()
@@ -128,25 +149,39 @@ def main():
             q, k = (xq * 1).view(1, T, Hq, D).transpose(1, 2), (xk * 1).view(1, T, Hk, D).transpose(1, 2)
             torch.autograd.backward(apply_rotary_pos_emb(q, k, cos, sin), (gq, gk))
 
+        def floor():  # no rotation: the views and the backward into the projections
+            q, k = views()
+            torch.autograd.backward((q, k), (gq, gk))
+
         reps = args.reps if T <= 64 else max(5, args.reps // 3)
-        steps = (hf_apply, hf_full, posenc_step, inplace_step, hf_apply_mul1)
+        batch = args.batch or (20 if T <= 64 else 1)
+        steps = (hf_apply, hf_full, posenc_step, inplace_step, floor, hf_apply_mul1)
         for f in steps:  # warm up
             f()
-        ts = [[] for _ in steps]
+        cpu = [[] for _ in steps]
+        wall = [[] for _ in steps]
         for _ in range(reps):  # interleaved
-            for t, f in zip(ts, steps):
-                t += timeit(f, 1)
-        mins = [min(t) * 1e3 for t in ts]
-        meds = [statistics.median(t) * 1e3 for t in ts]
-        cells = " ".join(f"{m:>9.4f} [{d:>8.4f}]" for m, d in zip(mins[:4], meds[:4]))
-        print(f"{T:>7} {cells} {mins[2] / mins[0]:>16.3f} {mins[2] / mins[1]:>15.3f} {mins[3] / mins[4]:>17.3f}")
+            for c, w, f in zip(cpu, wall, steps):
+                c0 = time.process_time()
+                for _ in range(batch):
+                    t0 = time.perf_counter()
+                    f()
+                    w.append(time.perf_counter() - t0)
+                c.append((time.process_time() - c0) / batch)
+        meds = [statistics.median(c) * 1e3 for c in cpu]
+        mins = [min(w) * 1e3 for w in wall]
+        cells = " ".join(f"{d:>9.4f} [{m:>8.4f}]" for d, m in zip(meds[:5], mins[:5]))
+        rat = " ".join(f"{meds[a] / meds[b]:>7.3f} [{mins[a] / mins[b]:>6.3f}]" for a, b in ((2, 0), (2, 1), (3, 5), (4, 0)))
+        print(f"{T:>7} {cells} {rat}")
         # anchors: one new q-sized tensor written once (allocation + first touch of its pages), and
         # the C rotation alone of preallocated q and k (what the kernel costs without torch)
         qo, ko = xq.detach().view(1, T, Hq, D).transpose(1, 2).clone(), xk.detach().view(1, T, Hk, D).transpose(1, 2).clone()
-        alloc = min(timeit(lambda: torch.empty_like(xq).fill_(1.0), reps)) * 1e3
-        c_only = min(timeit(lambda: ptr._run(emb._cfg[True], pos, [qo, ko], False), reps)) * 1e3
-        print(f"{'':>7} anchors: new q-sized tensor written once {alloc:.4f} ms; C rotation of preallocated q and k "
-              f"{c_only:.4f} ms")
+        alloc = cpu_median(lambda: torch.empty_like(xq).fill_(1.0), reps, batch) * 1e3
+        alloc_huge = cpu_median(lambda: huge_page_hint(torch.empty_like(xq)).fill_(1.0), reps, batch) * 1e3
+        c_only = cpu_median(lambda: ptr._run(emb._cfg[True], pos, [qo, ko], False), reps, batch) * 1e3
+        print(f"{'':>7} anchors (CPU-time medians): new q-sized tensor written once {alloc:.4f} ms (with the huge-page "
+              f"hint {alloc_huge:.4f} ms); C rotation of preallocated q and k {c_only:.4f} ms = {c_only / meds[0]:.4f} "
+              f"of hf_apply")
 
     # per-call overhead at 1 token
     q = torch.randn(1, 1, Hq * D).view(1, 1, Hq, D).transpose(1, 2).to(dtype)
@@ -154,13 +189,11 @@ def main():
     pos = torch.tensor([[1000]])
     cfg = emb._cfg[True]
     qo, ko = q.clone(), k.clone()
-    ops = [ptr._operand(x, True)[0] for x in (qo, ko)]
-    fn, first, code = cfg.fn, cfg.first, ptr._DTYPES[dtype]
-    bq, bk = ctypes.byref(ops[0]), ctypes.byref(ops[1])
-    pptr = pos.data_ptr()
+    e = ptr._FastEntry(cfg, [qo, ko])  # the operand structs and ctypes arguments the wrapper prepares
+    pptr, fwd = ctypes.c_void_p(pos.data_ptr()), ptr._INVERSE[0]
 
     def c_call():
-        fn(*first, code, 0, pptr, 1, 1, 1, D, bq, bk, 0)
+        cfg.raw(*e.pre, pptr, *e.post, fwd)
 
     def clones():  # the two new tensors an out-of-place rotation must return (the C ABI rotates in place)
         q.clone()
@@ -191,8 +224,7 @@ def main():
                     ("RotaryEmbedding.apply fwd+bwd (autograd)", autograd_step)):
         for _ in range(50):
             f()
-        ts = [min(timeit(f, 1)[0] for _ in range(5)) for _ in range(n // 5)]
-        res[name] = statistics.median(ts) * 1e6
+        res[name] = cpu_median(f, n // 50, 50) * 1e6
         print(f"  {name:44s} {res[name]:8.2f} us per call")
     names = list(res)
     print(f"  wrapper overhead (apply, no grad - C call): {res[names[1]] - res[names[0]]:.2f} us; without the two "

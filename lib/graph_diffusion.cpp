@@ -9,6 +9,7 @@
 // and on every ISA path.
 #include "lib/graph_common.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -40,6 +41,35 @@ Lap whole_laplacian(const Graph& gr, posenc_laplacian kind) {
   return component_laplacian(gr, all, all, kind);
 }
 
+// The graph and Laplacian arguments of the three kernel-based entry points.
+posenc_status check_graph_and_laplacian(int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                                        const double* weights, int64_t num_edges, posenc_laplacian laplacian,
+                                        posenc_laplacian* kind) {
+  POSENC_CHECK(check_graph(num_nodes, src, dst, weights, num_edges));
+  const long long lap_raw = enum_bits(laplacian);
+  POSENC_CHECK(check_laplacian(lap_raw));
+  *kind = static_cast<posenc_laplacian>(lap_raw);
+  return POSENC_OK;
+}
+
+// exp(-tL) applied to `count` input columns in fixed blocks of kColumns (so the result does not
+// depend on the thread count): seed(c0, nc, x) sets the block's columns c0 .. c0+nc-1 in the zeroed
+// x [n, nc], take(c0, nc, y) reads y = exp(-tL) x [n, nc]. Returns the largest heat_apply bound.
+template <class Seed, class Take>
+double heat_columns(const Lap& L, double t, int64_t n, int64_t count, Seed seed, Take take) {
+  double worst = 0.0;
+  for (int64_t c0 = 0; c0 < count; c0 += kColumns) {
+    const int64_t nc = std::min(kColumns, count - c0);
+    std::vector<double> x(static_cast<size_t>(n * nc), 0.0), y(static_cast<size_t>(n * nc));
+    seed(c0, nc, x.data());
+    double bound = 0.0;
+    heat_apply(L, t, x.data(), nc, y.data(), &bound);
+    worst = std::max(worst, bound);
+    take(c0, nc, y.data());
+  }
+  return worst;
+}
+
 }  // namespace
 
 extern "C" POSENC_API posenc_status posenc_heat_kernel_diag_f64(int64_t num_nodes, const int64_t* src,
@@ -48,9 +78,8 @@ extern "C" POSENC_API posenc_status posenc_heat_kernel_diag_f64(int64_t num_node
                                                                const double* times, int32_t num_times, double* out,
                                                                double* error_bound) {
   api_guard g("posenc_heat_kernel_diag_f64");
-  POSENC_CHECK(check_graph(num_nodes, src, dst, weights, num_edges));
-  const long long lap_raw = enum_bits(laplacian);
-  POSENC_CHECK(check_laplacian(lap_raw));
+  posenc_laplacian kind{};
+  POSENC_CHECK(check_graph_and_laplacian(num_nodes, src, dst, weights, num_edges, laplacian, &kind));
   if (num_times <= 0) return set_error(POSENC_ERR_INVALID_ARGUMENT, "num_times must be > 0 (got %d)", num_times);
   POSENC_CHECK(check_not_null(times, "times"));
   for (int32_t i = 0; i < num_times; ++i)
@@ -59,30 +88,23 @@ extern "C" POSENC_API posenc_status posenc_heat_kernel_diag_f64(int64_t num_node
   int64_t total = 0;
   POSENC_CHECK(checked_mul(num_nodes, num_times, &total, "out [num_nodes, num_times]", sizeof(double)));
   POSENC_CHECK(check_not_null(out, "out"));
-  const posenc_laplacian kind = static_cast<posenc_laplacian>(lap_raw);
   return guarded([&]() -> posenc_status {
     const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges);
     const Lap L = whole_laplacian(gr, kind);
-    {
-      double t_max = 0.0;
-      for (int32_t ti = 0; ti < num_times; ++ti) t_max = std::max(t_max, times[ti]);
-      POSENC_CHECK(check_heat_range(L, t_max, "times"));
-    }
+    POSENC_CHECK(check_heat_range(L, *std::max_element(times, times + num_times), "times"));
     const int64_t n = num_nodes;
     std::vector<double> res(static_cast<size_t>(total));
     double worst = 0.0;
-    for (int64_t c0 = 0; c0 < n; c0 += kColumns) {
-      const int64_t nc = std::min(kColumns, n - c0);
-      std::vector<double> x(static_cast<size_t>(n * nc), 0.0), y(static_cast<size_t>(n * nc));
-      for (int64_t b = 0; b < nc; ++b) x[static_cast<size_t>((c0 + b) * nc + b)] = 1.0;
-      for (int32_t ti = 0; ti < num_times; ++ti) {
-        double bound = 0.0;
-        heat_apply(L, times[ti], x.data(), nc, y.data(), &bound);
-        worst = std::max(worst, bound);
-        for (int64_t b = 0; b < nc; ++b)
-          res[static_cast<size_t>((c0 + b) * num_times + ti)] = y[static_cast<size_t>((c0 + b) * nc + b)];
-      }
-    }
+    for (int32_t ti = 0; ti < num_times; ++ti)
+      worst = std::max(worst, heat_columns(
+                                  L, times[ti], n, n,
+                                  [&](int64_t c0, int64_t nc, double* x) {
+                                    for (int64_t b = 0; b < nc; ++b) x[(c0 + b) * nc + b] = 1.0;
+                                  },
+                                  [&](int64_t c0, int64_t nc, const double* y) {
+                                    for (int64_t b = 0; b < nc; ++b)
+                                      res[static_cast<size_t>((c0 + b) * num_times + ti)] = y[(c0 + b) * nc + b];
+                                  }));
     path("heat_kernel_diag.chebyshev");
     POSENC_SHAPE("nodes=%lld edges=%lld times=%d", (long long)n, (long long)num_edges, num_times);
     std::copy(res.begin(), res.end(), out);
@@ -97,9 +119,8 @@ extern "C" POSENC_API posenc_status posenc_heat_kernel_rows_f64(int64_t num_node
                                                                double t, const int64_t* sources, int64_t num_sources,
                                                                double* out, double* error_bound) {
   api_guard g("posenc_heat_kernel_rows_f64");
-  POSENC_CHECK(check_graph(num_nodes, src, dst, weights, num_edges));
-  const long long lap_raw = enum_bits(laplacian);
-  POSENC_CHECK(check_laplacian(lap_raw));
+  posenc_laplacian kind{};
+  POSENC_CHECK(check_graph_and_laplacian(num_nodes, src, dst, weights, num_edges, laplacian, &kind));
   POSENC_CHECK(check_time(t, "t"));
   POSENC_CHECK(check_positive(num_sources, "num_sources"));
   POSENC_CHECK(check_not_null(sources, "sources"));
@@ -109,25 +130,21 @@ extern "C" POSENC_API posenc_status posenc_heat_kernel_rows_f64(int64_t num_node
   POSENC_CHECK(checked_mul(num_sources, num_nodes, &total, "out [num_sources, num_nodes]", sizeof(double)));
   POSENC_CHECK(check_nodes(sources, num_sources, num_nodes, "sources"));
   POSENC_CHECK(check_not_null(out, "out"));
-  const posenc_laplacian kind = static_cast<posenc_laplacian>(lap_raw);
   return guarded([&]() -> posenc_status {
     const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges);
     const Lap L = whole_laplacian(gr, kind);
     POSENC_CHECK(check_heat_range(L, t, "t"));
     const int64_t n = num_nodes;
     std::vector<double> res(static_cast<size_t>(total));
-    double worst = 0.0;
-    for (int64_t c0 = 0; c0 < num_sources; c0 += kColumns) {
-      const int64_t nc = std::min(kColumns, num_sources - c0);
-      std::vector<double> x(static_cast<size_t>(n * nc), 0.0), y(static_cast<size_t>(n * nc));
-      for (int64_t b = 0; b < nc; ++b) x[static_cast<size_t>(sources[c0 + b] * nc + b)] = 1.0;
-      double bound = 0.0;
-      heat_apply(L, t, x.data(), nc, y.data(), &bound);
-      worst = std::max(worst, bound);
-      // exp(-tL) is symmetric: row s = column s.
-      for (int64_t b = 0; b < nc; ++b)
-        for (int64_t v = 0; v < n; ++v) res[static_cast<size_t>((c0 + b) * n + v)] = y[static_cast<size_t>(v * nc + b)];
-    }
+    const double worst = heat_columns(
+        L, t, n, num_sources,
+        [&](int64_t c0, int64_t nc, double* x) {
+          for (int64_t b = 0; b < nc; ++b) x[sources[c0 + b] * nc + b] = 1.0;
+        },
+        [&](int64_t c0, int64_t nc, const double* y) {  // exp(-tL) is symmetric: row s = column s
+          for (int64_t b = 0; b < nc; ++b)
+            for (int64_t v = 0; v < n; ++v) res[static_cast<size_t>((c0 + b) * n + v)] = y[v * nc + b];
+        });
     path("heat_kernel_rows.chebyshev");
     POSENC_SHAPE("nodes=%lld edges=%lld sources=%lld", (long long)n, (long long)num_edges, (long long)num_sources);
     std::copy(res.begin(), res.end(), out);
@@ -142,9 +159,8 @@ extern "C" POSENC_API posenc_status posenc_diffusion_distance_f64(int64_t num_no
                                                                  double t, const int64_t* pairs, int64_t num_pairs,
                                                                  double* out, double* error_bound) {
   api_guard g("posenc_diffusion_distance_f64");
-  POSENC_CHECK(check_graph(num_nodes, src, dst, weights, num_edges));
-  const long long lap_raw = enum_bits(laplacian);
-  POSENC_CHECK(check_laplacian(lap_raw));
+  posenc_laplacian kind{};
+  POSENC_CHECK(check_graph_and_laplacian(num_nodes, src, dst, weights, num_edges, laplacian, &kind));
   POSENC_CHECK(check_time(t, "t"));
   POSENC_CHECK(check_positive(num_pairs, "num_pairs"));
   POSENC_CHECK(check_not_null(pairs, "pairs"));
@@ -152,30 +168,27 @@ extern "C" POSENC_API posenc_status posenc_diffusion_distance_f64(int64_t num_no
   POSENC_CHECK(checked_mul(num_pairs, 2, &twice, "pairs [num_pairs, 2]", sizeof(int64_t)));
   POSENC_CHECK(check_nodes(pairs, twice, num_nodes, "pairs"));
   POSENC_CHECK(check_not_null(out, "out"));
-  const posenc_laplacian kind = static_cast<posenc_laplacian>(lap_raw);
   return guarded([&]() -> posenc_status {
     const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges);
     const Lap L = whole_laplacian(gr, kind);
     POSENC_CHECK(check_heat_range(L, t, "t"));
     const int64_t n = num_nodes;
     std::vector<double> res(static_cast<size_t>(num_pairs));
-    double worst = 0.0;
-    for (int64_t c0 = 0; c0 < num_pairs; c0 += kColumns) {
-      const int64_t nc = std::min(kColumns, num_pairs - c0);
-      std::vector<double> x(static_cast<size_t>(n * nc), 0.0), y(static_cast<size_t>(n * nc));
-      for (int64_t b = 0; b < nc; ++b) {
-        x[static_cast<size_t>(pairs[2 * (c0 + b)] * nc + b)] += 1.0;
-        x[static_cast<size_t>(pairs[2 * (c0 + b) + 1] * nc + b)] -= 1.0;
-      }
-      double bound = 0.0;
-      heat_apply(L, t, x.data(), nc, y.data(), &bound);
-      worst = std::max(worst, bound);
-      for (int64_t b = 0; b < nc; ++b) {
-        double s = 0.0;
-        for (int64_t v = 0; v < n; ++v) s += y[static_cast<size_t>(v * nc + b)] * y[static_cast<size_t>(v * nc + b)];
-        res[static_cast<size_t>(c0 + b)] = std::sqrt(s);
-      }
-    }
+    const double worst = heat_columns(
+        L, t, n, num_pairs,
+        [&](int64_t c0, int64_t nc, double* x) {
+          for (int64_t b = 0; b < nc; ++b) {
+            x[pairs[2 * (c0 + b)] * nc + b] += 1.0;
+            x[pairs[2 * (c0 + b) + 1] * nc + b] -= 1.0;
+          }
+        },
+        [&](int64_t c0, int64_t nc, const double* y) {
+          for (int64_t b = 0; b < nc; ++b) {
+            double s = 0.0;
+            for (int64_t v = 0; v < n; ++v) s += y[v * nc + b] * y[v * nc + b];
+            res[static_cast<size_t>(c0 + b)] = std::sqrt(s);
+          }
+        });
     path("diffusion_distance.chebyshev");
     POSENC_SHAPE("nodes=%lld edges=%lld pairs=%lld", (long long)n, (long long)num_edges, (long long)num_pairs);
     std::copy(res.begin(), res.end(), out);

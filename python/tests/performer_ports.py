@@ -55,3 +55,31 @@ def fast_attention(q, k, v, projection_matrix, causal=False, eps=0.0):
     if causal:
         return causal_linear_attention_noncuda(q, k, v, eps=eps)
     return linear_attention(q, k, v)
+
+
+def generalized_kernel(data, projection_matrix, kernel_fn=torch.relu, kernel_epsilon=0.001, normalize_data=True):
+    """performer_pytorch.py, generalized_kernel (FastAttention(generalized_attention=True))."""
+    data_normalizer = (data.shape[-1] ** -0.25) if normalize_data else 1.
+    if projection_matrix is None:
+        return kernel_fn(data_normalizer * data) + kernel_epsilon
+    projection = projection_matrix.type_as(data)
+    data_dash = torch.einsum('...id,jd->...ij', (data_normalizer * data), projection)
+    data_prime = kernel_fn(data_dash) + kernel_epsilon
+    return data_prime.type_as(data)
+
+
+def fast_attention_options(q, k, v, projection_matrix, causal=False, generalized_attention=False,
+                           kernel_fn=torch.relu, no_projection=False, eps=0.0):
+    """FastAttention.forward of performer_pytorch.py with its no_projection / generalized_attention
+    branches (no_projection first, as there); the causal denominator eps is a parameter."""
+    if no_projection:
+        q = q.softmax(dim=-1)
+        k = torch.exp(k) if causal else k.softmax(dim=-2)
+    elif generalized_attention:
+        q, k = (generalized_kernel(t, projection_matrix, kernel_fn=kernel_fn) for t in (q, k))
+    else:
+        q = softmax_kernel(q, projection_matrix, is_query=True, eps=eps)
+        k = softmax_kernel(k, projection_matrix, is_query=False, eps=eps)
+    if causal:
+        return causal_linear_attention_noncuda(q, k, v, eps=eps)
+    return linear_attention(q, k, v)

@@ -18,7 +18,7 @@ import torch
 
 import posenc
 import posenc.torch as pt
-from performer_ports import fast_attention
+from performer_ports import fast_attention, fast_attention_options
 
 torch.manual_seed(24)
 
@@ -35,6 +35,10 @@ def ref_features(kind, omega, x, w=None):
         return w * torch.exp(p - h / 2) / math.sqrt(m)
     if kind == "hyperbolic":
         return torch.cat((w * torch.exp(p - h / 2), w * torch.exp(-p - h / 2)), -1) / math.sqrt(2 * m)
+    if kind == "elu_plus_one":
+        return w * (torch.nn.functional.elu(p) + 1)
+    if kind == "relu":
+        return w * torch.relu(p)
     return w * torch.exp(p - h) / math.sqrt(m)
 
 
@@ -42,7 +46,7 @@ def rel(a, b):
     return ((a.double() - b.double()).abs().max() / b.double().abs().max()).item()
 
 
-@pytest.mark.parametrize("kind", ["trig", "positive", "hyperbolic", "gaussian_positive"])
+@pytest.mark.parametrize("kind", ["trig", "positive", "hyperbolic", "gaussian_positive", "elu_plus_one", "relu"])
 def test_rf_features_forward_backward(kind):
     d, m = 16, 24
     omega = pt.rf_sample(d, m, "orthogonal", seed=5).requires_grad_()
@@ -115,6 +119,36 @@ def test_fast_attention_matches_performer(causal):
         assert rel(x, y) < 1e-4
 
 
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("option", ["generalized_relu", "generalized_softplus", "no_projection"])
+def test_fast_attention_generalized_and_no_projection_match_performer(option, causal):
+    """generalized_attention=True (performer-pytorch's generalized_kernel: kernel_fn((x d^-1/4)
+    omega^T) + kernel_epsilon 0.001; ReLU through posenc's RELU feature map, another kernel_fn
+    through torch) and no_projection=True (softmax of q over features, of k over the sequence or
+    exp(k) when causal), against performer's formulas (tests/performer_ports.py) in float64 with
+    torch autograd, same omega, causal denominator eps = 0: outputs within 1e-5, gradients of q,
+    k, v within 1e-4 (relative to the max)."""
+    b, h, n, d = 2, 2, 70, 16
+    kw = {"no_projection": True} if option == "no_projection" else \
+        {"generalized_attention": True, "kernel_fn": torch.nn.Softplus() if option == "generalized_softplus" else None}
+    fa = pt.FastAttention(d, nb_features=24, causal=causal, seed=5, **kw)
+    q, k, v = (torch.randn(b, h, n, d).requires_grad_() for _ in range(3))
+    if option == "no_projection" and causal:
+        with torch.no_grad():
+            k.mul_(0.5)
+    out = fa(q, k, v)
+    om = fa.projection_matrix.double()
+    kfn = torch.nn.functional.softplus if option == "generalized_softplus" else torch.relu
+    a, c, e = (t.detach().double().requires_grad_() for t in (q, k, v))
+    ref = fast_attention_options(a, c, e, om, causal=causal, generalized_attention=option != "no_projection",
+                                 kernel_fn=kfn, no_projection=option == "no_projection", eps=0.0)
+    assert rel(out, ref) < 1e-5
+    g = torch.randn_like(ref)
+    for x, y in zip(torch.autograd.grad(out, (q, k, v), g.float()), torch.autograd.grad(ref, (a, c, e), g)):
+        assert rel(x, y) < 1e-4
+    assert ("no_projection=True" if option == "no_projection" else "generalized_attention=True") in repr(fa)
+
+
 def test_fast_attention_options_and_redraw():
     torch.manual_seed(3)
     fa = pt.FastAttention(16)
@@ -137,8 +171,11 @@ def test_fast_attention_options_and_redraw():
     for kind in ("hyperbolic", "gaussian_positive"):
         out = pt.FastAttention(16, nb_features=32, kind=kind, sampling="qmc", seed=2)(q, q, q)
         assert out.shape == (1, 2, 10, 16) and torch.isfinite(out).all()
-    with pytest.raises(posenc.ArgumentError, match="kind 'trig'"):
-        pt.FastAttention(16, kind="trig")
+    for kind in ("trig", "relu"):
+        with pytest.raises(posenc.ArgumentError, match=f"kind '{kind}' is not a softmax-kernel feature map"):
+            pt.FastAttention(16, kind=kind)
+    with pytest.raises(posenc.ArgumentError, match="kernel_fn must be a callable"):
+        pt.FastAttention(16, generalized_attention=True, kernel_fn="gelu")
     with pytest.raises(posenc.ArgumentError, match="sampling must be one of"):
         pt.FastAttention(16, sampling="sobol")
 
@@ -165,7 +202,7 @@ def test_determinism_and_errors():
     with pytest.raises(posenc.ArgumentError, match=r"x must have shape \(\.\.\., d\) with d = omega.shape\[1\] = 32"):
         pt.rf_features(x[..., :8], om)
     with pytest.raises(posenc.ArgumentError, match="kind must be one of"):
-        pt.rf_features(x, om, kind="relu")
+        pt.rf_features(x, om, kind="sigmoid")
     with pytest.raises(posenc.Error, match="weight"):
         pt.rf_features(x, om, weights=-torch.ones(64))
     with pytest.raises(posenc.ArgumentError, match="eps must be finite and >= 0"):

@@ -509,3 +509,69 @@ def test_fast_path_same_bits_and_same_checks():
     qg = q.clone().requires_grad_()
     out = emb.apply(qg, k, pos)
     assert out[0].grad_fn is not None and torch.equal(out[0].detach(), first[0])
+
+
+def test_autograd_fast_path_and_backward_layout():
+    """With autograd, a call whose arguments passed the checks before skips them (same bits as
+    the first call, forward and backward); the backward returns the gradient in the forward
+    output's layout (for HF's transposed views the projection's row-major layout, so the view
+    backward needs no copy), with the values of the inverse rotation of the incoming gradient.
+    What the cache key cannot carry (lazy neg bit) is still refused."""
+    emb = pt.RotaryEmbedding({"head_dim": 32, "rope_theta": 10000.0, "hidden_size": 128, "num_attention_heads": 4})
+    B, S, Hq, Hk, D = 2, 6, 4, 2, 32
+    xq = torch.randn(B, S, Hq * D, requires_grad=True)
+    xk = torch.randn(B, S, Hk * D, requires_grad=True)
+    pos = torch.arange(S)[None].expand(B, S).contiguous() + 3
+    gq, gk = torch.randn(B, Hq, S, D), torch.randn(B, Hk, S, D)
+    res = []
+    for _ in range(3):  # the first call takes the full path, the others the prepared one
+        q, k = xq.view(B, S, Hq, D).transpose(1, 2), xk.view(B, S, Hk, D).transpose(1, 2)
+        qr, kr = emb.apply(q, k, pos)
+        dq, dk = torch.autograd.grad((qr, kr), (q, k), (gq, gk))
+        assert dq.stride() == q.stride() and dk.stride() == k.stride()
+        res.append((qr.detach(), kr.detach(), dq, dk))
+    for r in res[1:]:
+        assert all(torch.equal(a, b) for a, b in zip(res[0], r))
+    with torch.no_grad():
+        want_q, want_k = emb.apply(q.detach(), k.detach(), pos)
+        inv_q, inv_k = pt.rope_apply(emb, gq, gk, pos, heads_first=True, inverse=True)
+    assert torch.equal(res[0][0], want_q) and torch.equal(res[0][1], want_k)
+    assert torch.equal(res[0][2], inv_q) and torch.equal(res[0][3], inv_k)
+    # gradients in other layouts (non-contiguous, contiguous at one token) give the same values
+    g2 = torch.randn(B, Hq, D, S).transpose(-1, -2)
+    (d2,) = torch.autograd.grad(emb.apply(q, k, pos)[0], q, g2)
+    with torch.no_grad():
+        assert torch.equal(d2, pt.rope_apply(emb, g2.contiguous(), None, pos, heads_first=True, inverse=True)[0])
+    z = torch.complex(xq.detach(), torch.zeros_like(xq.detach())).conj().imag.requires_grad_()
+    assert z.is_neg()
+    with pytest.raises(posenc.ArgumentError, match="lazy conj/neg view"):
+        emb.apply(z.view(B, S, Hq, D).transpose(1, 2), k, pos)
+
+
+def test_large_outputs_hinted_for_huge_pages_same_values():
+    """Outputs of >= 4 MiB are allocated, hinted for transparent huge pages, then written
+    (posenc.torch._common.huge_page_hint): the same values and strides as the small-tensor path
+    (clone), forward and backward."""
+    from posenc.torch import _common
+    emb = pt.RotaryEmbedding({"head_dim": 128, "rope_theta": 10000.0, "hidden_size": 1024, "num_attention_heads": 8})
+    S = 1024
+    xq = torch.randn(1, S, 8 * 128, requires_grad=True)  # 4 MiB
+    q = xq.view(1, S, 8, 128).transpose(1, 2)
+    assert q.numel() * 4 >= _common.HUGE_PAGES_MIN_BYTES
+    pos = torch.arange(S)[None]
+    gq = torch.randn(1, 8, S, 128)
+    qr, _ = emb.apply(q, None, pos)
+    (dq,) = torch.autograd.grad(qr, q, gq)
+    assert qr.stride() == q.stride() and dq.stride() == q.stride()
+    with torch.no_grad():
+        old = _common.HUGE_PAGES_MIN_BYTES
+        try:  # the same call through the plain clones
+            _common.HUGE_PAGES_MIN_BYTES = 1 << 62
+            import posenc.torch.rope as ptr
+            ptr.HUGE_PAGES_MIN_BYTES = 1 << 62
+            want, _ = emb.apply(q.detach().contiguous(), None, pos)
+            inv, _ = pt.rope_apply(emb, gq, None, pos, heads_first=True, inverse=True)
+        finally:
+            _common.HUGE_PAGES_MIN_BYTES = old
+            ptr.HUGE_PAGES_MIN_BYTES = old
+    assert torch.equal(qr, want) and torch.equal(dq, inv)

@@ -3,6 +3,10 @@
 the C function lookup (cached per name) with posenc's error reporting."""
 from __future__ import annotations
 
+import ctypes
+import os
+import sys
+
 import torch
 
 from .. import _lib
@@ -60,3 +64,44 @@ def positions_tensor(p, name="positions"):
     if p.dtype != torch.int64:
         p = p.to(torch.int64)
     return contiguous_c(p)
+
+
+# --------------------------------------------------------------------------- new large tensors
+
+_HUGE = 1 << 21  # the x86-64 / aarch64 (4 KiB granule) transparent huge page
+HUGE_PAGES_MIN_BYTES = 4 << 20
+
+
+def _madvise():
+    if not sys.platform.startswith("linux") or os.environ.get("POSENC_TORCH_HUGEPAGES", "1") == "0":
+        return None
+    try:
+        f = ctypes.CDLL(None).madvise
+    except (OSError, AttributeError):
+        return None
+    f.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    f.restype = ctypes.c_int
+    return f
+
+
+_MADVISE = _madvise()
+_MADV_HUGEPAGE = 14
+
+
+def huge_page_hint(t):
+    """Asks Linux for transparent huge pages (madvise MADV_HUGEPAGE) over the whole 2 MiB pages
+    inside a new, not yet written, dense tensor of at least HUGE_PAGES_MIN_BYTES, so that its first
+    touch takes one page fault per 2 MiB instead of one per 4 KiB (torch >= 2.1 does the same
+    for its large CPU allocations with THP_MEM_ALLOC_ENABLE=1). A hint: no effect where THP is
+    disabled, on other systems, or with POSENC_TORCH_HUGEPAGES=0; the values are unaffected.
+    Returns t."""
+    if _MADVISE is None:
+        return t
+    n = t.numel() * t.element_size()
+    if n < HUGE_PAGES_MIN_BYTES:
+        return t
+    a = t.data_ptr()
+    lo, hi = (a + _HUGE - 1) & -_HUGE, (a + n) & -_HUGE
+    if hi > lo:
+        _MADVISE(lo, hi - lo, _MADV_HUGEPAGE)  # a hint: a failure changes nothing
+    return t

@@ -11,12 +11,12 @@ from torch.autograd.function import once_differentiable
 
 from .._lib import ArgumentError
 from ..features import RfKind, RfSampling, RfShift
-from ._common import cfn, check, contiguous_c, tensor
+from ._common import cfn, check, contiguous_c, huge_page_hint, tensor
 
 _F32 = (torch.float32,)
 _WHAT = "the features family of the posenc C ABI is float32 (cast with .float())"
 _KINDS = {"trig": RfKind.TRIG, "positive": RfKind.POSITIVE, "hyperbolic": RfKind.HYPERBOLIC,
-          "gaussian_positive": RfKind.GAUSSIAN_POSITIVE}
+          "gaussian_positive": RfKind.GAUSSIAN_POSITIVE, "elu_plus_one": RfKind.ELU_PLUS_ONE, "relu": RfKind.RELU}
 _SHIFTS = {"overflow": RfShift.OVERFLOW, "row_max": RfShift.ROW_MAX, "shared_max": RfShift.SHARED_MAX}
 _SAMPLINGS = {"iid": RfSampling.IID, "orthogonal": RfSampling.ORTHOGONAL, "qmc": RfSampling.QMC,
               "pff": RfSampling.PFF}
@@ -64,7 +64,7 @@ def _groups(x2, shift, group_rows):
 
 def _features_fwd(x2, omega, weights, kind, shift, group_rows):
     m, d = omega.shape
-    out = torch.empty((x2.shape[0], _nfeat(kind, m)), dtype=torch.float32)
+    out = huge_page_hint(torch.empty((x2.shape[0], _nfeat(kind, m)), dtype=torch.float32))
     f = cfn("posenc_rf_features_f32")
     for a, b in _groups(x2, shift, group_rows):
         check(f(int(kind), int(shift), omega.data_ptr(), m, d, _ptr(weights), x2[a:b].data_ptr(), b - a,
@@ -87,7 +87,7 @@ class _RfFeatures(torch.autograd.Function):
         need_x, need_o, need_w = ctx.needs_input_grad[:3]
         m, d = omega.shape
         g = contiguous_c(grad_out)
-        gx = torch.empty_like(x2) if need_x else None
+        gx = huge_page_hint(torch.empty_like(x2)) if need_x else None
         groups = _groups(x2, shift, group_rows)
         gw = torch.zeros(m, dtype=torch.float32) if need_w else None
         go = torch.zeros(m, d, dtype=torch.float32) if need_o else None
@@ -108,8 +108,8 @@ class _RfFeatures(torch.autograd.Function):
 
 def rf_features(x, omega, weights=None, kind="positive", shift="overflow"):
     """Random-feature map phi(x) (posenc_rf_features_f32): x float32 [..., d], omega float32 [m, d]
-    -> float32 [..., F], F = m (positive, gaussian_positive) or 2m (trig, hyperbolic); formulas in
-    posenc.h (posenc_rf_kind). weights: None or float32 [m] >= 0, WPFF's per-feature diagonal.
+    -> float32 [..., F], F = m (positive, gaussian_positive, elu_plus_one, relu) or 2m (trig,
+    hyperbolic); formulas in posenc.h (posenc_rf_kind). weights: None or float32 [m] >= 0, WPFF's per-feature diagonal.
     shift: 'overflow' (the exact map, guarded against overflow), 'row_max' (Performer's query
     stabilization), 'shared_max' (Performer's key stabilization: one constant per sequence —
     shared over the rows of x[..., :, :] for each leading index, i.e. per (batch, head) as
@@ -162,7 +162,7 @@ def _heads(*ts):
 def _attn_fwd(name, a, b, v, causal, param):
     H, n, F = a.shape
     dv = v.shape[-1]
-    out = torch.empty((H, n, dv), dtype=torch.float32)
+    out = huge_page_hint(torch.empty((H, n, dv), dtype=torch.float32))
     f = cfn(name)
     for h in range(H):
         check(f(a[h].data_ptr(), b[h].data_ptr(), v[h].data_ptr(), n, F, dv, causal, param, out[h].data_ptr()))
@@ -171,7 +171,7 @@ def _attn_fwd(name, a, b, v, causal, param):
 
 def _attn_bwd(name, a, b, v, causal, param, grad_out):
     g = contiguous_c(grad_out)
-    ga, gb, gv = torch.empty_like(a), torch.empty_like(b), torch.empty_like(v)
+    ga, gb, gv = (huge_page_hint(torch.empty_like(t)) for t in (a, b, v))
     H, n, F = a.shape
     dv = v.shape[-1]
     f = cfn(name)
@@ -237,41 +237,72 @@ def softmax_attention(q, k, v, causal=False, scale=None):
     return _attention(_SMX, q, k, v, causal, s)
 
 
+def _is_relu(fn):
+    return fn is None or (isinstance(fn, str) and fn == "relu") or type(fn) is torch.nn.ReLU or fn is torch.relu \
+        or fn is torch.nn.functional.relu
+
+
 class FastAttention(torch.nn.Module):
     """Performer's FAVOR+ attention (performer-pytorch's ``FastAttention``) on posenc's kernels:
     forward(q, k, v) with q, k [batch, heads, n, dim_heads], v [batch, heads, n, dv] float32 ->
-    [batch, heads, n, dv]:
+    [batch, heads, n, dv]. With c = d^-1/4 (performer's data_normalizer) and omega =
+    projection_matrix:
 
-        phi_q = rf_features(q * d^-1/4, omega, kind, shift='row_max')
-        phi_k = rf_features(k * d^-1/4, omega, kind, shift='shared_max')   # per (batch, head)
-        out   = linear_attention(phi_q, phi_k, v, causal, eps=0)
+    - softmax kernel (the default):
 
-    which is performer-pytorch's softmax_kernel + linear_attention (or its causal variant) with
-    their eps set to 0, on the same omega: the query and key shifts differ from Performer's by
-    factors that cancel exactly between numerator and denominator (posenc.h, posenc_rf_shift).
+        phi_q = rf_features(q * c, omega, kind, shift='row_max')
+        phi_k = rf_features(k * c, omega, kind, shift='shared_max')   # per (batch, head)
 
-    dim_heads: d; nb_features: m (default int(d ln d), Performer's); kind: 'positive' (FAVOR+,
-    Performer's softmax kernel), 'hyperbolic' (FAVOR+ with exp(+-w.x), 2m features) or
-    'gaussian_positive' (DiJiang PFF's Gaussian kernel); sampling: 'orthogonal' (Performer's
-    gaussian_orthogonal_random_matrix, scaling 0), 'iid', 'qmc' or 'pff'; seed: of the first
-    draw (None: drawn from torch's generator, so torch.manual_seed fixes it).
+      which is performer-pytorch's softmax_kernel with its eps set to 0, on the same omega: the
+      query and key shifts differ from Performer's by factors that cancel exactly between
+      numerator and denominator (posenc.h, posenc_rf_shift);
+    - ``generalized_attention=True`` (performer-pytorch's generalized_kernel):
+      phi = kernel_fn((x * c) omega^T) + kernel_epsilon for x = q and k. kernel_fn ReLU (the
+      default, ``torch.nn.ReLU()``, ``torch.relu`` or 'relu') is posenc's RELU feature map
+      (rf_features kind 'relu', backward in the C ABI); any other callable is applied by torch
+      to the torch product (x * c) @ omega.T. kernel_epsilon (default 0.001, Performer's) is added
+      by torch;
+    - ``no_projection=True`` (takes precedence, as in performer-pytorch): phi_q = softmax of q over
+      its feature (last) dim, phi_k = softmax of k over the sequence (causal: exp(k)), both torch
+      ops (posenc has no softmax feature map); omega is unused;
+
+    then ``out = linear_attention(phi_q, phi_k, v, causal, eps=0)`` (posenc's, forward and
+    backward): performer-pytorch's linear_attention / causal_linear_attention_noncuda, the latter
+    with its denominator eps (1e-6, added to the key cumsum) set to 0.
+
+    dim_heads: d; nb_features: m (default int(d ln d), Performer's); kind (softmax kernel only):
+    'positive' (FAVOR+, Performer's softmax kernel), 'hyperbolic' (FAVOR+ with exp(+-w.x), 2m
+    features) or 'gaussian_positive' (DiJiang PFF's Gaussian kernel); sampling: 'orthogonal'
+    (Performer's gaussian_orthogonal_random_matrix, scaling 0), 'iid', 'qmc' or 'pff'; seed: of
+    the first draw (None: drawn from torch's generator, so torch.manual_seed fixes it).
     ``projection_matrix`` (float32 [m, d] buffer) holds omega; ``redraw_projection_matrix()``
     draws a new one (next seed), and with ``redraw_interval=N`` every N-th forward call in
     training mode redraws first (performer-pytorch's feature_redraw_interval). Gradients flow to
-    q, k and v (posenc's backward functions)."""
+    q, k and v (posenc's backward functions, and torch autograd through the torch ops named
+    above)."""
 
     def __init__(self, dim_heads, nb_features=None, causal=False, kind="positive", sampling="orthogonal", seed=None,
-                 redraw_interval=None, sigma=1.0):
+                 redraw_interval=None, sigma=1.0, generalized_attention=False, kernel_fn=None, kernel_epsilon=0.001,
+                 no_projection=False):
         super().__init__()
         self.dim_heads = int(dim_heads)
         self.nb_features = int(nb_features) if nb_features is not None else int(self.dim_heads * math.log(self.dim_heads))
         self.causal = bool(causal)
         self.kind = _enum(kind, _KINDS, RfKind, "kind")
-        if self.kind == RfKind.TRIG:
-            raise ArgumentError("kind 'trig' has signed features (denominators can vanish); FastAttention takes "
-                                "'positive', 'hyperbolic' or 'gaussian_positive'")
+        if self.kind in (RfKind.TRIG, RfKind.ELU_PLUS_ONE, RfKind.RELU):
+            raise ArgumentError(f"kind {self.kind.name.lower()!r} is not a softmax-kernel feature map (trig has signed "
+                                f"features whose denominators can vanish); FastAttention takes 'positive', "
+                                f"'hyperbolic' or 'gaussian_positive' (for ReLU features: generalized_attention=True)")
         self.sampling = _enum(sampling, _SAMPLINGS, RfSampling, "sampling")
         self.sigma = float(sigma)
+        self.generalized_attention = bool(generalized_attention)
+        self.no_projection = bool(no_projection)
+        if kernel_fn is not None and not callable(kernel_fn) and kernel_fn != "relu":
+            raise ArgumentError(f"kernel_fn must be a callable (e.g. torch.nn.ReLU()) or 'relu' (got {kernel_fn!r})")
+        self.kernel_fn = torch.nn.ReLU() if kernel_fn is None or kernel_fn == "relu" else kernel_fn
+        self.kernel_epsilon = float(kernel_epsilon)
+        if not math.isfinite(self.kernel_epsilon):
+            raise ArgumentError(f"kernel_epsilon must be finite (got {kernel_epsilon})")
         self.seed = int(torch.randint(0, 2**62, ()).item()) if seed is None else int(seed)
         self.redraw_interval = redraw_interval
         self.calls_since_redraw = 0
@@ -286,6 +317,13 @@ class FastAttention(torch.nn.Module):
                                                self.seed))
         self.calls_since_redraw = 0
 
+    def _generalized(self, x, c, om):
+        if _is_relu(self.kernel_fn):
+            phi = rf_features(x * c, om, kind=RfKind.RELU)
+        else:
+            phi = self.kernel_fn((x * c) @ om.t())
+        return phi + self.kernel_epsilon if self.kernel_epsilon != 0 else phi
+
     def forward(self, q, k, v):
         if self.training and self.redraw_interval:
             if self.calls_since_redraw >= int(self.redraw_interval):
@@ -293,15 +331,28 @@ class FastAttention(torch.nn.Module):
             self.calls_since_redraw += 1
         if q.dim() < 2 or q.shape[-1] != self.dim_heads:
             raise ArgumentError(f"q must have shape (..., n, dim_heads = {self.dim_heads}) (got {tuple(q.shape)})")
-        c = self.dim_heads ** -0.25
-        om = self.projection_matrix
-        phi_q = rf_features(q * c, om, kind=self.kind, shift=RfShift.ROW_MAX)
-        phi_k = rf_features(k * c, om, kind=self.kind, shift=RfShift.SHARED_MAX)
+        if self.no_projection:
+            phi_q = q.softmax(dim=-1)
+            phi_k = torch.exp(k) if self.causal else k.softmax(dim=-2)
+        else:
+            c = self.dim_heads ** -0.25
+            om = self.projection_matrix
+            if self.generalized_attention:
+                phi_q, phi_k = self._generalized(q, c, om), self._generalized(k, c, om)
+            else:
+                phi_q = rf_features(q * c, om, kind=self.kind, shift=RfShift.ROW_MAX)
+                phi_k = rf_features(k * c, om, kind=self.kind, shift=RfShift.SHARED_MAX)
         return linear_attention(phi_q, phi_k, v, causal=self.causal, eps=0.0)
 
     def extra_repr(self):
-        return (f"dim_heads={self.dim_heads}, nb_features={self.nb_features}, causal={self.causal}, "
-                f"kind={self.kind.name.lower()}, sampling={self.sampling.name.lower()}")
+        if self.no_projection:
+            feat = "no_projection=True"
+        elif self.generalized_attention:
+            feat = f"generalized_attention=True, kernel_fn={self.kernel_fn}, kernel_epsilon={self.kernel_epsilon}"
+        else:
+            feat = f"kind={self.kind.name.lower()}"
+        return (f"dim_heads={self.dim_heads}, nb_features={self.nb_features}, causal={self.causal}, {feat}, "
+                f"sampling={self.sampling.name.lower()}")
 
 
 __all__ = ["rf_sample", "rf_features", "linear_attention", "softmax_attention", "FastAttention"]

@@ -19,7 +19,7 @@ import torch
 
 from .._lib import ArgumentError
 from ..rope import (RopeAxes, RopeLayout, RopeOperand, RopeParams, RopePlan, RopeType, _num_axes, rope_params)
-from ._common import cfn, check, positions_tensor, tensor
+from ._common import HUGE_PAGES_MIN_BYTES, cfn, check, huge_page_hint, positions_tensor, tensor
 
 _DTYPES = {torch.float32: 0, torch.bfloat16: 1, torch.float16: 2}
 _WHAT = ("the posenc C ABI rotates float32, bfloat16 and float16 storage (float64: cast with .float(); "
@@ -30,7 +30,7 @@ class _Cfg:
     """What one rope call needs besides the tensors: the C function, its leading arguments
     (plan handle or params), layout, heads_first, and the position axes."""
 
-    __slots__ = ("fn", "first", "keep", "layout", "heads_first", "na", "mrope", "multi", "fast")
+    __slots__ = ("fn", "raw", "first", "keep", "layout", "heads_first", "na", "mrope", "multi", "fast", "runs")
 
     def __init__(self, params, layout, heads_first):
         if isinstance(params, RopePlan):
@@ -41,12 +41,30 @@ class _Cfg:
             raise ArgumentError("params must be a posenc.RopeParams, a posenc.RopePlan or a "
                                 f"posenc.torch.RotaryEmbedding (got {type(params).__name__})")
         self.keep = params
+        self.raw = _raw(self.fn)
         self.layout = int(layout)
         self.heads_first = bool(heads_first)
         self.na = _num_axes(p)
         self.mrope = p.axes in (RopeAxes.MROPE, RopeAxes.MROPE_INTERLEAVED)
         self.multi = self.na > 1 or p.axes == RopeAxes.AXIAL
-        self.fast = {}  # _fast_key(...) -> _FastEntry: calls without autograd whose layout was seen before
+        self.fast = {}  # _fast_key(...) -> _FastEntry: calls whose arguments passed the checks before
+        self.runs = {}  # _run_key(...) -> _FastEntry: prepared operand structs of rotated tensors
+
+
+_I32, _I64, _VP = ctypes.c_int32, ctypes.c_int64, ctypes.c_void_p
+_INVERSE = (_I32(0), _I32(1))
+_RAW = {}
+
+
+def _raw(fn):
+    """fn (a ctypes function with argtypes) as a prototype without argtypes: the prepared calls
+    pass ctypes objects of the exact C types built once (the per-argument conversion of argtypes
+    costs about 0.3-0.5 us per call)."""
+    addr = ctypes.cast(fn, _VP).value
+    r = _RAW.get(addr)
+    if r is None:
+        r = _RAW[addr] = ctypes.CFUNCTYPE(ctypes.c_int)(addr)
+    return r
 
 
 _LAYOUTS = {}  # (shape, strides, heads_first) -> (num_heads, head_stride, token_stride, batch_stride, batch, tokens) or None
@@ -84,10 +102,18 @@ def _operand(x, heads_first):
     return RopeOperand(x.data_ptr(), lay[0], lay[1], lay[2], lay[3]), lay[4], lay[5]
 
 
+def _clone(x):
+    """x.clone() (x's strides when dense); a large one is allocated first, hinted for huge pages
+    (huge_page_hint) and then written."""
+    if x.numel() * x.element_size() < HUGE_PAGES_MIN_BYTES:
+        return x.clone()
+    return huge_page_hint(torch.empty_like(x)).copy_(x)
+
+
 def _fresh_op(x, heads_first):
     """(y, operand of y): a new tensor y with x's values that the C ABI can rotate in place (x's own
     strides when they are dense with a unit-stride head_dim, else C-contiguous)."""
-    y = x.clone()
+    y = _clone(x)
     op = _operand(y, heads_first)
     if op is None:
         y = x.clone(memory_format=torch.contiguous_format)
@@ -95,23 +121,50 @@ def _fresh_op(x, heads_first):
     return y, op
 
 
-def _run(cfg, positions, xs, inverse, ops=None):
-    """One C call rotating the (one or two) tensors xs in place (ops: their operands, if known)."""
-    if ops is None:
-        ops = [_operand(x, cfg.heads_first) for x in xs]
-    _, batch, seq = ops[0]
-    q = ctypes.byref(ops[0][0])
-    k = ctypes.byref(ops[1][0]) if len(ops) > 1 else None
-    check(cfg.fn(*cfg.first, _DTYPES[xs[0].dtype], cfg.layout,
-                 None if positions is None else positions.data_ptr(), cfg.na, batch, seq, xs[0].shape[-1],
-                 q, k, int(inverse)))
+def _run_key(xs):
+    x = xs[0]
+    if len(xs) == 1:
+        return (_ident(), x.dtype, x.shape, x.stride())
+    return (_ident(), x.dtype, x.shape, x.stride(), xs[1].shape, xs[1].stride())
+
+
+def _run(cfg, positions, xs, inverse, e=None):
+    """One C call rotating the (one or two) tensors xs in place. xs must be rotatable as they are
+    (_operand not None); their operand structs are prepared once per (thread, dtype, shapes,
+    strides) and only the data pointers are written per call (e: the prepared entry of xs's
+    layout when the caller has it)."""
+    if e is None:
+        key = _run_key(xs)
+        e = cfg.runs.get(key)
+        if e is None:
+            if len(cfg.runs) > 256:
+                cfg.runs.clear()
+            e = cfg.runs[key] = _FastEntry(cfg, xs)
+    ops = e.ops
+    ops[0].data = xs[0].data_ptr()
+    if len(xs) > 1:
+        ops[1].data = xs[1].data_ptr()
+    check(cfg.raw(*e.pre, None if positions is None else _VP(positions.data_ptr()), *e.post, _INVERSE[int(inverse)]))
 
 
 def _rotated_copies(cfg, positions, xs, inverse):
     """New tensors: the rotations of xs (one C call on copies)."""
-    pairs = [_fresh_op(x, cfg.heads_first) for x in xs]
-    outs = [p[0] for p in pairs]
-    _run(cfg, positions, outs, inverse, [p[1] for p in pairs])
+    outs = [_fresh_op(x, cfg.heads_first)[0] for x in xs]
+    _run(cfg, positions, outs, inverse)
+    return outs
+
+
+def _copies_as(gs, layouts):
+    """New tensors with the values of gs, each laid out as (shape, strides, contiguous) of layouts
+    (the forward outputs': rotatable, and for HF's transposed views the layout whose transpose
+    back is contiguous, so that autograd's view backward needs no further copy); a gradient
+    already in that layout, or contiguous where the output was, is cloned as it is."""
+    outs = []
+    for g, (shape, st, contig) in zip(gs, layouts):
+        if g.stride() == st or (contig and g.is_contiguous()):
+            outs.append(_clone(g))
+        else:
+            outs.append(huge_page_hint(torch.empty_strided(shape, st, dtype=g.dtype)).copy_(g))
     return outs
 
 
@@ -140,7 +193,7 @@ class _RopeInPlace(torch.autograd.Function):
     @staticmethod
     def backward(ctx, g):
         if torch.is_grad_enabled():
-            (out,) = _RopeFunction.apply(ctx.cfg, ctx.positions, not ctx.inverse, g)
+            (out,) = _RopeFunction.apply(ctx.cfg, ctx.positions, not ctx.inverse, None, g)
         else:
             (out,) = _rotated_copies(ctx.cfg, ctx.positions, [g], not ctx.inverse)
         return out, None, None, None
@@ -148,9 +201,15 @@ class _RopeInPlace(torch.autograd.Function):
 
 class _RopeFunction(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, cfg, positions, inverse, *xs):
-        outs = _rotated_copies(cfg, positions, xs, inverse)
+    def forward(ctx, cfg, positions, inverse, e, *xs):
+        """e: the prepared entry (_known) of xs's layout, whose clones keep it, or None."""
+        if e is None:
+            outs = _rotated_copies(cfg, positions, xs, inverse)
+        else:
+            outs = [x.clone() for x in xs] if e.small else [_clone(x) for x in xs]
+            _run(cfg, positions, outs, inverse, e)
         ctx.cfg, ctx.positions, ctx.inverse = cfg, positions, inverse
+        ctx.layouts = [(o.shape, o.stride(), o.is_contiguous()) for o in outs]
         ctx.set_materialize_grads(False)
         return tuple(outs)
 
@@ -160,13 +219,14 @@ class _RopeFunction(torch.autograd.Function):
         idx = [i for i, g in enumerate(grads) if g is not None]
         if idx:
             gs = [grads[i] for i in idx]
-            if torch.is_grad_enabled():  # create_graph: the backward is itself a rope op
-                outs = _RopeFunction.apply(ctx.cfg, ctx.positions, not ctx.inverse, *gs)
-            else:
-                outs = _rotated_copies(ctx.cfg, ctx.positions, gs, not ctx.inverse)
+            if _grad_enabled():  # create_graph: the backward is itself a rope op
+                outs = _RopeFunction.apply(ctx.cfg, ctx.positions, not ctx.inverse, None, *gs)
+            else:  # copies in the forward outputs' layouts, rotated back in place
+                outs = _copies_as(gs, [ctx.layouts[i] for i in idx])
+                _run(ctx.cfg, ctx.positions, outs, not ctx.inverse)  # (the backward may run on another thread)
             for i, o in zip(idx, outs):
                 res[i] = o
-        return (None, None, None) + tuple(res)
+        return (None, None, None, None) + tuple(res)
 
 
 def _prepare_positions(cfg, positions, lead, T):
@@ -221,17 +281,21 @@ _grad_enabled = torch.is_grad_enabled
 
 
 class _FastEntry:
-    """A prepared call without autograd for one (thread, shapes, strides, dtypes) key: operand
-    structs whose data pointer alone changes per call, and the C call's other arguments."""
+    """A prepared call for one (thread, shapes, strides, dtypes) key: operand structs whose data
+    pointer alone changes per call, and the C call's other arguments."""
 
-    __slots__ = ("ops", "addrs", "args")
+    __slots__ = ("ops", "pre", "post", "small")
 
-    def __init__(self, cfg, outs, pos):
+    def __init__(self, cfg, outs):
         lays = [_operand(o, cfg.heads_first) for o in outs]
         self.ops = [lay[0] for lay in lays]
-        self.addrs = [ctypes.addressof(op) for op in self.ops] + [None] * (2 - len(self.ops))
+        addrs = [_VP(ctypes.addressof(op)) for op in self.ops] + [None] * (2 - len(self.ops))
         _, batch, seq = lays[0]
-        self.args = (_DTYPES[outs[0].dtype], cfg.layout, cfg.na, batch, seq, outs[0].shape[-1])
+        # the C call's arguments around positions (and before inverse), as ctypes objects
+        self.pre = tuple(cfg.first) + (_I32(_DTYPES[outs[0].dtype]), _I32(cfg.layout))
+        self.post = (_I32(cfg.na), _I64(batch), _I64(seq), _I64(outs[0].shape[-1]), addrs[0], addrs[1])
+        # all tensors of this layout below the huge-page threshold: plain clones (see _clone)
+        self.small = all(o.numel() * o.element_size() < HUGE_PAGES_MIN_BYTES for o in outs)
 
 
 def _fast_key(q, k, positions, inverse, inplace):
@@ -239,34 +303,48 @@ def _fast_key(q, k, positions, inverse, inplace):
             None if positions is None else (positions.shape, positions.dtype), inverse, inplace)
 
 
-def _fast(cfg, q, k, positions, inverse, inplace):
-    """The call without autograd of a layout seen before (see _FastEntry), or None for the full
-    path: the checks that remain per call are the ones a key cannot carry (device, lazy neg bit,
-    contiguous positions, q / k aliasing for inplace); shapes, strides and dtypes are in the key."""
+def _known(cfg, q, k, positions, inverse, inplace):
+    """The prepared entry of a call whose (thread, shapes, strides, dtypes, positions shape,
+    inverse, inplace) passed the full checks before, or None for the full path. The checks that
+    remain per call are the ones a key cannot carry (device, lazy neg bit, contiguous positions,
+    q / k aliasing for inplace)."""
     if type(q) is not _Tensor or (k is not None and type(k) is not _Tensor) or \
             (positions is not None and type(positions) is not _Tensor):
         return None
     try:
-        e = cfg.fast.get(_fast_key(q, k, positions, inverse, inplace))
+        e = cfg.fast.get((_ident(), q.shape, q.stride(), q.dtype, None if k is None else (k.shape, k.stride(), k.dtype),
+                          None if positions is None else (positions.shape, positions.dtype), inverse, inplace))
     except RuntimeError:  # tensors without strides (sparse, mkldnn): the full path explains
         return None
     if e is None or not q.is_cpu or q.is_neg() or (k is not None and (not k.is_cpu or k.is_neg())):
         return None
     if positions is not None and not (positions.is_cpu and positions.is_contiguous()):
         return None
+    if inplace and k is not None and q.data_ptr() == k.data_ptr():
+        return None
+    return e
+
+
+def _fast(cfg, q, k, positions, inverse, inplace):
+    """The call without autograd of a layout seen before (see _known), or None for the full path."""
+    e = _known(cfg, q, k, positions, inverse, inplace)
+    if e is None:
+        return None
     if inplace:
         oq, ok = q, k
-        if k is not None and q.data_ptr() == k.data_ptr():
-            return None
-    else:
+    elif e.small:
         oq = q.clone()
         ok = None if k is None else k.clone()
-    ops, addrs, (code, layout, na, batch, seq, hd) = e.ops, e.addrs, e.args
+    else:
+        oq = _clone(q)
+        ok = None if k is None else _clone(k)
+    ops = e.ops
     ops[0].data = oq.data_ptr()
     if ok is not None:
         ops[1].data = ok.data_ptr()
-    check(cfg.fn(*cfg.first, code, layout, None if positions is None else positions.data_ptr(), na, batch, seq, hd,
-                 addrs[0], addrs[1], inverse))
+    st = cfg.raw(*e.pre, None if positions is None else _VP(positions.data_ptr()), *e.post, _INVERSE[inverse])
+    if st:
+        check(st)
     return oq, ok
 
 
@@ -277,6 +355,12 @@ def _rope(cfg, q, k, positions, inverse, inplace):
         r = _fast(cfg, q, k, positions, inverse, inplace)
         if r is not None:
             return r
+    elif not inplace:
+        e = _known(cfg, q, k, positions, inverse, False)
+        if e is not None:
+            if k is None:
+                return _RopeFunction.apply(cfg, positions, bool(inverse), e, q)[0], None
+            return _RopeFunction.apply(cfg, positions, bool(inverse), e, q, k)
     _check_qk(q, k, cfg.heads_first)
     t_ax = -2 if cfg.heads_first else -3
     pos = _prepare_positions(cfg, positions, tuple(q.shape[:-3]), q.shape[t_ax])
@@ -285,21 +369,23 @@ def _rope(cfg, q, k, positions, inverse, inplace):
         if inplace:  # autograd takes an in-place Function on a view only with one output: q, k apart
             outs = [_RopeInPlace.apply(x, cfg, pos, bool(inverse)) for x in _in_place(xs, cfg.heads_first)]
         else:
-            outs = _RopeFunction.apply(cfg, pos, bool(inverse), *xs)
+            outs = _RopeFunction.apply(cfg, pos, bool(inverse), None, *xs)
     else:
         if inplace:
             outs = _in_place(xs, cfg.heads_first)
             _run(cfg, pos, outs, inverse)
         else:
             outs = _rotated_copies(cfg, pos, xs, inverse)
-        # remember the layout for _fast when the next call with this key can take it as is: the
-        # positions used unchanged (int64, contiguous, no broadcast) and the copies with q / k's strides
-        if (positions is None or pos is positions) and all(o.stride() == x.stride() for o, x in zip(outs, xs)) and \
-                type(q) is _Tensor and (k is None or type(k) is _Tensor) and \
-                (positions is None or type(positions) is _Tensor):
-            if len(cfg.fast) > 256:
-                cfg.fast.clear()
-            cfg.fast[_fast_key(q, k, positions, inverse, inplace)] = _FastEntry(cfg, outs, pos)
+    # remember the checked arguments for _known when the next call with this key can take them as
+    # they are: the positions used unchanged (int64, contiguous, no broadcast) and the copies with
+    # q / k's strides (with autograd: out-of-place calls only)
+    if (positions is None or pos is positions) and not (grad and inplace) and \
+            all(o.stride() == x.stride() for o, x in zip(outs, xs)) and \
+            type(q) is _Tensor and (k is None or type(k) is _Tensor) and \
+            (positions is None or type(positions) is _Tensor):
+        if len(cfg.fast) > 256:
+            cfg.fast.clear()
+        cfg.fast[_fast_key(q, k, positions, inverse, inplace)] = _FastEntry(cfg, outs)
     return (outs[0], outs[1] if k is not None else None)
 
 
