@@ -88,7 +88,7 @@ class Info(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32), ("solver", ctypes.c_int), ("method", ctypes.c_int), ("components", ctypes.c_int64),
                 ("matvecs", ctypes.c_int64), ("shift_solves", ctypes.c_int64), ("max_residual", ctypes.c_double),
                 ("certificate", ctypes.c_int), ("recoveries", ctypes.c_int32), ("inertia_sigma", ctypes.c_double),
-                ("inertia_count", ctypes.c_int64), ("factor_nnz", ctypes.c_int64)]
+                ("inertia_count", ctypes.c_int64), ("factor_nnz", ctypes.c_int64), ("flags", ctypes.c_uint32)]
 
 SOLVERS = {"auto": 0, "dense": 1, "shift-invert": 2, "lanczos": 3}
 

@@ -9,18 +9,12 @@
 #include <random>
 #include <vector>
 
+#include "cli/features_data.hpp"
 #include "cli/report.hpp"
 #include "posenc/posenc.hpp"
 
 namespace posenc_cli {
 namespace {
-
-struct Points {
-  std::string name, label;
-  int32_t d;
-  std::vector<float> x;  // [n, d]
-  int64_t n() const { return int64_t(x.size()) / d; }
-};
 
 Eigen::MatrixXd to_mat(const std::vector<float>& v, int64_t rows, int64_t cols) {
   Eigen::MatrixXd m(rows, cols);
@@ -121,9 +115,6 @@ std::vector<double> mse_curve(const Points& pts, Method meth, const std::vector<
 }
 
 }  // namespace
-
-// Real vectors for the kernel experiment (defined in exp_features_data.cpp / below).
-std::vector<Points> feature_datasets(Report& rep);
 
 namespace {
 

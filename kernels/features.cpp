@@ -11,6 +11,8 @@ constexpr features_kernels_t make_features_kernels() {
   features_kernels_t t{};
   t.features_rows = &features_rows;
   t.matmul = &matmul;
+  t.transpose = &transpose;
+  t.linear_bwd_dots = &linear_bwd_dots;
   t.colsum_acc = &colsum_acc;
   t.linear_rows = &linear_rows;
   t.causal_chunk = &causal_chunk;

@@ -18,6 +18,7 @@
 
 #include "kernels/features_table.hpp"
 #include "kernels/simd.hpp"
+#include "kernels/simd/isa.hpp"
 
 #include <limits>
 
@@ -186,6 +187,84 @@ inline void matmul(const float* a, int64_t sai, int64_t sak, const float* b, int
     case 4: mm_rows<4>(a + i * sai, sai, sak, b, ldb, ncols, k, c + i * ldc, ldc, acc); break;
     case 5: mm_rows<5>(a + i * sai, sai, sak, b, ldb, ncols, k, c + i * ldc, ldc, acc); break;
     default: break;
+  }
+}
+
+/// See features_kernels_t::transpose. Full WF x WF tiles: WF unaligned row loads into an aligned
+/// L1 tile, vx::ftile_rows (the ISA's register transpose), WF unaligned stores; edges scalar.
+inline void transpose(const float* a, int64_t rows, int64_t cols, int64_t lda, float* b) {
+  constexpr int64_t T = static_cast<int64_t>(vx::WF);
+  alignas(64) float tile[T * T];
+  int64_t i0 = 0;
+  for (; i0 + T <= rows; i0 += T) {
+    int64_t c0 = 0;
+    for (; c0 + T <= cols; c0 += T) {
+      for (int64_t i = 0; i < T; ++i) storeu(tile + i * T, load(a + (i0 + i) * lda + c0));
+      vx::VF r[T];
+      vx::ftile_rows(tile, r);
+      for (int64_t c = 0; c < T; ++c) storeu(b + (c0 + c) * rows + i0, r[c]);
+    }
+    for (int64_t c = c0; c < cols; ++c)
+      for (int64_t i = i0; i < i0 + T; ++i) b[c * rows + i] = a[i * lda + c];
+  }
+  for (int64_t c = 0; c < cols; ++c)
+    for (int64_t i = i0; i < rows; ++i) b[c * rows + i] = a[i * lda + c];
+}
+
+/// acc[h] += widen(a, h) * widen(b, h) (exact float32 products in float64) for both halves.
+inline void madd_wide(const vx::VF& a, const vx::VF& b, vx::V (&acc)[vx::kHalves]) {
+  for (std::size_t h = 0; h < vx::kHalves; ++h) acc[h] = madd(vx::widen(a, h), vx::widen(b, h), acc[h]);
+}
+/// Sum of the lanes of the kHalves accumulators, in lane order.
+inline double sum_wide(const vx::V (&acc)[vx::kHalves]) {
+  alignas(64) double d[vx::WF];
+  for (std::size_t h = 0; h < vx::kHalves; ++h) acc[h].store_aligned(d + h * vx::W);
+  double s = 0.0;
+  for (std::size_t i = 0; i < vx::WF; ++i) s += d[i];
+  return s;
+}
+
+/// See features_kernels_t::linear_bwd_dots.
+inline void linear_bwd_dots(const float* q, const float* u, int64_t rows, int32_t f, const float* z, const float* p,
+                            const float* g, int64_t ldp, double* out) {
+  using VF = vx::VF;
+  constexpr int64_t WF = static_cast<int64_t>(vx::WF);
+  const VF one(1.0f);
+  for (int64_t i = 0; i < rows; ++i) {
+    const float* qi = q + i * f;
+    const float* ui = u + i * f;
+    vx::V dz[vx::kHalves], gd[vx::kHalves];
+    for (std::size_t h = 0; h < vx::kHalves; ++h) dz[h] = gd[h] = vx::V(0.0);
+    int64_t c = 0;
+    for (; c + WF <= f; c += WF) {
+      const VF qv = load(qi + c);
+      madd_wide(qv, load(z + c), dz);
+      madd_wide(qv, load(ui + c), gd);
+    }
+    if (c < f) {
+      const auto cnt = static_cast<std::size_t>(f - c);
+      const VF qv = load_partial(qi + c, cnt);
+      madd_wide(qv, load_partial(z + c, cnt), dz);
+      madd_wide(qv, load_partial(ui + c, cnt), gd);
+    }
+    if (p) {
+      const float* pi = p + i * ldp;
+      const float* gi = g + i * ldp;
+      int64_t j = 0;
+      for (; j + WF <= i + 1; j += WF) {
+        const VF pv = load(pi + j);
+        madd_wide(pv, one, dz);
+        madd_wide(pv, load(gi + j), gd);
+      }
+      if (j <= i) {
+        const auto cnt = static_cast<std::size_t>(i + 1 - j);
+        const VF pv = load_partial(pi + j, cnt);
+        madd_wide(pv, one, dz);
+        madd_wide(pv, load_partial(gi + j, cnt), gd);
+      }
+    }
+    out[2 * i] = sum_wide(dz);
+    out[2 * i + 1] = sum_wide(gd);
   }
 }
 

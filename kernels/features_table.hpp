@@ -30,6 +30,15 @@ struct features_kernels_t {
   /// dimension ldb; C leading dimension ldc. accumulate != 0 adds to C, else overwrites.
   void (*matmul)(const float* a, int64_t sai, int64_t sak, const float* b, int64_t ldb, int64_t rows,
                  int64_t ncols, int64_t k, float* c, int64_t ldc, int accumulate);
+  /// b [cols, rows] = the transpose of a [rows, cols] (leading dimension lda): b[c*rows + i] =
+  /// a[i*lda + c]. Tiles of W x W (W floats per vector) through an L1 tile and register shuffles.
+  void (*transpose)(const float* a, int64_t rows, int64_t cols, int64_t lda, float* b);
+  /// The two float64 dot products per row of the linear-attention backward: for i < rows,
+  /// out[2i] = q_i . z + sum_{j<=i} p_ij and out[2i+1] = q_i . u_i + sum_{j<=i} p_ij g_ij
+  /// (q, u [rows, f]; z [f]; p, g [rows, ldp] or p NULL: no second sums). Float32 inputs widened
+  /// exactly, products and sums in float64 (lanes summed in a fixed order).
+  void (*linear_bwd_dots)(const float* q, const float* u, int64_t rows, int32_t f, const float* z, const float* p,
+                          const float* g, int64_t ldp, double* out);
   /// z[0..F) += sum of rows [0, rows) of a [rows, F].
   void (*colsum_acc)(const float* a, int64_t rows, int32_t f, float* z);
   /// Linear-attention output of `rows` query rows: out_i = (phi_i^T S + extra_num_i) /

@@ -37,6 +37,8 @@ constexpr sphere_kernels_t make_sphere_kernels() {
   t.sh_low_f64 = &sphere_sh_low_f64;
   t.sh_low_f32 = &sphere_sh_low_f32;
   t.lonlat_xyz_f64 = &sphere_lonlat_xyz_f64;
+  t.sh_low_lonlat_f64 = &sphere_sh_low_lonlat_f64;
+  t.lonlat_bad_f64 = &sphere_lonlat_bad_f64;
   return t;
 }
 

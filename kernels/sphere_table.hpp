@@ -169,6 +169,13 @@ struct sphere_kernels_t {
   /// xyz [n, 3] = (cos lat cos lon, cos lat sin lon, sin lat) of lonlat [n, 2] in degrees
   /// (finite longitudes, latitudes in [-90, 90]; reduction in degrees, exact at multiples of 90).
   void (*lonlat_xyz_f64)(const double* lonlat, int64_t n, double* xyz);
+  /// Real SH of lmax <= kSphLowLmax (unit sphere, plan->flags = 0, plan->coef required) of
+  /// lonlat [n, 2] (as lonlat_xyz_f64, converted in the kernel's registers): values [n, K],
+  /// the same bits as lonlat_xyz_f64 followed by sh_low_f64.
+  void (*sh_low_lonlat_f64)(const sph_grad_plan* plan, const double* lonlat, int64_t n, double* values);
+  /// 1 if some point of lonlat [n, 2] has a non-finite longitude or a latitude outside
+  /// [-90, 90] (or NaN), else 0 (the vectorized first pass of the argument check).
+  int (*lonlat_bad_f64)(const double* lonlat, int64_t n);
 };
 
 }  // namespace posenc

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 POSENC_USE_KERNELS(features_kernels_t, features_kernels)
@@ -19,29 +20,94 @@ using namespace posenc::detail;
 
 namespace posenc {
 namespace detail {
+namespace {
+/// Rows per block of the causal backward's intra-chunk staircase (see pass 1).
+constexpr int64_t kRowBlock = 16;
+
+/// Scratch for the tiles of one call, one slot per tile that runs at a time, all allocated when
+/// the pool is built (before the call writes any output: an allocation that fails later would
+/// leave the outputs half written). A tile takes a free slot and gives it back; with more tiles
+/// running at once than slots (the thread count changed during the call) a tile allocates its own.
+template <class T>
+class slot_pool {
+ public:
+  slot_pool(int64_t slots, int64_t floats)
+      : floats_(floats), mem_(new T[static_cast<size_t>(std::max<int64_t>(slots, 1) * floats)]) {
+    for (int64_t i = std::max<int64_t>(slots, 1) - 1; i >= 0; --i) free_.push_back(mem_.get() + i * floats);
+  }
+  /// A slot held for the lifetime of the object.
+  class lease {
+   public:
+    explicit lease(slot_pool& p) : pool_(p) {
+      {
+        std::lock_guard<std::mutex> lk(p.m_);
+        if (!p.free_.empty()) {
+          ptr_ = p.free_.back();
+          p.free_.pop_back();
+          return;
+        }
+      }
+      own_.reset(new T[static_cast<size_t>(p.floats_)]);
+      ptr_ = own_.get();
+    }
+    ~lease() {
+      if (own_) return;
+      std::lock_guard<std::mutex> lk(pool_.m_);
+      pool_.free_.push_back(ptr_);
+    }
+    lease(const lease&) = delete;
+    lease& operator=(const lease&) = delete;
+    T* data() const { return ptr_; }
+
+   private:
+    slot_pool& pool_;
+    T* ptr_ = nullptr;
+    std::unique_ptr<T[]> own_;
+  };
+
+ private:
+  int64_t floats_;
+  std::unique_ptr<T[]> mem_;
+  std::mutex m_;
+  std::vector<T*> free_;
+};
+}  // namespace
+
 void linear_attention_backward_run(const features_kernels_t* k, const float* phi_q, const float* phi_k, const float* v, int64_t n,
                                    int32_t F, int32_t dv, bool causal, bool unnorm, float eps, const float* grad_out,
                                    float* grad_phi_q, float* grad_phi_k, float* grad_v) {
-  const int64_t C = causal ? 128 : 512;  // rows per chunk (causal) or tile
+  const int64_t C = causal ? 64 : 512;  // rows per chunk (causal) or tile
   const int64_t nc = tiles_of(n, C);
   const int64_t FD = static_cast<int64_t>(F) * dv, state = FD + F;
-  // forward states: causal: exclusive prefix sums of the chunk states; else one global state
-  // (st is reused for the chunks' R, r in pass 1: chunk c alone reads st[c] and writes it after)
+  const int64_t eg = 2048;  // state elements per tile of the prefix scans
+  // Every allocation comes first (no output is written before they all succeed). Per-tile
+  // scratch: pass 1's buffer (below) for the largest chunk, pass 2's R^T, a scan tile's sums.
+  const int64_t cm = std::min(n, C), l2m = causal ? cm * cm : 0, ltm = causal ? cm : 0;
+  const int64_t slot = std::max({cm * dv + 2 * cm + F + 2 * l2m + (F + dv) * ltm, FD, eg});
+  const int64_t slots = std::max<int64_t>(1, std::min<int64_t>(nc, thread_count()));
+  slot_pool<float> pool(slots, slot);
+  slot_pool<double> dpool(slots, 2 * cm);  // pass 1's float64 row sums
+  // forward states S^T [dv, F] and z [F] (S^T: the B operand of U = grad_out S^T as it is):
+  // causal: exclusive prefix sums of the chunk states; else one global state (st is reused for
+  // the chunks' R, r in pass 1: chunk c alone reads st[c] and writes it after)
   fbuf st(nc * state);
+  std::vector<float> total;  // non-causal: the one state, summed in tile order
+  std::vector<double> acc;   // non-causal: R, r summed in tile order
+  if (!causal) total.assign(static_cast<size_t>(state), 0.0f), acc.assign(static_cast<size_t>(state), 0.0);
   parallel_tiles(nc, [&](int64_t c) {
     const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
     float* s = st.data() + c * state;
-    k->matmul(phi_k + r0 * F, 1, F, v + r0 * dv, dv, F, dv, len, s, dv, 0);
+    k->matmul(v + r0 * dv, 1, dv, phi_k + r0 * F, F, dv, F, len, s, F, 0);  // S^T = V^T phi_k
     std::fill(s + FD, s + state, 0.0f);
     k->colsum_acc(phi_k + r0 * F, len, F, s + FD);
   });
-  std::vector<float> total;  // non-causal: the one state, summed in tile order
   if (causal) {
-    // exclusive prefix (the forward's order: run before adding)
-    const int64_t eg = 2048;
+    // exclusive prefix (run before adding)
     parallel_tiles(tiles_of(state, eg), [&](int64_t t) {
       const int64_t e0 = t * eg, e1 = std::min(state, e0 + eg);
-      std::vector<float> run(static_cast<size_t>(e1 - e0), 0.0f);
+      slot_pool<float>::lease ls(pool);
+      float* run = ls.data();
+      std::fill(run, run + (e1 - e0), 0.0f);
       for (int64_t c = 0; c < nc; ++c) {
         float* s = st.data() + c * state;
         for (int64_t e = e0; e < e1; ++e) {
@@ -52,7 +118,6 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
       }
     });
   } else {
-    total.assign(static_cast<size_t>(state), 0.0f);
     for (int64_t t = 0; t < nc; ++t)
       for (int64_t e = 0; e < state; ++e) total[size_t(e)] += st[size_t(t * state + e)];
   }
@@ -72,15 +137,16 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
     const float* kk = phi_k + r0 * F;
     const float* vv = v + r0 * dv;
     const float* go = grad_out + r0 * dv;
-    // one uninitialized scratch: a [len, dv], b, dinv [len], S^T [dv, F], z [F]; causal: P, G
-    // [len, len], phi_k^T [F, len], V^T [dv, len]
+    // one uninitialized scratch: a [len, dv], b, dinv [len], z [F]; causal: P, G [len, len],
+    // phi_k^T [F, len], V^T [dv, len]
     const int64_t L2 = causal ? len * len : 0, LT = causal ? len : 0;
-    fbuf buf(len * dv + 2 * len + FD + F + 2 * L2 + (F + dv) * LT);
+    slot_pool<float>::lease buf(pool);
+    slot_pool<double>::lease dbuf(dpool);
+    double* const dots = dbuf.data();
     float* a = buf.data();
     float* b = a + len * dv;
     float* dinv = b + len;
-    float* sT = dinv + len;
-    float* zc = sT + FD;  // z copied: the chunk's state slot receives R, r below
+    float* zc = dinv + len;  // z copied: the chunk's state slot receives R, r below
     float* P = zc + F;
     float* G = P + L2;
     float* kT = G + L2;
@@ -88,16 +154,23 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
     std::copy(z, z + F, zc);
     z = zc;
     float* gq = grad_phi_q + r0 * F;
-    transpose_to(s, F, dv, dv, sT);
-    k->matmul(go, dv, 1, sT, F, len, F, dv, gq, F, 0);  // U, in place of grad_phi_q
+    k->matmul(go, dv, 1, s, F, len, F, dv, gq, F, 0);  // U = grad_out S^T, in place of grad_phi_q
+    // Causal: the intra-chunk products run on a staircase of kRowBlock-row blocks: rows [i0, i1)
+    // of P and G are formed for the columns [0, i1) only (the strict upper part of the diagonal
+    // block set to 0), and the products with M and P read only that part: the skipped entries
+    // are the masked ones (j > i), so the sums are those of the full masked blocks.
     if (causal) {
-      transpose_to(kk, len, F, F, kT);
-      transpose_to(vv, len, dv, dv, vT);
-      k->matmul(q, F, 1, kT, len, len, len, F, P, len, 0);
-      k->matmul(go, dv, 1, vT, len, len, len, dv, G, len, 0);
-      for (int64_t i = 0; i < len; ++i)
-        for (int64_t j = i + 1; j < len; ++j) P[size_t(i * len + j)] = G[size_t(i * len + j)] = 0.0f;
+      k->transpose(kk, len, F, F, kT);
+      k->transpose(vv, len, dv, dv, vT);
+      for (int64_t i0 = 0; i0 < len; i0 += kRowBlock) {
+        const int64_t i1 = std::min(len, i0 + kRowBlock);
+        k->matmul(q + i0 * F, F, 1, kT, len, i1 - i0, i1, F, P + i0 * len, len, 0);
+        k->matmul(go + i0 * dv, dv, 1, vT, len, i1 - i0, i1, dv, G + i0 * len, len, 0);
+        for (int64_t i = i0; i < i1; ++i)
+          for (int64_t j = i + 1; j < i1; ++j) P[size_t(i * len + j)] = G[size_t(i * len + j)] = 0.0f;
+      }
     }
+    if (!unnorm) k->linear_bwd_dots(q, gq, len, F, z, causal ? P : nullptr, G, len, dots);
     for (int64_t i = 0; i < len; ++i) {
       if (unnorm) {  // no denominator: a_i = grad_out_i, b_i = 0
         for (int32_t cdx = 0; cdx < dv; ++cdx) a[size_t(i * dv + cdx)] = go[i * dv + cdx];
@@ -105,25 +178,17 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
         dinv[size_t(i)] = 1.0f;
         continue;
       }
-      double dz = 0.0, gdo = 0.0;
-      for (int32_t f = 0; f < F; ++f) {
-        dz += double(q[i * F + f]) * z[f];
-        gdo += double(q[i * F + f]) * gq[i * F + f];
-      }
-      if (causal)
-        for (int64_t j = 0; j <= i; ++j) {
-          dz += double(P[size_t(i * len + j)]);
-          gdo += double(P[size_t(i * len + j)]) * G[size_t(i * len + j)];
-        }
+      const double dz = dots[2 * i], gdo = dots[2 * i + 1];
       const double dn = dz + double(eps);
       if (dn == 0.0) {  // the forward wrote a zero row: zero gradient
         for (int32_t cdx = 0; cdx < dv; ++cdx) a[size_t(i * dv + cdx)] = 0.0f;
         b[i] = dinv[i] = 0.0f;
         continue;
       }
-      for (int32_t cdx = 0; cdx < dv; ++cdx) a[size_t(i * dv + cdx)] = static_cast<float>(go[i * dv + cdx] / dn);
-      b[size_t(i)] = static_cast<float>(-gdo / (dn * dn));
-      dinv[size_t(i)] = static_cast<float>(1.0 / dn);
+      const double inv = 1.0 / dn;  // one division per row
+      for (int32_t cdx = 0; cdx < dv; ++cdx) a[size_t(i * dv + cdx)] = static_cast<float>(go[i * dv + cdx] * inv);
+      b[size_t(i)] = static_cast<float>(-gdo * inv * inv);
+      dinv[size_t(i)] = static_cast<float>(inv);
     }
     for (int64_t i = 0; i < len; ++i)
       for (int32_t f = 0; f < F; ++f) gq[i * F + f] = gq[i * F + f] * dinv[size_t(i)] + b[size_t(i)] * z[f];
@@ -131,9 +196,14 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
       float* M = G;
       for (int64_t i = 0; i < len; ++i)
         for (int64_t j = 0; j <= i; ++j) M[size_t(i * len + j)] = M[size_t(i * len + j)] * dinv[size_t(i)] + b[size_t(i)];
-      k->matmul(M, len, 1, kk, F, len, F, len, gq, F, 1);                                 // M phi_k
-      k->matmul(M, 1, len, q, F, len, F, len, grad_phi_k + r0 * F, F, 0);                 // M^T phi_q
-      k->matmul(P, 1, len, a, dv, len, dv, len, grad_v + r0 * dv, dv, 0);  // P^T A
+      for (int64_t i0 = 0; i0 < len; i0 += kRowBlock) {
+        const int64_t i1 = std::min(len, i0 + kRowBlock), nb = i1 - i0;
+        // M phi_k for the queries [i0, i1) (keys j < i1); M^T phi_q and P^T A for the keys
+        // [i0, i1) (queries i >= i0)
+        k->matmul(M + i0 * len, len, 1, kk, F, nb, F, i1, gq + i0 * F, F, 1);
+        k->matmul(M + i0 * len + i0, 1, len, q + i0 * F, F, nb, F, len - i0, grad_phi_k + (r0 + i0) * F, F, 0);
+        k->matmul(P + i0 * len + i0, 1, len, a + i0 * dv, dv, nb, dv, len - i0, grad_v + (r0 + i0) * dv, dv, 0);
+      }
     }
     float* r = rs + c * state;
     k->matmul(q, 1, F, a, dv, F, dv, len, r, dv, 0);  // R = phi_q^T A
@@ -143,10 +213,11 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
   });
   // R, r seen by chunk c: causal: the sum over later chunks (reverse exclusive scan); else all.
   if (causal) {
-    const int64_t eg = 2048;
     parallel_tiles(tiles_of(state, eg), [&](int64_t t) {
       const int64_t e0 = t * eg, e1 = std::min(state, e0 + eg);
-      std::vector<float> run(static_cast<size_t>(e1 - e0), 0.0f);
+      slot_pool<float>::lease ls(pool);
+      float* run = ls.data();
+      std::fill(run, run + (e1 - e0), 0.0f);
       for (int64_t c = nc - 1; c >= 0; --c) {
         float* s = rs + c * state;
         for (int64_t e = e0; e < e1; ++e) {
@@ -157,7 +228,6 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
       }
     });
   } else {
-    std::vector<double> acc(static_cast<size_t>(state), 0.0);
     for (int64_t t = 0; t < nc; ++t)
       for (int64_t e = 0; e < state; ++e) acc[size_t(e)] += rs[size_t(t * state + e)];
     for (int64_t e = 0; e < state; ++e) rs[size_t(e)] = static_cast<float>(acc[size_t(e)]);
@@ -166,8 +236,8 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
   parallel_tiles(nc, [&](int64_t c) {
     const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
     const float* r = rs + (causal ? c * state : 0);
-    fbuf rT(FD);
-    transpose_to(r, F, dv, dv, rT.data());
+    slot_pool<float>::lease rT(pool);
+    k->transpose(r, F, dv, dv, rT.data());
     float* gk = grad_phi_k + r0 * F;
     float* gv = grad_v + r0 * dv;
     k->matmul(v + r0 * dv, dv, 1, rT.data(), F, len, F, dv, gk, F, causal ? 1 : 0);
@@ -194,17 +264,16 @@ extern "C" POSENC_API posenc_status posenc_linear_attention_backward_f32(
                                        "linear_attention_backward.global_unnormalized",
                                        "linear_attention_backward.causal_chunked_unnormalized"};
   path(kPaths[(causal ? 1 : 0) + (unnorm ? 2 : 0)]);
+  // Five n F dv products; causal adds the intra-chunk ones on the 64-row chunks' staircase
+  // (10 of the 16 16-row blocks of each chunk).
   work(4.0 * double(n) * 4.0 * (F + dv),
-       12.0 * double(n) * F * dv + (causal ? 8.0 * double(n) * 128 * (F + dv) : 0.0), true);
+       10.0 * double(n) * F * dv + (causal ? 0.625 * double(n) * 64 * (6.0 * F + 4.0 * dv) : 0.0), true);
   POSENC_SHAPE("n=%lld F=%d dv=%d", (long long)n, F, dv);
   return guarded([&] {
-    // The gradients are computed in staging arrays and copied out at the end: an allocation that
-    // fails in a later pass (per-chunk scratch) then leaves the caller's arrays untouched.
-    std::unique_ptr<float[]> sq(new float[size_t(n * F)]), sk(new float[size_t(n * F)]), sv(new float[size_t(n * dv)]);
-    linear_attention_backward_run(k, phi_q, phi_k, v, n, F, dv, causal, unnorm, eps, grad_out, sq.get(), sk.get(), sv.get());
-    std::memcpy(grad_phi_q, sq.get(), size_t(n * F) * sizeof(float));
-    std::memcpy(grad_phi_k, sk.get(), size_t(n * F) * sizeof(float));
-    std::memcpy(grad_v, sv.get(), size_t(n * dv) * sizeof(float));
+    // linear_attention_backward_run allocates all its scratch before it writes an output: an
+    // allocation failure leaves the caller's arrays untouched.
+    linear_attention_backward_run(k, phi_q, phi_k, v, n, F, dv, causal, unnorm, eps, grad_out, grad_phi_q, grad_phi_k,
+                                  grad_v);
     return POSENC_OK;
   });
 }

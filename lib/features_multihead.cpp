@@ -183,7 +183,7 @@ extern "C" POSENC_API posenc_status posenc_linear_attention_backward_mh_f32(
   const bool causal = (flags & POSENC_LINEAR_CAUSAL) != 0, unnorm = (flags & POSENC_LINEAR_UNNORMALIZED) != 0;
   path(causal ? "linear_attention_backward_mh.causal_chunked" : "linear_attention_backward_mh.global");
   const double rows = double(nh) * double(n);
-  work(4.0 * rows * 4.0 * (F + dv), 12.0 * rows * F * dv + (causal ? 8.0 * rows * 128 * (F + dv) : 0.0), true);
+  work(4.0 * rows * 4.0 * (F + dv), 10.0 * rows * F * dv + (causal ? 0.625 * rows * 64 * (6.0 * F + 4.0 * dv) : 0.0), true);
   POSENC_SHAPE("batch=%lld heads=%lld n=%lld F=%d dv=%d", (long long)batch, (long long)heads, (long long)n, F, dv);
   return guarded([&] {
     // Staged as in posenc_linear_attention_mh_f32: the gradients reach the caller's arrays only

@@ -52,14 +52,21 @@ posenc_status check_laplacian(long long lap_raw) {
 }
 
 
-Graph build_graph(int64_t n, const int64_t* src, const int64_t* dst, const double* weights, int64_t m) {
+Graph build_graph(int64_t n, const int64_t* src, const int64_t* dst, const double* weights, int64_t m,
+                  uint32_t flags) {
   Graph g;
   g.n = n;
+  const bool loops = (flags & POSENC_GRAPH_KEEP_SELF_LOOPS) != 0;
+  // BOTH_DIRECTIONS: A = (W + W^T) / 2; halving is exact (barring subnormal weights), so a
+  // symmetric list gives W itself bit for bit.
+  const double scale = (flags & POSENC_GRAPH_BOTH_DIRECTIONS) != 0 ? 0.5 : 1.0;
   std::vector<int64_t> cnt(static_cast<size_t>(n) + 1, 0);
   for (int64_t e = 0; e < m; ++e)
     if (src[e] != dst[e]) {
       ++cnt[static_cast<size_t>(src[e]) + 1];
       ++cnt[static_cast<size_t>(dst[e]) + 1];
+    } else if (loops) {
+      ++cnt[static_cast<size_t>(src[e]) + 1];
     }
   for (int64_t i = 0; i < n; ++i) cnt[static_cast<size_t>(i) + 1] += cnt[static_cast<size_t>(i)];
   std::vector<std::pair<int32_t, double>> ent(static_cast<size_t>(cnt[static_cast<size_t>(n)]));
@@ -67,10 +74,13 @@ Graph build_graph(int64_t n, const int64_t* src, const int64_t* dst, const doubl
     std::vector<int64_t> pos(cnt.begin(), cnt.end() - 1);
     for (int64_t e = 0; e < m; ++e) {
       const int64_t u = src[e], v = dst[e];
-      if (u == v) continue;
       const double w = weights ? weights[e] : 1.0;
-      ent[static_cast<size_t>(pos[static_cast<size_t>(u)]++)] = {static_cast<int32_t>(v), w};
-      ent[static_cast<size_t>(pos[static_cast<size_t>(v)]++)] = {static_cast<int32_t>(u), w};
+      if (u == v) {
+        if (loops) ent[static_cast<size_t>(pos[static_cast<size_t>(u)]++)] = {static_cast<int32_t>(u), w};
+        continue;
+      }
+      ent[static_cast<size_t>(pos[static_cast<size_t>(u)]++)] = {static_cast<int32_t>(v), w * scale};
+      ent[static_cast<size_t>(pos[static_cast<size_t>(v)]++)] = {static_cast<int32_t>(u), w * scale};
     }
   }
   // Per row: sort by (column, weight) and sum duplicates in that order. Rows u and v hold the same

@@ -31,7 +31,8 @@ posenc_status check_graph(int64_t num_nodes, const int64_t* src, const int64_t* 
 /// "laplacian").
 posenc_status check_laplacian(long long raw);
 
-/// Symmetric weighted adjacency in CSR, neighbours sorted, no self-loops, no zero weights.
+/// Symmetric weighted adjacency in CSR, neighbours sorted, no zero weights, no self-loops (unless
+/// built with POSENC_GRAPH_KEEP_SELF_LOOPS).
 struct Graph {
   int64_t n = 0;
   std::vector<int64_t> ptr;  // [n + 1]
@@ -40,7 +41,10 @@ struct Graph {
   std::vector<double> deg;   // [n] weighted degree (sum of the row, in column order)
 };
 
-Graph build_graph(int64_t n, const int64_t* src, const int64_t* dst, const double* weights, int64_t m);
+/// flags: POSENC_GRAPH_BOTH_DIRECTIONS (every off-diagonal weight halved), POSENC_GRAPH_KEEP_SELF_LOOPS
+/// (self-loops kept as diagonal entries: then the CSR is NOT free of self-loops); 0 = the default.
+Graph build_graph(int64_t n, const int64_t* src, const int64_t* dst, const double* weights, int64_t m,
+                  uint32_t flags = 0);
 
 /// Laplacian of one connected component in local numbering (CSR including the diagonal).
 struct Lap {

@@ -574,19 +574,40 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
     return set_error(POSENC_ERR_INVALID_ARGUMENT,
                      "laplacian must be POSENC_LAPLACIAN_SYM (0) or POSENC_LAPLACIAN_COMBINATORIAL (1) (got %lld)",
                      lap_raw);
-  if (k <= 0 || k > num_nodes)
-    return set_error(POSENC_ERR_INVALID_ARGUMENT, "k must be in [1, num_nodes = %lld] (got %d)",
-                     static_cast<long long>(num_nodes), k);
+  if (info != nullptr && info->struct_size != sizeof(posenc_laplacian_pe_info) &&
+      info->struct_size != POSENC_LAPPE_INFO_SIZE_V1 && info->struct_size != POSENC_LAPPE_INFO_SIZE_V2)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     "info->struct_size must be %u (or %u / %u, the 0.1 / 0.2 layouts) (got %u); call "
+                     "posenc_laplacian_pe_info_init",
+                     static_cast<unsigned>(sizeof(posenc_laplacian_pe_info)),
+                     static_cast<unsigned>(POSENC_LAPPE_INFO_SIZE_V1),
+                     static_cast<unsigned>(POSENC_LAPPE_INFO_SIZE_V2), info->struct_size);
+  const uint32_t flags =
+      info != nullptr && info->struct_size == sizeof(posenc_laplacian_pe_info) ? info->flags : 0u;
+  constexpr uint32_t kKnown = POSENC_GRAPH_BOTH_DIRECTIONS | POSENC_LAPPE_DROP_TRIVIAL | POSENC_LAPPE_NAN_PAD;
+  if ((flags & ~kKnown) != 0)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     "info->flags may hold only POSENC_GRAPH_BOTH_DIRECTIONS, POSENC_LAPPE_DROP_TRIVIAL and "
+                     "POSENC_LAPPE_NAN_PAD (got 0x%x)",
+                     static_cast<unsigned>(flags));
+  const int64_t drop = (flags & POSENC_LAPPE_DROP_TRIVIAL) != 0 ? 1 : 0;
+  const bool pad = (flags & POSENC_LAPPE_NAN_PAD) != 0;
+  const int64_t avail = num_nodes - drop;  // pairs available after the drop
+  if (pad && k <= 0)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT, "k must be >= 1 (got %d)", k);
+  if (!pad && (k <= 0 || k > avail))
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     drop ? "k must be in [1, num_nodes - 1 = %lld] with POSENC_LAPPE_DROP_TRIVIAL (got %d)"
+                          : "k must be in [1, num_nodes = %lld] (got %d)",
+                     static_cast<long long>(avail), k);
   int64_t total = 0;
   POSENC_CHECK(checked_mul(num_nodes, k, &total, "eigvecs [num_nodes, k]", sizeof(double)));
+  (void)total;
   POSENC_CHECK(check_not_null(eigvals, "eigvals"));
   POSENC_CHECK(check_not_null(eigvecs, "eigvecs"));
-  if (info != nullptr && info->struct_size != sizeof(posenc_laplacian_pe_info) &&
-      info->struct_size != POSENC_LAPPE_INFO_SIZE_V1)
-    return set_error(POSENC_ERR_INVALID_ARGUMENT,
-                     "info->struct_size must be %u (or %u, the 0.1 layout) (got %u); call posenc_laplacian_pe_info_init",
-                     static_cast<unsigned>(sizeof(posenc_laplacian_pe_info)),
-                     static_cast<unsigned>(POSENC_LAPPE_INFO_SIZE_V1), info->struct_size);
+  // Pairs computed: kc = the k (+ 1 dropped) smallest, at most num_nodes.
+  const int32_t kc = static_cast<int32_t>(std::min<int64_t>(static_cast<int64_t>(k) + drop, num_nodes));
+  const bool remap = drop != 0 || kc != k;
   const long long solver_raw = info != nullptr ? enum_bits(info->solver) : 0;
   if (solver_raw < POSENC_LAPPE_AUTO || solver_raw > POSENC_LAPPE_LANCZOS)
     return set_error(POSENC_ERR_INVALID_ARGUMENT, "info->solver must be a posenc_lappe_method in [0, 3] (got %lld)",
@@ -594,7 +615,18 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
   const posenc_laplacian laplacian = static_cast<posenc_laplacian>(lap_raw);
   return guarded([&]() -> posenc_status {
     GDBG("lappe start");
-    const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges);
+    // With DROP_TRIVIAL / NAN_PAD the kc pairs are computed into scratch (allocated before any
+    // output is written) and copied into the outputs at the end.
+    std::vector<double> sv, se;
+    double* ov = eigvals;
+    double* oe = eigvecs;
+    if (remap) {
+      sv.resize(static_cast<size_t>(kc));
+      se.resize(static_cast<size_t>(num_nodes) * static_cast<size_t>(kc));
+      ov = sv.data();
+      oe = se.data();
+    }
+    const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges, flags & POSENC_GRAPH_BOTH_DIRECTIONS);
     GDBG("graph built");
     const int64_t n = num_nodes;
     // Connected components (BFS from the lowest unvisited node): the Laplacian is block diagonal,
@@ -639,7 +671,7 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
     int64_t recoveries = 0;
     for (size_t c = 0; c < comps.size(); ++c) {
       const std::vector<int32_t>& nodes = comps[c];
-      const int64_t nev = std::min<int64_t>(k, static_cast<int64_t>(nodes.size()));
+      const int64_t nev = std::min<int64_t>(kc, static_cast<int64_t>(nodes.size()));
       if (nodes.size() == 1) {
         pairs[c].val = Eigen::VectorXd::Constant(1, laplacian == POSENC_LAPLACIAN_SYM ? 1.0 : 0.0);
         pairs[c].vec = Eigen::MatrixXd::Constant(1, 1, 1.0);
@@ -679,16 +711,23 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
     std::stable_sort(cand.begin(), cand.end(), [](const Cand& a, const Cand& b) { return a.val < b.val; });
     // All solved: write the outputs.
     double maxres = 0.0;
-    std::fill(eigvecs, eigvecs + total, 0.0);
-    for (int32_t j = 0; j < k; ++j) {
+    std::fill(oe, oe + n * kc, 0.0);
+    for (int32_t j = 0; j < kc; ++j) {
       const Cand& cd = cand[static_cast<size_t>(j)];
-      eigvals[j] = cd.val;
+      ov[j] = cd.val;
       const std::vector<int32_t>& nodes = comps[static_cast<size_t>(cd.comp)];
       const Eigen::MatrixXd& V = pairs[static_cast<size_t>(cd.comp)].vec;
       for (size_t r = 0; r < nodes.size(); ++r)
-        eigvecs[static_cast<int64_t>(nodes[r]) * k + j] = V(static_cast<Eigen::Index>(r), cd.col);
-      fix_sign(eigvecs + j, n, k);
-      maxres = std::max(maxres, res[static_cast<size_t>(cd.comp)][static_cast<size_t>(cd.col)]);
+        oe[static_cast<int64_t>(nodes[r]) * kc + j] = V(static_cast<Eigen::Index>(r), cd.col);
+      fix_sign(oe + j, n, kc);
+      if (j >= drop) maxres = std::max(maxres, res[static_cast<size_t>(cd.comp)][static_cast<size_t>(cd.col)]);
+    }
+    if (remap) {  // column j of the output is computed pair j + drop; NaN beyond the pairs computed
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      for (int64_t j = 0; j < k; ++j) eigvals[j] = j + drop < kc ? ov[j + drop] : nan;
+      for (int64_t v = 0; v < n; ++v)
+        for (int64_t j = 0; j < k; ++j)
+          eigvecs[v * k + j] = j + drop < kc ? oe[v * kc + j + drop] : nan;
     }
     path(method == POSENC_LAPPE_SHIFT_INVERT ? "laplacian_pe.shift_invert"
          : method == POSENC_LAPPE_LANCZOS    ? "laplacian_pe.lanczos"
@@ -700,7 +739,7 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
       info->matvecs = st.matvecs;
       info->shift_solves = st.solves;
       info->max_residual = maxres;
-      if (info->struct_size >= sizeof(posenc_laplacian_pe_info)) {
+      if (info->struct_size >= POSENC_LAPPE_INFO_SIZE_V2) {
         info->certificate = weakest;
         info->recoveries = static_cast<int32_t>(std::min<int64_t>(recoveries, std::numeric_limits<int32_t>::max()));
         info->inertia_sigma = big.kind == POSENC_LAPPE_CERT_INERTIA ? big.sigma : 0.0;

@@ -89,17 +89,23 @@ void rwse_block(const Graph& g, const double* invdeg, const int32_t* src_nodes, 
 
 using namespace posenc::graph_detail;
 
-extern "C" POSENC_API posenc_status posenc_rwse_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
-                                                   const double* weights, int64_t num_edges, int32_t steps,
-                                                   double* out) {
-  api_guard g("posenc_rwse_f64");
+namespace {
+
+posenc_status rwse(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
+                   int64_t num_edges, int32_t steps, uint32_t flags, double* out) {
   POSENC_CHECK(check_graph(num_nodes, src, dst, weights, num_edges));
   if (steps <= 0) return set_error(POSENC_ERR_INVALID_ARGUMENT, "steps must be > 0 (got %d)", steps);
+  if ((flags & ~(POSENC_GRAPH_KEEP_SELF_LOOPS | POSENC_GRAPH_BOTH_DIRECTIONS)) != 0)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     "flags may hold only POSENC_GRAPH_KEEP_SELF_LOOPS and POSENC_GRAPH_BOTH_DIRECTIONS (got 0x%x)",
+                     static_cast<unsigned>(flags));
   int64_t total = 0;
   POSENC_CHECK(checked_mul(num_nodes, steps, &total, "out [num_nodes, steps]", sizeof(double)));
   POSENC_CHECK(check_not_null(out, "out"));
   return guarded([&]() -> posenc_status {
-    const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges);
+    // Kept self-loops are diagonal CSR entries: the propagation below takes them as steps from
+    // v to v, and A stays symmetric, so the meet-in-the-middle identity still holds.
+    const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges, flags);
     const int64_t n = num_nodes;
     std::vector<double> invdeg(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i)
@@ -135,4 +141,20 @@ extern "C" POSENC_API posenc_status posenc_rwse_f64(int64_t num_nodes, const int
     std::copy(res.begin(), res.end(), out);
     return POSENC_OK;
   });
+}
+
+}  // namespace
+
+extern "C" POSENC_API posenc_status posenc_rwse_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                                                   const double* weights, int64_t num_edges, int32_t steps,
+                                                   double* out) {
+  api_guard g("posenc_rwse_f64");
+  return rwse(num_nodes, src, dst, weights, num_edges, steps, 0u, out);
+}
+
+extern "C" POSENC_API posenc_status posenc_rwse_ex_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                                                      const double* weights, int64_t num_edges, int32_t steps,
+                                                      uint32_t flags, double* out) {
+  api_guard g("posenc_rwse_ex_f64");
+  return rwse(num_nodes, src, dst, weights, num_edges, steps, flags, out);
 }

@@ -584,13 +584,11 @@ extern "C" POSENC_API posenc_status posenc_sph_harm_real_lonlat_f64(int32_t lmax
   int64_t total = 0;
   POSENC_CHECK(check_sh_args(lmax, n, 2, sizeof(double), "lonlat [n, 2]", 1, sizeof(double), "out [n, (lmax+1)^2]",
                              {{lonlat, "lonlat"}}, {out, "out"}, &total));
-  // A branch-free first pass (vectorizable: lon - lon is 0 exactly for finite lon); the loop
-  // below names the first bad point only when there is one.
-  int bad = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const double lon = lonlat[2 * i], lat = lonlat[2 * i + 1];
-    bad |= int(!(lon - lon == 0.0)) | int(!(lat >= -90.0)) | int(!(lat <= 90.0));
-  }
+  const sphere_kernels_t* k = nullptr;
+  POSENC_CHECK(sphere_kernels_active(&k));
+  // The kernel table's vectorized first pass (lonlat_bad_f64); the loop below names the first
+  // bad point only when there is one.
+  const int bad = n > 0 ? k->lonlat_bad_f64(lonlat, n) : 0;
   for (int64_t i = 0; bad && i < n; ++i) {
     const double lon = lonlat[2 * i], lat = lonlat[2 * i + 1];
     if (!std::isfinite(lon))
@@ -600,12 +598,11 @@ extern "C" POSENC_API posenc_status posenc_sph_harm_real_lonlat_f64(int32_t lmax
                        (long long)i, lat);
   }
   if (n == 0) return POSENC_OK;
-  const sphere_kernels_t* k = nullptr;
-  POSENC_CHECK(sphere_kernels_active(&k));
   return guarded([&] {
-    // The xyz path's kernels and plans on each tile's unit vectors (kernel lonlat_xyz_f64:
-    // vectorized sin / cos in degrees), so the same writers (whole lines, non-temporal stores
-    // for large outputs) and the low-degree kernel apply.
+    // The xyz path's kernels and plans on the points' unit vectors (vectorized sin / cos in
+    // degrees): the low-degree kernel converts each block in registers (sh_low_lonlat_f64);
+    // above kSphLowLmax each tile is converted first (lonlat_xyz_f64) and the same writers
+    // (whole lines, non-temporal stores for large outputs) apply.
     const int64_t K = sh_count(lmax);
     const bool low = lmax <= kSphLowLmax;
     std::shared_ptr<const plan_store> hold;
@@ -624,10 +621,13 @@ extern "C" POSENC_API posenc_status posenc_sph_harm_real_lonlat_f64(int32_t lmax
     POSENC_SHAPE("n=%lld lmax=%d", (long long)n, lmax);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       const int64_t p0 = t * grain, np = std::min(n, p0 + grain) - p0;
+      if (low) {
+        k->sh_low_lonlat_f64(&gp, lonlat + 2 * p0, np, out + p0 * K);
+        return;
+      }
       double* xyz = tile_front(3 * np);
       k->lonlat_xyz_f64(lonlat + 2 * p0, np, xyz);
-      if (low) k->sh_low_f64(&gp, xyz, np, out + p0 * K, nullptr);
-      else k->sh_real_f64(&plan, xyz, np, out + p0 * K, tile_scratch(sd));
+      k->sh_real_f64(&plan, xyz, np, out + p0 * K, tile_scratch(sd));
     });
     return POSENC_OK;
   });

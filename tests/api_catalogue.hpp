@@ -643,6 +643,22 @@ inline std::vector<ApiCall> make_api_calls() {
       });
     }
     {
+      // PyG flags: the drop and the NaN padding go through scratch copied at the end.
+      auto b = fresh();
+      int64_t *src, *dst, n, m;
+      double* w;
+      graph(*b, src, dst, w, n, m);
+      b->other.push_back(std::make_shared<posenc_laplacian_pe_info>());
+      auto* info = static_cast<posenc_laplacian_pe_info*>(b->other.back().get());
+      double* val = b->od(30);
+      double* vec = b->od(static_cast<size_t>(n * 30));
+      add("posenc_laplacian_pe_ex_f64", "graph", b, {region(val, 30), region(vec, n * 30)}, [=] {
+        posenc_laplacian_pe_info_init(info);
+        info->flags = POSENC_GRAPH_BOTH_DIRECTIONS | POSENC_LAPPE_DROP_TRIVIAL | POSENC_LAPPE_NAN_PAD;
+        return posenc_laplacian_pe_ex_f64(n, src, dst, w, m, POSENC_LAPLACIAN_COMBINATORIAL, 30, val, vec, info);
+      });
+    }
+    {
       auto b = fresh();
       int64_t *src, *dst, n, m;
       double* w;
@@ -650,6 +666,28 @@ inline std::vector<ApiCall> make_api_calls() {
       double* out = b->od(static_cast<size_t>(n * 6));
       add("posenc_rwse_f64", "graph", b, {region(out, n * 6)},
           [=] { return posenc_rwse_f64(n, src, dst, w, m, 6, out); });
+    }
+    {
+      auto b = fresh();
+      int64_t *src, *dst, n, m;
+      double* w;
+      graph(*b, src, dst, w, n, m);
+      double* out = b->od(static_cast<size_t>(n * 5));
+      add("posenc_rwse_ex_f64", "graph", b, {region(out, n * 5)}, [=] {
+        return posenc_rwse_ex_f64(n, src, dst, w, m, 5, POSENC_GRAPH_KEEP_SELF_LOOPS | POSENC_GRAPH_BOTH_DIRECTIONS,
+                                  out);
+      });
+    }
+    {
+      auto b = fresh();
+      int64_t *src, *dst, n, m;
+      double* w;
+      graph(*b, src, dst, w, n, m);
+      double* val = b->od(3);
+      double* re = b->od(static_cast<size_t>(n * 3));
+      double* im = b->od(static_cast<size_t>(n * 3));
+      add("posenc_maglap_pe_f64", "graph", b, {region(val, 3), region(re, n * 3), region(im, n * 3)},
+          [=] { return posenc_maglap_pe_f64(n, src, dst, w, m, POSENC_LAPLACIAN_SYM, 0.2, 3, val, re, im); });
     }
     {
       auto b = fresh();

@@ -550,6 +550,12 @@ TEST_P(SphHarm, LonLatLowDegreeLargeLongitudesAndExactQuadrants) {
     ThreadScope ts(3);
     ASSERT_EQ(posenc_sph_harm_real_lonlat_f64(L, ll.data(), n, c.data()), POSENC_OK);
     EXPECT_TRUE(same_bits(a, c)) << "L " << L;
+    // Every point alone (a tail block) gives the bits it gets inside a full block.
+    for (int64_t i = 0; i < n; ++i) {
+      std::vector<double> one(static_cast<size_t>(K));
+      ASSERT_EQ(posenc_sph_harm_real_lonlat_f64(L, ll.data() + 2 * i, 1, one.data()), POSENC_OK);
+      EXPECT_TRUE(same_bits(one, std::vector<double>(a.begin() + i * K, a.begin() + (i + 1) * K))) << "L " << L << " point " << i;
+    }
   }
 }
 
@@ -699,6 +705,32 @@ TEST_P(SphHarm, EveryTailSizeMatchesPerPointCallsBitwise) {
         }
       }
     }
+  }
+}
+
+/// A point of extreme magnitude (largest component outside [2^-400, 2^400]: scaled before its
+/// norm is taken) shares its block with ordinary points, in the plain blocks, the whole-line
+/// super-blocks and the tail. Every point's bits must equal those of the point computed alone,
+/// so that a point's output never depends on its block partners.
+TEST_P(SphHarm, ExtremeMagnitudePointLeavesItsBlockPartnersBitsUnchanged) {
+  const int64_t n = 150;
+  std::vector<double> d = normal_dirs(n, 31);
+  const double ext[][3] = {{3e300, -1e300, 5e299}, {1e-300, 2e-300, -1e-300}, {2e-310, -1e-310, 3e-310},
+                           {0.0, 0.0, -1e305}, {1e-250, 0.0, 0.0}};
+  const int64_t at[] = {0, 5, 13, 22, 70, 77, 101, 146};
+  for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); ++i)
+    for (int c = 0; c < 3; ++c) d[size_t(3 * at[i] + c)] = ext[i % 5][c];
+  for (int L : {3, 5, 10, 17, 30}) {
+    const int64_t K = nsh(L);
+    std::vector<double> a(static_cast<size_t>(n * K)), b(static_cast<size_t>(n * K));
+    poison(a);
+    poison(b);
+    ASSERT_EQ(posenc_sph_harm_real_f64(L, d.data(), n, a.data()), POSENC_OK);
+    for (int64_t i = 0; i < n; ++i) ASSERT_EQ(posenc_sph_harm_real_f64(L, d.data() + 3 * i, 1, b.data() + i * K), POSENC_OK);
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_TRUE(same_bits(std::vector<double>(a.begin() + i * K, a.begin() + (i + 1) * K),
+                            std::vector<double>(b.begin() + i * K, b.begin() + (i + 1) * K)))
+          << "L " << L << " point " << i;
   }
 }
 
@@ -1022,6 +1054,40 @@ TEST_P(SphereErrors, BadPointFoundAtEveryPositionOfALongArray) {
       EXPECT_EQ(count_poison(outf), outf.size());
     }
   }
+  }
+}
+
+/// The lon/lat check's vectorized first pass (lonlat_bad_f64) must find a bad longitude (NaN,
+/// +-inf) or latitude (NaN, beyond +-90 by one ulp, +-inf) at every position of a long array
+/// (full vectors and the tail), and lib names that point; nothing is written. Latitudes of
+/// exactly +-90 and huge finite longitudes are accepted.
+TEST_P(SphereErrors, LonLatBadPointFoundAtEveryPosition) {
+  const int64_t n = 37;  // > 2 vectors of points on every ISA, odd tail
+  std::vector<double> base(static_cast<size_t>(2 * n));
+  for (int64_t i = 0; i < n; ++i) {
+    base[size_t(2 * i)] = i % 5 == 0 ? 1e300 * (i % 2 ? -1 : 1) : 7.5 * double(i) - 100;
+    base[size_t(2 * i + 1)] = i % 4 == 0 ? (i % 8 ? -90.0 : 90.0) : 2.5 * double(i % 30) - 40;
+  }
+  const int K = nsh(2);
+  {
+    std::vector<double> out(static_cast<size_t>(n * K));
+    ASSERT_EQ(posenc_sph_harm_real_lonlat_f64(2, base.data(), n, out.data()), POSENC_OK) << posenc_last_error_message();
+  }
+  const double inf = std::numeric_limits<double>::infinity(), nanv = std::numeric_limits<double>::quiet_NaN();
+  const double bad_lon[] = {nanv, inf, -inf};
+  const double bad_lat[] = {nanv, std::nextafter(90.0, 100.0), std::nextafter(-90.0, -100.0), inf, -inf};
+  for (int64_t i = 0; i < n; ++i) {
+    const std::string name = "lonlat[" + std::to_string(i) + "]";
+    for (int kind = 0; kind < 8; ++kind) {
+      std::vector<double> v = base;
+      if (kind < 3) v[size_t(2 * i)] = bad_lon[kind];
+      else v[size_t(2 * i + 1)] = bad_lat[kind - 3];
+      std::vector<double> out(static_cast<size_t>(n * K));
+      poison(out);
+      EXPECT_POSENC_ERROR(posenc_sph_harm_real_lonlat_f64(2, v.data(), n, out.data()), POSENC_ERR_INVALID_ARGUMENT,
+                          name.c_str());
+      EXPECT_EQ(count_poison(out), out.size());
+    }
   }
 }
 

@@ -617,6 +617,37 @@ TEST_P(SphGrad, ValuesNearThePolesWithinTwoEMinus13ToDegree40) {
     printf("L %d: worst block-relative %.3g (l 20: %.3g, l min(L, 40): %.3g, ratio to l^2 at L: %.3g)\n", L, worst[size_t(L)],
            worst[20], worst[size_t(std::min(L, 40))], worst[size_t(L)] / (double(L) * L));
   }
+  // Random near-pole directions (sin theta from 1e-8 to 0.025, random azimuth and hemisphere):
+  // the bound of posenc.h, <= 6e-13 to lmax 40 and 4e-16 l^2 above (the points above are not
+  // the worst: about half of random ones exceed 1e-13 on every path).
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> U(0, 1);
+  std::vector<double> rp;
+  for (int i = 0; i < (kSlow ? 40 : 200); ++i) {
+    const double s = std::pow(10.0, -8 + 6.4 * U(rng)), ph = 6.283185307179586 * U(rng), sg = U(rng) < 0.5 ? -1 : 1;
+    rp.insert(rp.end(), {s * std::cos(ph), s * std::sin(ph), sg * std::sqrt(1 - s * s)});
+  }
+  const int64_t nr = int64_t(rp.size() / 3);
+  for (int L : {40, 100}) {
+    if (kSlow && L == 100) continue;
+    const int64_t K = nsh(L);
+    std::vector<double> v(size_t(nr * K));
+    std::vector<long double> ref(static_cast<size_t>(K));
+    ASSERT_EQ(posenc_sph_harm_real_f64(L, rp.data(), nr, v.data()), POSENC_OK);
+    double w40 = 0, wl2 = 0;
+    for (int64_t i = 0; i < nr; ++i) {
+      const long double x[3] = {rp[size_t(3 * i)], rp[size_t(3 * i + 1)], rp[size_t(3 * i + 2)]};
+      ref_sh(L, x, false, ref.data());
+      for (int l = 0; l <= L; ++l) {
+        const double e = block_err(l, 1, v.data() + i * K, ref.data(), K);
+        if (l <= 40) w40 = std::max(w40, e);
+        else wl2 = std::max(wl2, e / (double(l) * l));
+      }
+    }
+    EXPECT_LE(w40, 6e-13) << "L " << L;
+    EXPECT_LE(wl2, 4e-16) << "L " << L;
+    printf("random near-pole, L %d: worst block-relative to l 40 %.3g, above %.3g l^2\n", L, w40, wl2);
+  }
 }
 
 POSENC_INSTANTIATE_ISA(SphGrad);

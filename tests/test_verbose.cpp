@@ -246,6 +246,13 @@ std::map<std::string, Case> make_cases(Inputs& in, posenc_isa isa) {
                                       &I->info);
   }, {}};
   c["posenc_rwse_f64"] = {[=] { return posenc_rwse_f64(5, I->src.data(), I->dst.data(), nullptr, 4, 3, od); }, {}};
+  c["posenc_rwse_ex_f64"] = {[=] {
+    return posenc_rwse_ex_f64(5, I->src.data(), I->dst.data(), nullptr, 4, 3, POSENC_GRAPH_KEEP_SELF_LOOPS, od);
+  }, {}};
+  c["posenc_maglap_pe_f64"] = {[=] {
+    return posenc_maglap_pe_f64(5, I->src.data(), I->dst.data(), nullptr, 4, POSENC_LAPLACIAN_SYM, 0.25, 2, od, od + 8,
+                                od + 24);
+  }, {}};
   c["posenc_heat_kernel_apply_f64"] = {[=] {
     return posenc_heat_kernel_apply_f64(5, I->src.data(), I->dst.data(), nullptr, 4, POSENC_LAPLACIAN_SYM, 0.5, d, 2, od,
                                         nullptr);

@@ -771,9 +771,11 @@ POSENC_API posenc_status posenc_sph_kernel_f64(int32_t lmax, const double* weigh
  *  from the recurrence's (the first 16 values of an lmax 4 call are not those of an lmax 3
  *  call; both within the bounds below).
  *  Accuracy (f64): lmax <= 3: <= 1e-14 block-relative against long double (measured 2.7e-15);
- *  near the poles (1 - |z/r| from 4e-4 down to sin theta = 1e-8): block-relative <= 2e-13 for
- *  lmax <= 40 (measured 1.1e-13 on AVX-512, 1.8e-13 on the scalar and AVX2 paths at l = 40),
- *  and <= 1.5e-16 l^2 for the block of degree l above 40 (measured <= 1.3e-16 l^2 to l = 100).
+ *  near the poles (1 - |z/r| from 4e-4 down to sin theta = 1e-8): block-relative <= 6e-13 for
+ *  lmax <= 40 and <= 4e-16 l^2 for the block of degree l above 40: the forward recurrence's
+ *  rounding near cos theta = 1, the same on every ISA path (1500 random near-pole directions at
+ *  lmax 40: median 1e-13, max 4.6e-13 scalar, 3.6e-13 AVX2 and AVX-512; 400 to lmax 100:
+ *  max 3.2e-16 l^2).
  *  Also <= 2e-13 absolute against Boost.Math spherical_harmonic for lmax <= 20
  *  (including poles, near-poles and 1e-300 / 1e300 lengths); sum_m Y_lm^2 = (2l+1)/(4 pi) to
  *  8e-14 relative at lmax 150 and 5.2e-13 at lmax 1000; orthonormal under Gauss-Legendre x
@@ -887,9 +889,10 @@ POSENC_API posenc_status posenc_sph_harm_real_grad_f32(int32_t lmax, const float
  *  azimuth = longitude. Same basis and output as posenc_sph_harm_real_f64 (out [n, (lmax+1)^2]),
  *  the direction formed with sin/cos reduced in degrees (exact at multiples of 90 degrees):
  *  k = round(deg / 90), deg - 90 k exact (fmod by 360 first for |deg| >= 2^50), then fdlibm's
- *  sin / cos kernel polynomials (< 1 ulp on [-pi/4, pi/4]), vectorized across points; the
- *  directions then take the kernels of posenc_sph_harm_real_f64 (low-degree kernel, streamed
- *  whole-line writer) tile by tile.
+ *  sin / cos kernel polynomials (< 1 ulp on [-pi/4, pi/4]), vectorized across points. For
+ *  lmax <= 3 the low-degree kernel of posenc_sph_harm_real_f64 converts each block of points in
+ *  its registers and takes the unit vectors as they are (not normalized again); above, each
+ *  tile's directions take the kernels of posenc_sph_harm_real_f64 (streamed whole-line writer).
  *  SatCLIP (Russwurm et al., ICLR 2024) uses the same basis up to signs: its encoder with
  *  legendre_polys = L is lmax = L - 1 here (its "L = 10" is lmax 9), in the same order of (l, m);
  *  it evaluates at phi' = lon + 180, theta' = lat + 90 degrees, so its closed-form harmonics are
@@ -897,7 +900,7 @@ POSENC_API posenc_status posenc_sph_harm_real_grad_f32(int32_t lmax, const float
  *  pi (-1)^l times these for m = 0. Python: sph_harm_real_lonlat(..., convention="satclip")
  *  returns the closed-form signs; python/tests/test_satclip.py checks both for L <= 4.
  *  Accuracy: within 1e-12 of posenc_sph_harm_real_f64 at the direction formed in long double
- *  (lmax 40); exactly 0 for every m != 0 at the poles. Errors:
+ *  (lmax 40; 2e-14 for lmax <= 3); exactly 0 for every m != 0 at the poles. Errors:
  *  INVALID_ARGUMENT (lmax < 0, n < 0, longitude not finite, latitude outside [-90, 90] or NaN);
  *  NULL_POINTER; SIZE_OVERFLOW. */
 POSENC_API posenc_status posenc_sph_harm_real_lonlat_f64(int32_t lmax, const double* lonlat, int64_t n,
@@ -1180,16 +1183,18 @@ POSENC_API posenc_status posenc_rf_features_backward_f32(posenc_rf_kind kind, po
  *  POSENC_LINEAR_UNNORMALIZED the same with D_i = 1 and b_i = 0 (a_i = grad_out_i). Non-causal:
  *  the state S, z (tile partials in tile order, as the forward), then R = sum_i phi_q_i a_i^T and
  *  r = sum_i b_i phi_q_i (tile partials summed in tile order in float64), grad_phi_k = V R^T + r,
- *  grad_v = phi_k R. Causal: the forward's 128-row chunks and exclusive prefix states for
+ *  grad_v = phi_k R. Causal: 64-row chunks (the forward uses 128) and exclusive prefix states for
  *  grad_phi_q; the chunks' R, r as a REVERSE exclusive prefix scan (suffix sums over later chunks,
  *  fast-transformers' causal_dot_backward computed in chunks) for grad_phi_k and grad_v, plus the
- *  masked intra-chunk blocks. The forward output is not recomputed: with U = grad_out S^T and the
+ *  masked intra-chunk blocks, formed on a staircase of 16-row blocks (the blocks above the
+ *  diagonal, all masked, are skipped). The forward output is not recomputed: with U = grad_out S^T and the
  *  intra-chunk P = phi_q phi_k^T, G = grad_out V^T, grad_out_i . out_i = (phi_q_i . U_i +
  *  sum_j P_ij G_ij) / D_i and grad_phi_q = U / D + b z^T + M phi_k. Float32 products in our SIMD
- *  micro-kernel, D_i and b_i in float64. Bitwise identical for any thread count.
+ *  micro-kernel, D_i and b_i in float64 (the row sums of float32 products widened exactly, in
+ *  SIMD). Bitwise identical for any thread count.
  *
  *  Accuracy: against float64 central differences of the float64 forward (tested on every ISA
- *  path, causal and not, n = 300 with 128-row chunks): abs error <= 2e-4 * (1 + max |reference|).
+ *  path, causal and not, n = 300 with 64-row chunks): abs error <= 2e-4 * (1 + max |reference|).
  *
  *  Errors: NULL_POINTER (any array NULL while n > 0); INVALID_ARGUMENT (n < 0, F <= 0, dv <= 0,
  *  eps negative or not finite, flags with a bit other than posenc_linear_flags); SIZE_OVERFLOW.
@@ -1334,7 +1339,26 @@ POSENC_API posenc_status posenc_linear_attention_bf16(const uint16_t* phi_q, con
  * 2^31 - 1 -> SIZE_OVERFLOW; num_edges < 0 -> INVALID_ARGUMENT; src / dst NULL with num_edges > 0
  * -> NULL_POINTER; a node id outside [0, num_nodes) -> INVALID_ARGUMENT naming src[e] / dst[e];
  * a negative, NaN or infinite weight -> INVALID_ARGUMENT naming weights[e].
+ *
+ * PyG compatibility flags (uint32_t bits, in posenc_laplacian_pe_info.flags and the flags
+ * argument of posenc_rwse_ex_f64; a function given a bit it does not list -> INVALID_ARGUMENT
+ * naming flags):
+ *  - POSENC_GRAPH_BOTH_DIRECTIONS: the edge list already lists every edge in both directions
+ *    (PyG's edge_index): every edge with src != dst adds weights[e] / 2 (instead of weights[e])
+ *    to A[src][dst] and to A[dst][src], so A = (W + W^T) / 2 with W[u][v] the summed weights
+ *    listed from u to v: W itself when the list is symmetric. D - A then has the eigenvalues of
+ *    PyG's get_laplacian(normalization=None) and GraphGPS (without the flag exactly 2x theirs);
+ *    L_sym and RWSE without self-loops do not change (invariant to a common weight scale). The
+ *    symmetry of the list is not checked: an edge listed in one direction only counts half.
+ *  - POSENC_GRAPH_KEEP_SELF_LOOPS (RWSE only): a self-loop (v, v) adds weights[e] to A[v][v]
+ *    (once, with or without BOTH_DIRECTIONS) and therefore to d_v, as PyG's AddRandomWalkPE and
+ *    GraphGPS's RWSE do (karate club node 0 with a self-loop: (P)_00 = 1/17 at t = 1).
  */
+
+#define POSENC_GRAPH_BOTH_DIRECTIONS 1u /**< the edge list lists both directions: A = (W + W^T) / 2 */
+#define POSENC_GRAPH_KEEP_SELF_LOOPS 2u /**< RWSE: self-loops count in A and in the degree (PyG) */
+#define POSENC_LAPPE_DROP_TRIVIAL 4u    /**< LapPE: drop the first eigenpair (PyG's k + 1, drop first) */
+#define POSENC_LAPPE_NAN_PAD 8u         /**< LapPE: k may exceed the pairs available: NaN columns (GraphGPS) */
 
 /** Which graph Laplacian. */
 typedef enum {
@@ -1393,11 +1417,19 @@ typedef struct {
                                   certificate is not INERTIA */
   int64_t factor_nnz;        /**< out: nonzeros of the largest LDL^T factor (shift-invert or
                                   inertia) of the largest component; 0 if none was built */
+  /* ---- added in posenc 0.3 (absent, and not read, when struct_size is POSENC_LAPPE_INFO_SIZE_V1
+     or POSENC_LAPPE_INFO_SIZE_V2: flags = 0) ---- */
+  uint32_t flags;            /**< in: 0 (default) or an OR of POSENC_GRAPH_BOTH_DIRECTIONS,
+                                  POSENC_LAPPE_DROP_TRIVIAL, POSENC_LAPPE_NAN_PAD (see
+                                  posenc_laplacian_pe_ex_f64) */
 } posenc_laplacian_pe_info;
 
 /** struct_size of a posenc 0.1 caller's posenc_laplacian_pe_info (fields up to max_residual):
  *  still accepted; the fields after max_residual are then neither read nor written. */
 #define POSENC_LAPPE_INFO_SIZE_V1 ((uint32_t)offsetof(posenc_laplacian_pe_info, certificate))
+/** struct_size of a posenc 0.2 caller's posenc_laplacian_pe_info (fields up to factor_nnz): still
+ *  accepted; flags is then neither read nor written (0). */
+#define POSENC_LAPPE_INFO_SIZE_V2 ((uint32_t)offsetof(posenc_laplacian_pe_info, flags))
 
 /** Fills *info with struct_size = sizeof, solver = POSENC_LAPPE_AUTO and zeros (inertia_count =
  *  -1). NULL_POINTER if info is NULL. */
@@ -1472,15 +1504,80 @@ POSENC_API posenc_status posenc_laplacian_pe_f64(int64_t num_nodes, const int64_
                                                  posenc_laplacian laplacian, int32_t k,
                                                  double* eigvals, double* eigvecs);
 
-/** posenc_laplacian_pe_f64 with options and diagnostics in *info (may be NULL = AUTO; else its
- *  struct_size must be sizeof(posenc_laplacian_pe_info), as set by posenc_laplacian_pe_info_init,
- *  or POSENC_LAPPE_INFO_SIZE_V1; another struct_size or a solver outside the enum ->
- *  INVALID_ARGUMENT). The out fields of info are written on success only. */
+/** posenc_laplacian_pe_f64 with options and diagnostics in *info (may be NULL = AUTO, flags 0;
+ *  else its struct_size must be sizeof(posenc_laplacian_pe_info), as set by
+ *  posenc_laplacian_pe_info_init, or POSENC_LAPPE_INFO_SIZE_V1 / _V2; another struct_size or a
+ *  solver outside the enum -> INVALID_ARGUMENT). The out fields of info are written on success
+ *  only.
+ *
+ *  info->flags (PyG / GraphGPS compatibility; any other bit -> INVALID_ARGUMENT naming
+ *  info->flags):
+ *   - POSENC_GRAPH_BOTH_DIRECTIONS: graph construction with A = (W + W^T) / 2 (see "Graph
+ *     construction"): D - A of PyG's edge_index has PyG's / GraphGPS's eigenvalues.
+ *   - POSENC_LAPPE_DROP_TRIVIAL: the k + 1 smallest pairs are computed and the first (smallest,
+ *     column 0) is dropped: eigvals [k], eigvecs [num_nodes, k] are pairs 1..k, as PyG's
+ *     AddLaplacianEigenvectorPE(k) (eig_vecs[:, 1:k + 1]). Only ONE pair is dropped, also when the
+ *     graph has several components (several zero eigenvalues), as in PyG. Needs k + 1 <= num_nodes
+ *     unless NAN_PAD is set.
+ *   - POSENC_LAPPE_NAN_PAD: k may exceed the number of pairs available, a = num_nodes (a =
+ *     num_nodes - 1 with DROP_TRIVIAL): eigvals[j] and every eigvecs[v*k + j] for j >= a are NaN
+ *     (GraphGPS's get_lap_decomp_stats pads both with NaN when N < max_freqs), columns < a as
+ *     without the flag. Without it, k > a -> INVALID_ARGUMENT naming k.
+ *  POSENC_GRAPH_KEEP_SELF_LOOPS is not accepted (PyG's get_laplacian removes self-loops too). */
 POSENC_API posenc_status posenc_laplacian_pe_ex_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
                                                     const double* weights, int64_t num_edges,
                                                     posenc_laplacian laplacian, int32_t k,
                                                     double* eigvals, double* eigvecs,
                                                     posenc_laplacian_pe_info* info);
+
+/** Magnetic Laplacian positional encoding of a DIRECTED graph (MagLapPE: Geisler et al.,
+ *  "Transformers Meet Directed Graphs", ICML 2023; the magnetic Laplacian of Zhang et al.,
+ *  "MagNet", NeurIPS 2021): the k smallest eigenpairs of the complex Hermitian matrix
+ *    L_q = I - D_s^-1/2 H D_s^-1/2 (laplacian = POSENC_LAPLACIAN_SYM) or L_q = D_s - H
+ *    (POSENC_LAPLACIAN_COMBINATORIAL),  H_uv = A_s[u][v] exp(i Theta_uv),
+ *  with W[u][v] the summed weights of the edges listed from u to v (src -> dst, self-loops
+ *  ignored; weights NULL = all 1), the symmetrized adjacency A_s = (W + W^T) / 2, D_s =
+ *  diag(sum_v A_s[u][v]) and the phase Theta_uv = 2 pi q (W[u][v] - W[v][u]) (potential q >= 0;
+ *  an edge u -> v alone gives H_uv = exp(2 pi i q) / 2, a reciprocal pair a real entry). An
+ *  isolated node has the diagonal entry 1 (SYM) or 0 (COMBINATORIAL), as in LapPE. q = 0 is the
+ *  undirected Laplacian of A_s: posenc_laplacian_pe_f64's L_sym of the same edge list (eigvecs_im
+ *  = 0), and for D - A its values with POSENC_GRAPH_BOTH_DIRECTIONS (A = A_s). For unweighted
+ *  graphs L_q is periodic in q with period 1 and L_{1-q} = conj(L_q); q = 1/4 gives the largest
+ *  phase difference between the two directions (Geisler et al. use q up to 1/4; their relative
+ *  potential q' = q / max(1, m_dir) is left to the caller).
+ *
+ *  Outputs: eigvals [k], ascending (real: L_q is Hermitian; SYM: in [0, 2], D - A: in [0, 2 max_u
+ *  d_u]); eigvecs_re, eigvecs_im [num_nodes, k] row-major: column j of eigvecs_re + i eigvecs_im
+ *  is a unit-norm eigenvector of eigvals[j]; the columns are orthonormal (complex inner product).
+ *  Phase rule (deterministic output; the phase of a complex eigenvector carries no meaning): in
+ *  every column the entry of largest modulus is real and positive; entries within a relative 1e-6
+ *  of that modulus count as tied and the lowest node index among them decides. The basis of a
+ *  repeated eigenvalue is arbitrary, as in LapPE: compare eigenspaces (projectors).
+ *
+ *  Route: L_q is block diagonal over the connected components of A_s; each component is solved
+ *  densely: Householder tridiagonalization of the complex Hermitian matrix (Eigen; the tridiagonal
+ *  is real), all eigenpairs of that real tridiagonal by implicit QR (every eigenvalue found,
+ *  repeated ones included) and the wanted vectors back-transformed (q = 0: Eigen's real
+ *  SelfAdjointEigenSolver, eigvecs_im exactly 0); cost O(n_c^3) per component of n_c nodes,
+ *  and the k smallest over all components are kept (ties ordered by component, lowest node id
+ *  first). Components of more than 4096 nodes are not supported (UNSUPPORTED): the sparse route
+ *  (the 2n x 2n real symmetric embedding [[Re L, -Im L], [Im L, Re L]], every eigenvalue doubled)
+ *  is not implemented. Accuracy: |eigvals[j] - exact| <= ~1e-13 c (c = 2 for SYM, 2 max_u d_u
+ *  for D - A), residuals ||L v - lambda v||_2 ~1e-14 c, eigenvector error ~1e-13 c / gap. Bitwise
+ *  identical for any thread count and on every ISA path (no ISA-specific code).
+ *
+ *  Errors (nothing written): the graph errors above; laplacian not in the enum, q < 0, NaN or
+ *  infinite, k <= 0 or k > num_nodes -> INVALID_ARGUMENT; eigvals, eigvecs_re or eigvecs_im NULL
+ *  -> NULL_POINTER; num_nodes * k overflowing -> SIZE_OVERFLOW; a connected component of more
+ *  than 4096 nodes -> UNSUPPORTED; the eigensolver failing -> NOT_CONVERGED; an allocation
+ *  failing -> OUT_OF_MEMORY.
+ *
+ *  Sources: Geisler et al. 2023 §3 (MagLapPE); Zhang et al. 2021 (A_s, Theta^(q)); Furutani et
+ *  al. 2020 (the magnetic Laplacian for graph learning). */
+POSENC_API posenc_status posenc_maglap_pe_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                                              const double* weights, int64_t num_edges, posenc_laplacian laplacian,
+                                              double q, int32_t k, double* eigvals, double* eigvecs_re,
+                                              double* eigvecs_im);
 
 /** Random-walk structural encoding (RWSE, Dwivedi et al. 2022 "Graph Neural Networks with
  *  Learnable Structural and Positional Representations"; PyG AddRandomWalkPE; GraphGPS):
@@ -1488,7 +1585,7 @@ POSENC_API posenc_status posenc_laplacian_pe_ex_f64(int64_t num_nodes, const int
  *  P = D^-1 A is the random-walk matrix of the graph above: the probability that a walk from v
  *  is back at v after t steps. An isolated node has a zero row of P (PyG sets 1/0 to 0), so its
  *  encodings are all 0. Self-loops are ignored (graph construction above), unlike PyG, which
- *  keeps them in A.
+ *  keeps them in A: posenc_rwse_ex_f64 with POSENC_GRAPH_KEEP_SELF_LOOPS keeps them too.
  *
  *  Exact (no sampling, no truncation): for every node v the walk distribution r_s = e_v^T P^s is
  *  propagated over the sparse CSR for s <= ceil(steps/2), and (P^t)_vv = d_v sum_u
@@ -1508,6 +1605,24 @@ POSENC_API posenc_status posenc_laplacian_pe_ex_f64(int64_t num_nodes, const int
 POSENC_API posenc_status posenc_rwse_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
                                          const double* weights, int64_t num_edges, int32_t steps,
                                          double* out);
+
+/** posenc_rwse_f64 with PyG compatibility flags: 0 (= posenc_rwse_f64, bitwise) or an OR of
+ *  POSENC_GRAPH_KEEP_SELF_LOOPS and POSENC_GRAPH_BOTH_DIRECTIONS (see "Graph construction").
+ *  With KEEP_SELF_LOOPS, A[v][v] = the summed self-loop weights of v, d_v includes it and
+ *  out[v*steps + t-1] = (P^t)_vv with P = D^-1 A, self-loop steps included: PyG's
+ *  AddRandomWalkPE and GraphGPS's get_rw_landing_probs on an edge_index with self-loops (node 0
+ *  of the karate club plus one self-loop: (P)_00 = 1/17). Pass BOTH_DIRECTIONS too for PyG's
+ *  edge_index (both directions listed): without it every off-diagonal weight counts twice
+ *  against the self-loop's. A node whose only edges are self-loops has P_vv = 1. PyG matches for
+ *  unweighted graphs; with edge weights PyG's AddRandomWalkPE uses 1/deg (not w/deg) as the
+ *  entries of P and clamps degrees below 1, which posenc does not copy (P = D^-1 A exactly).
+ *  Method, accuracy (<= 1e-14 absolute against dense matrix powers), determinism and memory as
+ *  posenc_rwse_f64 (A's diagonal is one more CSR entry per looped node).
+ *  Errors (nothing written): those of posenc_rwse_f64; flags with another bit ->
+ *  INVALID_ARGUMENT naming flags. */
+POSENC_API posenc_status posenc_rwse_ex_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                                            const double* weights, int64_t num_edges, int32_t steps,
+                                            uint32_t flags, double* out);
 
 /** Heat kernel of the graph above applied to a block of vectors: y = exp(-t L) x, where L is the
  *  chosen Laplacian (L_sym or D - A, as in posenc_laplacian_pe_f64), x and y are [num_nodes,

@@ -459,17 +459,19 @@ struct laplacian_pe_result {
   posenc_laplacian_pe_info info; ///< solver used, matvecs, residual
 };
 /// Allocating variant over std::vectors (src.size() == dst.size() edges; weights empty = all 1).
-/// solver forces an eigensolver (POSENC_LAPPE_AUTO = choose per component).
+/// solver forces an eigensolver (POSENC_LAPPE_AUTO = choose per component); flags: info.flags
+/// (POSENC_GRAPH_BOTH_DIRECTIONS, POSENC_LAPPE_DROP_TRIVIAL, POSENC_LAPPE_NAN_PAD).
 inline laplacian_pe_result laplacian_pe(int64_t num_nodes, const std::vector<int64_t>& src,
                                         const std::vector<int64_t>& dst, int32_t k,
                                         posenc_laplacian laplacian = POSENC_LAPLACIAN_SYM,
                                         const std::vector<double>& weights = {},
-                                        posenc_lappe_method solver = POSENC_LAPPE_AUTO) {
+                                        posenc_lappe_method solver = POSENC_LAPPE_AUTO, uint32_t flags = 0) {
   if (src.size() != dst.size() || (!weights.empty() && weights.size() != src.size()))
     throw error(POSENC_ERR_INVALID_ARGUMENT, "laplacian_pe: src, dst (and weights, if given) must have equal sizes");
   laplacian_pe_result r;
   check(posenc_laplacian_pe_info_init(&r.info));
   r.info.solver = solver;
+  r.info.flags = flags;
   const int64_t kk = k > 0 ? k : 0, nn = num_nodes > 0 ? num_nodes : 0;
   r.eigvecs = detail::out_buffer<double>("laplacian_pe", {nn, kk});
   r.eigvals = detail::out_buffer<double>("laplacian_pe", {kk});
@@ -492,6 +494,43 @@ inline std::vector<double> rwse(int64_t num_nodes, const std::vector<int64_t>& s
   check(posenc_rwse_f64(num_nodes, src.data(), dst.data(), weights.empty() ? nullptr : weights.data(),
                         static_cast<int64_t>(src.size()), steps, out.data()));
   return out;
+}
+/// posenc_rwse_ex_f64: posenc_rwse_f64 with flags (POSENC_GRAPH_KEEP_SELF_LOOPS,
+/// POSENC_GRAPH_BOTH_DIRECTIONS: PyG's AddRandomWalkPE on an edge_index with self-loops).
+inline void rwse_ex(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
+                    int64_t num_edges, int32_t steps, uint32_t flags, double* out) {
+  check(posenc_rwse_ex_f64(num_nodes, src, dst, weights, num_edges, steps, flags, out));
+}
+/// posenc_maglap_pe_f64: eigvals [k] ascending, eigvecs_re / eigvecs_im [num_nodes, k] (column j of
+/// re + i im a unit eigenvector of the magnetic Laplacian L_q; largest-modulus entry real positive).
+inline void maglap_pe(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
+                      int64_t num_edges, posenc_laplacian laplacian, double q, int32_t k, double* eigvals,
+                      double* eigvecs_re, double* eigvecs_im) {
+  check(posenc_maglap_pe_f64(num_nodes, src, dst, weights, num_edges, laplacian, q, k, eigvals, eigvecs_re,
+                             eigvecs_im));
+}
+/// Result of the allocating maglap_pe.
+struct maglap_pe_result {
+  std::vector<double> eigvals;     ///< [k], ascending
+  std::vector<double> eigvecs_re;  ///< [num_nodes, k], row-major
+  std::vector<double> eigvecs_im;  ///< [num_nodes, k], row-major
+};
+/// Allocating variant over std::vectors (src.size() == dst.size() directed edges src -> dst;
+/// weights empty = all 1).
+inline maglap_pe_result maglap_pe(int64_t num_nodes, const std::vector<int64_t>& src, const std::vector<int64_t>& dst,
+                                  int32_t k, double q, posenc_laplacian laplacian = POSENC_LAPLACIAN_SYM,
+                                  const std::vector<double>& weights = {}) {
+  if (src.size() != dst.size() || (!weights.empty() && weights.size() != src.size()))
+    throw error(POSENC_ERR_INVALID_ARGUMENT, "maglap_pe: src, dst (and weights, if given) must have equal sizes");
+  const int64_t kk = k > 0 ? k : 0, nn = num_nodes > 0 ? num_nodes : 0;
+  maglap_pe_result r;
+  r.eigvals = detail::out_buffer<double>("maglap_pe", {kk});
+  r.eigvecs_re = detail::out_buffer<double>("maglap_pe", {nn, kk});
+  r.eigvecs_im = detail::out_buffer<double>("maglap_pe", {nn, kk});
+  check(posenc_maglap_pe_f64(num_nodes, src.data(), dst.data(), weights.empty() ? nullptr : weights.data(),
+                             static_cast<int64_t>(src.size()), laplacian, q, k, r.eigvals.data(),
+                             r.eigvecs_re.data(), r.eigvecs_im.data()));
+  return r;
 }
 /// posenc_heat_kernel_apply_f64: y [num_nodes, num_vectors] = exp(-t L) x (row-major); returns
 /// the documented error bound (relative to ||x_b||_2 per column).

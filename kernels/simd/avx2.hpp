@@ -40,6 +40,14 @@ inline V gather3(const TI* q, int64_t pstride) {
   else return V(_mm256_cvtps_pd(_mm256_i64gather_ps(q, idx, 4)));
 }
 
+/// The 8 doubles at q split into even (a) and odd (b) elements: two loads, two unpacks and two
+/// lane permutes (no gather).
+inline void deinterleave2(const double* q, V& a, V& b) {
+  const __m256d x = _mm256_loadu_pd(q), y = _mm256_loadu_pd(q + 4);
+  a = V(_mm256_permute4x64_pd(_mm256_unpacklo_pd(x, y), 0xD8));  // x0 y0 x2 y2 -> x0 x2 y0 y2
+  b = V(_mm256_permute4x64_pd(_mm256_unpackhi_pd(x, y), 0xD8));
+}
+
 /// h[0] in lanes 0-3, h[1] in lanes 4-7, rounded to float32.
 inline VF narrow(const V* h) {
   return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(h[0])), _mm256_cvtpd_ps(h[1]), 1);

@@ -64,6 +64,14 @@ inline V gather3(const TI* q, int64_t pstride) {
   else return V(_mm512_cvtps_pd(_mm512_i64gather_ps(idx, q, 4)));
 }
 
+/// The 16 doubles at q split into even (a) and odd (b) elements: two loads and two two-source
+/// permutes (no gather).
+inline void deinterleave2(const double* q, V& a, V& b) {
+  const __m512d x = _mm512_loadu_pd(q), y = _mm512_loadu_pd(q + 8);
+  a = V(_mm512_permutex2var_pd(x, _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), y));
+  b = V(_mm512_permutex2var_pd(x, _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1), y));
+}
+
 /// h[0] in lanes 0-7, h[1] in lanes 8-15, rounded to float32.
 inline VF narrow(const V* h) {
   return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(h[0])), _mm512_cvtpd_ps(h[1]), 1);

@@ -11,6 +11,7 @@
 //   transpose(V* r)           in-place W x W transpose
 //   rsqrt(a)                  1 / sqrt(a) (<= 2 ulp)
 //   gather3(q, pstride)       q[0], q[3 pstride], ... as a V (TI = float or double)
+//   deinterleave2(q, a, b)    a = q[0], q[2], ..., q[2W-2]; b = q[1], q[3], ..., q[2W-1]
 //   narrow(const V* h)        kHalves double vectors rounded into one float vector
 //   widen(vf, h)              lanes [W h, W h + W) of a float vector as doubles
 //   copy_line<NT>(d, s)       one aligned 64-byte line, non-temporal when NT and kHasStream

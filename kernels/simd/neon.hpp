@@ -31,6 +31,7 @@ inline V widen(const VF& v, std::size_t h) { return vcvt_f64_f32(h == 0 ? vget_l
 
 using portable::copy_line;
 using portable::ftile_rows;
+using portable::deinterleave2;
 using portable::gather3;
 using portable::line_rows;
 using portable::lines;

@@ -48,6 +48,18 @@ inline V gather3(const TI* q, int64_t pstride) {
   return V::load_aligned(b);
 }
 
+/// The 2W doubles at q split into even (a) and odd (b) elements (pairs such as longitude /
+/// latitude to one vector each).
+inline void deinterleave2(const double* q, V& a, V& b) {
+  alignas(64) double e[W], o[W];
+  for (std::size_t i = 0; i < W; ++i) {
+    e[i] = q[2 * i];
+    o[i] = q[2 * i + 1];
+  }
+  a = V::load_aligned(e);
+  b = V::load_aligned(o);
+}
+
 /// The kHalves double vectors h[0..kHalves) rounded to float32, half h in lanes [W h, W h + W).
 inline VF narrow(const V* h) {
   alignas(64) double d[WF];

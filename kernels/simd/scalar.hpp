@@ -18,6 +18,7 @@ inline constexpr bool kHasStream = false;
 inline void transpose(V*) {}
 using portable::copy_line;
 using portable::ftile_rows;
+using portable::deinterleave2;
 using portable::gather3;
 using portable::line_rows;
 using portable::lines;

@@ -36,6 +36,8 @@ void sphere_sh_low_f64(const sph_grad_plan* P, const double* xyz, int64_t n, dou
 void sphere_sh_low_f32(const sph_grad_plan* P, const float* xyz, int64_t n, float* values, float* grad);
 // kernels/sphere_lonlat.cpp
 void sphere_lonlat_xyz_f64(const double* lonlat, int64_t n, double* xyz);
+void sphere_sh_low_lonlat_f64(const sph_grad_plan* P, const double* lonlat, int64_t n, double* values);
+int sphere_lonlat_bad_f64(const double* lonlat, int64_t n);
 
 }  // namespace POSENC_NS
 }  // namespace posenc

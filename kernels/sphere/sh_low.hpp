@@ -49,29 +49,20 @@ inline void low_put_rows(V* F, TO* dst, std::size_t np) {
   }
 }
 
-/// One body per (lmax, solid, gradients): every loop over degrees and orders has a constant
-/// trip count and unrolls into straight-line code.
-template <int L, bool kSolid, bool kGrad, class TI, class TO>
-inline void sh_low_body(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* val, TO* grad) {
-  constexpr int K = (L + 1) * (L + 1);
-  constexpr int NQ = (L + 1) * (L + 2) / 2;
-  const double* const coef = P->coef;  // sph_grad_coef of (l, m) at coef + 5 (l (l+1) / 2 + m)
-  auto cf = [&](int l, int m, int i) { return coef[5 * (l * (l + 1) / 2 + m) + i]; };
-  // The sectoral seeds q_m^m: constants of the call.
-  double seed[L + 1];
-  seed[0] = 0.28209479177387814347;  // 1 / sqrt(4 pi)
-  for (int m = 1; m <= L; ++m) seed[m] = seed[m - 1] * cf(m, m, 0);
-  const V one(1.0), zero(0.0);
-  // Ordinary stores at every size: on the EPYC (Zen 4) VM of docs/PERFORMANCE.md, rows staged
-  // and written in whole non-temporal lines (line_stream) were slower even for 51 MB outputs
-  // (lmax 3 with gradients, 100k points: 4.4-5.0 ms against 2.9-3.3 ms).
-  for (int64_t p0 = 0; p0 < n; p0 += static_cast<int64_t>(W)) {
-    const std::size_t np = block_points(n, p0);
+/// Points of xyz [n, 3] (sh_low_body's input; lonlat_source in kernels/sphere/lonlat.hpp reads
+/// geographic coordinates instead).
+template <class TI>
+struct xyz_source {
+  static constexpr bool kUnit = false;  // any length: normalized by the kernel
+  const TI* xyz;
+  void prefetch(int64_t p0) const {
     const TI* q = xyz + 3 * p0;
     __builtin_prefetch(q + 24 * W, 0, 3);  // the input 8 blocks ahead (the gathers do not train
     __builtin_prefetch(q + 24 * W + 64 / sizeof(TI), 0, 3);  // the hardware prefetcher)
     __builtin_prefetch(q + 24 * W + 128 / sizeof(TI), 0, 3);
-    V X, Y, Z;
+  }
+  void get(int64_t p0, std::size_t np, V& X, V& Y, V& Z) const {
+    const TI* q = xyz + 3 * p0;
     if (np == W) {
       X = vx::gather3(q, 1);
       Y = vx::gather3(q + 1, 1);
@@ -87,22 +78,56 @@ inline void sh_low_body(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* va
       Y = load(yb);
       Z = load(zb);
     }
-    // r^2 without overflow or loss of precision: the lanes whose largest magnitude is outside
-    // [2^-400, 2^400] (never for ordinary data) are scaled by it; the other lanes divide by 1
-    // (exact), so that a point's bits never depend on the block it shares.
-    const V mx = max(max(abs(X), abs(Y)), abs(Z));
-    const auto zl = mx == zero;  // (0, 0, 0): validated to occur only with kSphZeroAsZero
-    V sc = one;
-    const auto ext = !((mx >= V(0x1p-400)) & (mx <= V(0x1p400))) & !zl;
-    if (any(ext)) {
-      sc = select(ext, mx, one);  // divided, not multiplied by 1 / sc (inf for a subnormal sc)
-      X = X / sc;
-      Y = Y / sc;
-      Z = Z / sc;
+  }
+};
+
+/// One body per (lmax, solid, gradients): every loop over degrees and orders has a constant
+/// trip count and unrolls into straight-line code. src: the points (xyz_source, lonlat_source).
+template <int L, bool kSolid, bool kGrad, class Src, class TO>
+inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* val, TO* grad) {
+  constexpr int K = (L + 1) * (L + 1);
+  constexpr int NQ = (L + 1) * (L + 2) / 2;
+  const double* const coef = P->coef;  // sph_grad_coef of (l, m) at coef + 5 (l (l+1) / 2 + m)
+  auto cf = [&](int l, int m, int i) { return coef[5 * (l * (l + 1) / 2 + m) + i]; };
+  // The sectoral seeds q_m^m: constants of the call.
+  double seed[L + 1];
+  seed[0] = 0.28209479177387814347;  // 1 / sqrt(4 pi)
+  for (int m = 1; m <= L; ++m) seed[m] = seed[m - 1] * cf(m, m, 0);
+  const V one(1.0), zero(0.0);
+  // Ordinary stores at every size: on the EPYC (Zen 4) VM of docs/PERFORMANCE.md, rows staged
+  // and written in whole non-temporal lines (line_stream) were slower even for 51 MB outputs
+  // (lmax 3 with gradients, 100k points: 4.4-5.0 ms against 2.9-3.3 ms).
+  for (int64_t p0 = 0; p0 < n; p0 += static_cast<int64_t>(W)) {
+    const std::size_t np = block_points(n, p0);
+    src.prefetch(p0);
+    V X, Y, Z;
+    src.get(p0, np, X, Y, Z);
+    auto zl = one != one;  // (0, 0, 0): validated to occur only with kSphZeroAsZero
+    V sc = one, r2 = one, ir = one, ux = X, uy = Y, uz = Z;
+    bool scaled = false;
+    // Src::kUnit (lon / lat): unit vectors to a few ulp already (the sin / cos products), taken
+    // as they are: no norm (a square root and a division on AVX2 and scalar); the values then
+    // differ from the xyz path's on the same points by a few ulp.
+    if constexpr (!Src::kUnit) {
+      // r^2 without overflow or loss of precision: the lanes whose largest magnitude is outside
+      // [2^-400, 2^400] (never for ordinary data) are scaled by it; the other lanes divide by 1
+      // (exact), so that a point's bits never depend on the block it shares.
+      const V mx = max(max(abs(X), abs(Y)), abs(Z));
+      zl = mx == zero;
+      const auto ext = !((mx >= V(0x1p-400)) & (mx <= V(0x1p400))) & !zl;
+      if (any(ext)) {
+        scaled = true;
+        sc = select(ext, mx, one);  // divided, not multiplied by 1 / sc (inf for a subnormal sc)
+        X = X / sc;
+        Y = Y / sc;
+        Z = Z / sc;
+      }
+      r2 = madd(X, X, madd(Y, Y, Z * Z));
+      ir = select(zl, zero, vx::rsqrt(select(zl, one, r2)));  // 1 / |x| of the scaled point
+      ux = X * ir;
+      uy = Y * ir;
+      uz = Z * ir;
     }
-    const V r2 = madd(X, X, madd(Y, Y, Z * Z));
-    const V ir = select(zl, zero, vx::rsqrt(select(zl, one, r2)));  // 1 / |x| of the scaled point
-    const V ux = X * ir, uy = Y * ir, uz = Z * ir;
     // q_l^m(z), index l (l+1) / 2 + m.
     V qv[NQ];
 #pragma GCC unroll 8
@@ -175,7 +200,7 @@ inline void sh_low_body(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* va
       g[2 * K] = zero;
       // 1 / |x| (0 for a zero vector); a scaled lane divides by sc instead (1 / |x| may
       // overflow where the gradient does not), the others then divide by 1: the same bits.
-      const bool divide = any(ext);
+      const bool divide = scaled;
       const V irt = kSolid ? zero : ir / sc;
       const V u[3] = {ux, uy, uz};
 #pragma GCC unroll 8
@@ -224,8 +249,8 @@ inline void sh_low_body(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* va
   }
 }
 
-template <int L, class TI, class TO>
-inline void sh_low_l(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* val, TO* grad) {
+template <int L, class Src, class TO>
+inline void sh_low_l(const sph_grad_plan* P, const Src& xyz, int64_t n, TO* val, TO* grad) {
   const bool solid = (P->flags & kSphSolid) != 0;
   if (solid) {
     if (grad) sh_low_body<L, true, true>(P, xyz, n, val, grad);
@@ -238,8 +263,8 @@ inline void sh_low_l(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* val, 
 
 /// Real SH (P->flags: kSphSolid, kSphZeroAsZero) of lmax = P->lmax <= kSphLowLmax and, where
 /// grad is not null, their gradients; val may be null. P->coef is required.
-template <class TI, class TO>
-inline void sh_low_impl(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* val, TO* grad) {
+template <class Src, class TO>
+inline void sh_low_src(const sph_grad_plan* P, const Src& xyz, int64_t n, TO* val, TO* grad) {
   static_assert(kSphLowLmax == 3, "one case per degree below");
   switch (P->lmax) {
     case 0: sh_low_l<0>(P, xyz, n, val, grad); break;
@@ -247,6 +272,11 @@ inline void sh_low_impl(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* va
     case 2: sh_low_l<2>(P, xyz, n, val, grad); break;
     default: sh_low_l<3>(P, xyz, n, val, grad); break;
   }
+}
+
+template <class TI, class TO>
+inline void sh_low_impl(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* val, TO* grad) {
+  sh_low_src(P, xyz_source<TI>{xyz}, n, val, grad);
 }
 
 }  // namespace sph

@@ -110,22 +110,27 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
     V rxy2 = X * X + Y * Y;
     const V mx = max(max(abs(X), abs(Y)), abs(Z));  // > 0 (validated)
     auto pos = rxy2 > zero;
-    V ir, irs;  // 1 / r and 1 / r_xy (1 on the pole)
-    if (all((mx >= V(0x1p-400)) & (mx <= V(0x1p400)) & (!pos | (rxy2 >= V(0x1p-900))))) {
-      // No square can overflow or lose precision: two reciprocal square roots (no division on
-      // AVX-512; see vx::rsqrt), each product one more rounding (<= 4 ulp in all, inside the
-      // documented bound).
-      ir = vx::rsqrt(rxy2 + Z * Z);
-      irs = vx::rsqrt(select(pos, rxy2, one));
-    } else {  // extreme magnitudes: scale by the largest component first, then divide
+    // No square can overflow or lose precision: two reciprocal square roots (no division on
+    // AVX-512; see vx::rsqrt), each product one more rounding (<= 4 ulp in all, inside the
+    // documented bound).
+    V ir = vx::rsqrt(rxy2 + Z * Z);
+    V irs = vx::rsqrt(select(pos, rxy2, one));  // 1 / r and 1 / r_xy (1 on the pole)
+    const auto ext = !((mx >= V(0x1p-400)) & (mx <= V(0x1p400)) & (!pos | (rxy2 >= V(0x1p-900))));
+    if (any(ext)) {
+      // Extreme magnitudes (never for ordinary data): those lanes are scaled by their largest
+      // component first, then divided. Decided lane by lane, so that a point's bits never
+      // depend on the points that share its block (the other lanes keep the values above).
       const V imx = one / mx;
-      X = X * imx;
-      Y = Y * imx;
-      Z = Z * imx;
-      rxy2 = X * X + Y * Y;
+      const V Xs = X * imx, Ys = Y * imx, Zs = Z * imx;
+      const V rxy2s = Xs * Xs + Ys * Ys;
+      const auto poss = rxy2s > zero;
+      ir = select(ext, one / sqrt(rxy2s + Zs * Zs), ir);
+      irs = select(ext, one / sqrt(select(poss, rxy2s, one)), irs);
+      X = select(ext, Xs, X);
+      Y = select(ext, Ys, Y);
+      Z = select(ext, Zs, Z);
+      rxy2 = select(ext, rxy2s, rxy2);
       pos = rxy2 > zero;
-      ir = one / sqrt(rxy2 + Z * Z);
-      irs = one / sqrt(select(pos, rxy2, one));
     }
     ct = min(max(Z * ir, V(-1.0)), one);
     st = (rxy2 * irs) * ir;

@@ -19,6 +19,9 @@ class Laplacian(enum.IntEnum):
 _lib.register({
     "posenc_laplacian_pe_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, ctypes.c_int, _c_i32, _P, _P]),
     "posenc_rwse_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, _c_i32, _P]),
+    "posenc_rwse_ex_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, _c_i32, ctypes.c_uint32, _P]),
+    "posenc_maglap_pe_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, ctypes.c_int, ctypes.c_double, _c_i32, _P,
+                                            _P, _P]),
     "posenc_laplacian_pe_info_init": (ctypes.c_int, [_P]),
     "posenc_laplacian_pe_ex_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, ctypes.c_int, _c_i32, _P, _P, _P]),
     "posenc_heat_kernel_apply_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, ctypes.c_int, ctypes.c_double, _P,
@@ -51,7 +54,15 @@ class LaplacianPeInfo(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32), ("solver", ctypes.c_int), ("method", ctypes.c_int),
                 ("components", ctypes.c_int64), ("matvecs", ctypes.c_int64), ("shift_solves", ctypes.c_int64),
                 ("max_residual", ctypes.c_double), ("certificate", ctypes.c_int), ("recoveries", ctypes.c_int32),
-                ("inertia_sigma", ctypes.c_double), ("inertia_count", ctypes.c_int64), ("factor_nnz", ctypes.c_int64)]
+                ("inertia_sigma", ctypes.c_double), ("inertia_count", ctypes.c_int64), ("factor_nnz", ctypes.c_int64),
+                ("flags", ctypes.c_uint32)]
+
+
+# Flag bits (posenc.h): PyG / GraphGPS compatibility.
+GRAPH_BOTH_DIRECTIONS = 1
+GRAPH_KEEP_SELF_LOOPS = 2
+LAPPE_DROP_TRIVIAL = 4
+LAPPE_NAN_PAD = 8
 
 
 class LapPeMethod(enum.IntEnum):
@@ -66,47 +77,92 @@ _LAPPE_CERTS = {0: "none", 1: "dense", 2: "inertia", 3: "krylov"}
 
 
 def laplacian_pe(num_nodes, src, dst, k, weights=None, laplacian=Laplacian.SYM, info=False,
-                 solver=LapPeMethod.AUTO, convert=False, out=None):
+                 solver=LapPeMethod.AUTO, both_directions=False, drop_trivial=False, nan_pad=False, convert=False,
+                 out=None):
     """posenc_laplacian_pe_f64 -> (eigvals float64 [k] ascending, eigvecs float64 [num_nodes, k]);
-    with info=True (or a solver other than AUTO) posenc_laplacian_pe_ex_f64 -> (eigvals, eigvecs,
-    dict of its diagnostics: method, components, matvecs, shift_solves, max_residual, certificate
-    ("dense", "inertia" or "krylov": how the values were proven to be the k smallest), recoveries,
-    inertia_sigma, inertia_count, factor_nnz). out: None or
-    an (eigvals, eigvecs) pair of arrays to fill."""
-    info = info or int(solver) != LapPeMethod.AUTO
+    with info=True (or a solver other than AUTO, or a PyG flag) posenc_laplacian_pe_ex_f64 ->
+    (eigvals, eigvecs, dict of its diagnostics: method, components, matvecs, shift_solves,
+    max_residual, certificate ("dense", "inertia" or "krylov": how the values were proven to be
+    the k smallest), recoveries, inertia_sigma, inertia_count, factor_nnz); the dict is returned
+    only with info=True. out: None or an (eigvals, eigvecs) pair of arrays to fill.
+
+    PyG / GraphGPS compatibility (info->flags of posenc.h):
+      both_directions=True: (src, dst) lists every edge in both directions (PyG's edge_index);
+        each listed edge counts half, so D - A has PyG's get_laplacian / GraphGPS's eigenvalues
+        (without it exactly twice theirs; L_sym is the same either way).
+      drop_trivial=True: the k + 1 smallest pairs, the first dropped (PyG's
+        AddLaplacianEigenvectorPE(k): eig_vecs[:, 1:k + 1]); exactly one pair is dropped, also
+        for a disconnected graph. Needs k + 1 <= num_nodes unless nan_pad.
+      nan_pad=True: k may exceed the pairs available (num_nodes, minus 1 with drop_trivial): the
+        missing eigvals and eigvecs columns are NaN (GraphGPS's padding when N < max_freqs)."""
+    flags = ((GRAPH_BOTH_DIRECTIONS if both_directions else 0) | (LAPPE_DROP_TRIVIAL if drop_trivial else 0)
+             | (LAPPE_NAN_PAD if nan_pad else 0))
+    use_ex = info or int(solver) != LapPeMethod.AUTO or flags != 0
     src, dst, weights = _edges(src, dst, weights, convert)
     ov, oe = _outs(out, 2)
     ins = {"src": src, "dst": dst, "weights": weights}
     vals = _out(ov, (int(k),), np.float64, "out[0]", inputs=ins)
     vecs = _out(oe, (int(num_nodes), int(k)), np.float64, "out[1]", inputs=dict(ins, **{"out[0]": vals}))
-    if not info:
+    if not use_ex:
         _call("posenc_laplacian_pe_f64", int(num_nodes), _ptr(src), _ptr(dst), _ptr(weights), src.shape[0],
               int(laplacian), int(k), _ptr(vals), _ptr(vecs))
         return vals, vecs
     inf = LaplacianPeInfo()
     _call("posenc_laplacian_pe_info_init", ctypes.byref(inf))
     inf.solver = int(solver)
+    inf.flags = flags
     _call("posenc_laplacian_pe_ex_f64", int(num_nodes), _ptr(src), _ptr(dst), _ptr(weights), src.shape[0],
           int(laplacian), int(k), _ptr(vals), _ptr(vecs), ctypes.byref(inf))
-    d = {n: getattr(inf, n) for n, _ in LaplacianPeInfo._fields_ if n not in ("struct_size", "solver")}
+    if not info and int(solver) == LapPeMethod.AUTO:
+        return vals, vecs
+    d = {n: getattr(inf, n) for n, _ in LaplacianPeInfo._fields_ if n not in ("struct_size", "solver", "flags")}
     d["method"] = _LAPPE_METHODS.get(d["method"], d["method"])
     d["certificate"] = _LAPPE_CERTS.get(d["certificate"], d["certificate"])
     return vals, vecs, d
 
 
-def rwse(num_nodes, src, dst, steps, weights=None, convert=False, out=None):
+def rwse(num_nodes, src, dst, steps, weights=None, keep_self_loops=False, both_directions=False, convert=False,
+         out=None):
     """posenc_rwse_f64 -> float64 [num_nodes, steps], out[v, t-1] = (P^t)_vv, P = D^-1 A. out: None
-    or the array to fill.
+    or the array to fill. Isolated nodes get all zeros (PyG's 1/0 -> 0).
 
-    Self-loops in (src, dst) are IGNORED (the edge list is read as a simple undirected graph,
-    duplicates summed), whereas PyG's AddRandomWalkPE and GraphGPS keep them in A: after
-    AddSelfLoops, PyG gives node v the return probability 1/(d_v + 1) at t = 1 (karate club node 0:
-    1/17), posenc gives 0. Pipelines that add self-loops before the encoding therefore differ.
-    Isolated nodes get all zeros (PyG's 1/0 -> 0)."""
+    By default self-loops in (src, dst) are IGNORED (the edge list is read as a simple undirected
+    graph, duplicates summed). PyG's AddRandomWalkPE and GraphGPS keep them in A: pass
+    keep_self_loops=True (posenc_rwse_ex_f64 with POSENC_GRAPH_KEEP_SELF_LOOPS) and, for PyG's
+    edge_index (both directions listed), both_directions=True, so that a self-loop weighs as much
+    as one undirected edge: karate club node 0 with a self-loop then gets 1/17 at t = 1, as in PyG
+    (1/(d_v + 1) after AddSelfLoops). PyG matches for unweighted graphs (with weights, PyG's
+    AddRandomWalkPE puts 1/deg, not w/deg, in P)."""
     src, dst, weights = _edges(src, dst, weights, convert)
     out = _out(out, (int(num_nodes), int(steps)), np.float64, inputs={"src": src, "dst": dst, "weights": weights})
-    _call("posenc_rwse_f64", int(num_nodes), _ptr(src), _ptr(dst), _ptr(weights), src.shape[0], int(steps), _ptr(out))
+    flags = (GRAPH_KEEP_SELF_LOOPS if keep_self_loops else 0) | (GRAPH_BOTH_DIRECTIONS if both_directions else 0)
+    if flags == 0:
+        _call("posenc_rwse_f64", int(num_nodes), _ptr(src), _ptr(dst), _ptr(weights), src.shape[0], int(steps),
+              _ptr(out))
+    else:
+        _call("posenc_rwse_ex_f64", int(num_nodes), _ptr(src), _ptr(dst), _ptr(weights), src.shape[0], int(steps),
+              flags, _ptr(out))
     return out
+
+
+def maglap_pe(num_nodes, src, dst, k, q=0.25, weights=None, laplacian=Laplacian.SYM, convert=False, out=None):
+    """posenc_maglap_pe_f64: magnetic Laplacian PE of the DIRECTED graph src -> dst (MagLapPE,
+    Geisler et al. 2023) -> (eigvals float64 [k] ascending, eigvecs_re, eigvecs_im float64
+    [num_nodes, k]); eigvecs_re + 1j * eigvecs_im holds unit eigenvectors of L_q = I - D_s^-1/2
+    (A_s * exp(i Theta)) D_s^-1/2 (laplacian=SYM) or D_s - A_s * exp(i Theta) (COMBINATORIAL),
+    A_s = (W + W^T) / 2, Theta = 2 pi q (W - W^T), potential q >= 0. The entry of largest modulus
+    of each column is real positive (deterministic phase). q = 0 gives LapPE's L_sym pairs.
+    out: None or an (eigvals, eigvecs_re, eigvecs_im) triple of arrays to fill."""
+    src, dst, weights = _edges(src, dst, weights, convert)
+    ov, ore, oim = _outs(out, 3)
+    ins = {"src": src, "dst": dst, "weights": weights}
+    vals = _out(ov, (int(k),), np.float64, "out[0]", inputs=ins)
+    re = _out(ore, (int(num_nodes), int(k)), np.float64, "out[1]", inputs=dict(ins, **{"out[0]": vals}))
+    im = _out(oim, (int(num_nodes), int(k)), np.float64, "out[2]",
+              inputs=dict(ins, **{"out[0]": vals, "out[1]": re}))
+    _call("posenc_maglap_pe_f64", int(num_nodes), _ptr(src), _ptr(dst), _ptr(weights), src.shape[0], int(laplacian),
+          float(q), int(k), _ptr(vals), _ptr(re), _ptr(im))
+    return vals, re, im
 
 
 def heat_kernel_apply(num_nodes, src, dst, t, x, weights=None, laplacian=Laplacian.SYM, error_bound=False,
@@ -274,6 +330,7 @@ def diffusion_distance_eig(eigvals, eigvecs, t, pairs, truncation_bound=False, c
     return (o, b.value) if truncation_bound else o
 
 
-__all__ = ['Laplacian', 'LaplacianPeInfo', 'LapPeMethod', 'diffusion_distance', 'diffusion_distance_eig',
-           'graph_batch_pe', 'heat_kernel_apply', 'heat_kernel_diag', 'heat_kernel_rows', 'laplacian_pe', 'rrwp',
-           'rwse', 'shortest_path']
+__all__ = ['GRAPH_BOTH_DIRECTIONS', 'GRAPH_KEEP_SELF_LOOPS', 'LAPPE_DROP_TRIVIAL', 'LAPPE_NAN_PAD', 'Laplacian',
+           'LaplacianPeInfo', 'LapPeMethod', 'diffusion_distance', 'diffusion_distance_eig', 'graph_batch_pe',
+           'heat_kernel_apply', 'heat_kernel_diag', 'heat_kernel_rows', 'laplacian_pe', 'maglap_pe', 'rrwp', 'rwse',
+           'shortest_path']

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-# requires: posenc_learned_add_f32 posenc_learned_grad_f32 posenc_sph_harm_real_f64 posenc_sph_harm_real_f32 posenc_laplacian_pe_f64 posenc_rwse_f64
+# requires: posenc_learned_add_f32 posenc_learned_grad_f32 posenc_sph_harm_real_f64 posenc_sph_harm_real_f32 posenc_laplacian_pe_ex_f64 posenc_laplacian_pe_info_init posenc_rwse_ex_f64
 # needs-modules: torch
 """posenc.torch learned_add (autograd), sph_harm_real (forward values; its autograd is tested in test_torch_sphere.py), laplacian_pe and
 rwse of a PyG edge_index, against torch / NumPy float64 references.
@@ -133,6 +133,23 @@ def test_rwse_matches_dense_powers():
     # num_nodes beyond the largest id: an isolated node gets zeros (PyG's 1/0 -> 0)
     out2 = pt.rwse(ei, 3, num_nodes=n + 1)
     assert torch.equal(out2[n], torch.zeros(3, dtype=torch.float64))
+
+
+def test_rwse_self_loops_and_lappe_nan_pad_are_pyg():
+    ei, n, und = karate_like()
+    loops = torch.arange(n)
+    eil = torch.cat([ei, torch.stack([loops, loops])], 1)  # PyG's AddSelfLoops
+    a = dense_adj(und, n) + np.eye(n)  # PyG keeps the loop in A and in the degree
+    p = a / a.sum(1, keepdims=True)
+    want = np.stack([np.diag(np.linalg.matrix_power(p, t)) for t in range(1, 5)], 1)
+    np.testing.assert_allclose(pt.rwse(eil, 4).numpy(), want, atol=1e-14)
+    assert torch.equal(pt.rwse(eil, 4, keep_self_loops=False), pt.rwse(ei, 4))
+    # GraphGPS: N = 3 < k = 5 -> NaN columns; PyG's drop of the trivial pair first
+    ei3 = torch.tensor([[0, 1, 1, 2], [1, 0, 2, 1]])
+    vals, vecs = pt.laplacian_pe(ei3, 5, drop_first=True, nan_pad=True, return_eigvals=True)
+    assert vecs.shape == (3, 5)
+    assert torch.isfinite(vecs[:, :2]).all() and torch.isnan(vecs[:, 2:]).all() and torch.isnan(vals[2:]).all()
+    np.testing.assert_allclose(vals[:2].numpy(), [1.0, 2.0], atol=1e-14)  # L_sym of the path P3: 0, 1, 2
 
 
 class _ShDataset(torch.utils.data.Dataset):

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // tests/fuzz/fuzz_graph.cpp — libFuzzer target of the graph family: Laplacian eigenvector PE
-// (every solver), random-walk SE, the heat-kernel action, diagonal and rows, diffusion distances,
-// RRWP and shortest-path distances, on edge lists decoded from the input
-// (self-loops, duplicates, out-of-range or negative node ids, odd weights).
+// (every solver, the PyG flags), random-walk SE (with flags), the heat-kernel action and MagLapPE,
+// the heat-kernel diagonal and rows, diffusion distances, RRWP and shortest-path distances, on edge
+// lists decoded from the input (self-loops, duplicates, out-of-range or negative node ids, odd
+// weights).
 #include "tests/fuzz/fuzz_common.hpp"
 
 using namespace posenc_fuzz;
@@ -23,10 +24,10 @@ void accept_count(posenc_status s, Out<int64_t>& np, int64_t max_pairs) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Input in(data, size);
   setup(in);
-  // Function selector: bytes 0..127 the first four functions (the seeds and findings written when
-  // there were four keep their meaning), 128..255 the pair and heat-kernel functions.
+  // Function selector: bytes 0..127 the first five functions (sel % 5, the seeds' meaning),
+  // 128..255 the pair and heat-kernel functions.
   const uint8_t sel = in.u8();
-  const int op = sel < 128 ? sel % 4 : 4 + (sel - 128) % 5;
+  const int op = sel < 128 ? sel % 5 : 5 + (sel - 128) % 5;
   const int64_t n = in.size(-1, 60), m = in.size(-1, 120);
   const int64_t mm = m > 0 && m <= 4096 ? m : 0;
   // Edges: mostly a path / random pairs among the n nodes; some ids out of range.
@@ -52,6 +53,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         posenc_laplacian_pe_info info;
         posenc_laplacian_pe_info_init(&info);
         info.solver = static_cast<posenc_lappe_method>(in.choice(4));
+        info.flags = in.u8() % 32;  // the PyG bits, KEEP_SELF_LOOPS (rejected) and one unknown bit
         if (in.u8() % 16 == 0) info.struct_size = in.u32();
         s = posenc_laplacian_pe_ex_f64(n, src.ptr(), dst.ptr(), wp, m, lap, k, val.ptr(), vec.ptr(),
                                        in.flag() ? nullptr : &info);
@@ -61,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             out(val, k > 0 && k <= 64 ? k : 0), out(vec, cnt(n, k)));
       break;
     }
-    case 4: case 5: {  // RRWP, shortest-path distances: a size query, or max_pairs rows
+    case 5: case 6: {  // RRWP, shortest-path distances: a size query, or max_pairs rows
       const int32_t steps = in.size32(-1, 5);
       const int64_t mp = in.size(-1, 255);
       if (mp > 255) break;  // a wild max_pairs (>= 2^61): the caller's arrays cannot hold it
@@ -72,7 +74,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       Out<double> values(in, rows * (steps > 0 ? steps : 0));
       Out<int32_t> dist(in, rows);
       posenc_status s;
-      if (op == 4) {
+      if (op == 5) {
         s = posenc_rrwp_f64(n, src.ptr(), dst.ptr(), wp, m, steps, maxp, np.ptr(), query ? nullptr : pairs.ptr(),
                             query ? nullptr : values.ptr());
         accept_count(s, np, maxp);
@@ -86,7 +88,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
       break;
     }
-    case 6: case 7: case 8: {  // heat-kernel diagonal, rows, diffusion distance
+    case 7: case 8: case 9: {  // heat-kernel diagonal, rows, diffusion distance
       const int64_t cnt_in = in.size(-1, 6);
       const int64_t c = cnt_in > 0 && cnt_in <= 4096 ? cnt_in : 0;
       Arr<double> times = array<double>(in, c, [&] { return in.real(0, 5); });
@@ -97,12 +99,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const double t = in.real(0, 5);
       Out<double> eb(in, 1);
       double* ebp = in.flag() ? nullptr : eb.ptr();
-      if (op == 6) {
+      if (op == 7) {
         Out<double> o(in, cnt(n, c));
         const posenc_status s = posenc_heat_kernel_diag_f64(n, src.ptr(), dst.ptr(), wp, m, lap, times.ptr(),
                                                             cnt_in > INT32_MAX || cnt_in < INT32_MIN ? -1 : static_cast<int32_t>(cnt_in), o.ptr(), ebp);
         check("posenc_heat_kernel_diag_f64", s, in, out(o, cnt(n, c)), out(eb, ebp ? 1 : 0));
-      } else if (op == 7) {
+      } else if (op == 8) {
         Out<double> o(in, cnt(n, c));
         const posenc_status s = posenc_heat_kernel_rows_f64(n, src.ptr(), dst.ptr(), wp, m, lap, t, ids.ptr(), cnt_in,
                                                             o.ptr(), ebp);
@@ -118,8 +120,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 2: {
       const int32_t steps = in.size32(-1, 12);
       Out<double> o(in, cnt(n, steps));
-      const posenc_status s = posenc_rwse_f64(n, src.ptr(), dst.ptr(), wp, m, steps, o.ptr());
-      check("posenc_rwse_f64", s, in, out(o, cnt(n, steps)));
+      const uint32_t flags = in.u8() % 8;  // 0: posenc_rwse_f64; 4: an unknown bit
+      const posenc_status s = flags == 0 ? posenc_rwse_f64(n, src.ptr(), dst.ptr(), wp, m, steps, o.ptr())
+                                         : posenc_rwse_ex_f64(n, src.ptr(), dst.ptr(), wp, m, steps, flags, o.ptr());
+      check(flags == 0 ? "posenc_rwse_f64" : "posenc_rwse_ex_f64", s, in, out(o, cnt(n, steps)));
       break;
     }
     case 3: {
@@ -130,6 +134,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const posenc_status s = posenc_heat_kernel_apply_f64(n, src.ptr(), dst.ptr(), wp, m, lap, t, x.ptr(), nv, y.ptr(),
                                                            in.flag() ? nullptr : eb.ptr());
       check("posenc_heat_kernel_apply_f64", s, in, out(y, cnt(n, nv)), out(eb, 1));
+      break;
+    }
+    case 4: {
+      const int32_t k = in.size32(-1, 6);
+      const double q = in.real(-0.5, 1.0);
+      Out<double> val(in, k > 0 && k <= 64 ? k : 0), re(in, cnt(n, k)), im(in, cnt(n, k));
+      posenc_status s = posenc_maglap_pe_f64(n, src.ptr(), dst.ptr(), wp, m, lap, q, k, val.ptr(), re.ptr(), im.ptr());
+      if (s == POSENC_ERR_NOT_CONVERGED) s = POSENC_ERR_INVALID_ARGUMENT;  // a documented failure: same promise
+      check("posenc_maglap_pe_f64", s, in, out(val, k > 0 && k <= 64 ? k : 0), out(re, cnt(n, k)), out(im, cnt(n, k)));
       break;
     }
   }

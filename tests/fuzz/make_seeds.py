@@ -6,10 +6,10 @@
 import os
 import random
 
-OPS = {"rope": 10, "sphere": 10, "features": 12, "graph": 9, "learned": 6}
+OPS = {"rope": 10, "sphere": 10, "features": 12, "graph": 10, "learned": 6}
 def op_byte(family, op):
-    """The selector byte of function op (fuzz_graph ops 4.., fuzz_features ops 8.. are selected by bytes 128..)."""
-    first = {"graph": 4, "features": 8}.get(family)
+    """The selector byte of function op (fuzz_graph ops 5.., fuzz_features ops 8.. are selected by bytes 128..)."""
+    first = {"graph": 5, "features": 8}.get(family)
     return 128 + op - first if first is not None and op >= first else op
 
 

@@ -4,9 +4,8 @@
 Plain functions returning float64 tensors (no autograd: the encodings are inputs, not
 parameters). The graph is PyG's ``edge_index`` [2, E] (row 0 source, row 1 target), with
 optional ``edge_weight`` [E], and ``num_nodes`` (default: max node id + 1, PyG's
-maybe_num_nodes). posenc reads the edges as an undirected graph whose duplicates (both
-directions of PyG's convention included) are summed and whose self-loops are ignored (see the
-graph section of posenc.h)."""
+maybe_num_nodes). The helpers pass posenc's PyG-compatibility flags (graph section of
+posenc.h): by default the edge_index lists both directions, as in PyG."""
 from __future__ import annotations
 
 import torch
@@ -34,42 +33,55 @@ def _graph(edge_index, edge_weight, num_nodes):
 
 
 def laplacian_pe(edge_index, k, num_nodes=None, edge_weight=None, normalization="sym", drop_first=True,
-                 both_directions=True, return_eigvals=False):
-    """Laplacian eigenvector PE (posenc_laplacian_pe_f64) -> eigvecs float64 [num_nodes, k]
+                 both_directions=True, nan_pad=False, return_eigvals=False):
+    """Laplacian eigenvector PE (posenc_laplacian_pe_ex_f64) -> eigvecs float64 [num_nodes, k]
     (and eigvals [k] with return_eigvals=True).
 
     drop_first=True is PyG's AddLaplacianEigenvectorPE(k): the k+1 smallest eigenpairs, the first
-    (trivial) one dropped; False keeps it (GraphGPS). normalization "sym" (I - D^-1/2 A D^-1/2,
-    PyG's default for the transform) or None (D - A). both_directions=True (PyG's convention:
-    every undirected edge listed in both directions) halves the weights for D - A so that its
-    eigenvalues are PyG's (L_sym does not change with a common weight scale). Differences from
-    PyG: signs are deterministic (the largest-magnitude entry of each column is positive; PyG
-    flips each column at random) and the basis of a repeated eigenvalue is arbitrary in both."""
+    (trivial) one dropped (POSENC_LAPPE_DROP_TRIVIAL; exactly one, also for a disconnected graph);
+    False keeps it (GraphGPS). normalization "sym" (I - D^-1/2 A D^-1/2, PyG's default for the
+    transform) or None (D - A). both_directions=True (PyG's convention: every undirected edge
+    listed in both directions; POSENC_GRAPH_BOTH_DIRECTIONS) counts each listed edge half, so that
+    D - A has PyG's / GraphGPS's eigenvalues (L_sym does not change with a common weight scale).
+    nan_pad=True (GraphGPS, N < k): the columns beyond the available pairs are NaN (eigvals too)
+    instead of an error (POSENC_LAPPE_NAN_PAD). Differences from PyG: signs are deterministic (the
+    largest-magnitude entry of each column is positive; PyG flips each column at random) and the
+    basis of a repeated eigenvalue is arbitrary in both."""
+    import ctypes
+
+    from ..graph import (GRAPH_BOTH_DIRECTIONS, LAPPE_DROP_TRIVIAL, LAPPE_NAN_PAD, LaplacianPeInfo)
     lap = {"sym": Laplacian.SYM, None: Laplacian.COMBINATORIAL, "none": Laplacian.COMBINATORIAL}.get(normalization)
     if lap is None:
         raise ArgumentError(f"normalization must be 'sym' or None (got {normalization!r})")
     ei, w, n, E = _graph(edge_index, edge_weight, num_nodes)
-    if lap == Laplacian.COMBINATORIAL and both_directions:
-        w = (w if w is not None else torch.ones(E, dtype=torch.float64)) * 0.5
-    kk = int(k) + (1 if drop_first else 0)
-    vals = torch.empty(max(kk, 0), dtype=torch.float64)
-    vecs = torch.empty((max(n, 0), max(kk, 0)), dtype=torch.float64)
-    check(cfn("posenc_laplacian_pe_f64")(n, ei[0].data_ptr(), ei[1].data_ptr(), None if w is None else w.data_ptr(),
-                                         E, int(lap), kk, vals.data_ptr(), vecs.data_ptr()))
-    if drop_first:
-        vals, vecs = vals[1:], vecs[:, 1:].contiguous()
+    flags = ((GRAPH_BOTH_DIRECTIONS if both_directions else 0) | (LAPPE_DROP_TRIVIAL if drop_first else 0)
+             | (LAPPE_NAN_PAD if nan_pad else 0))
+    kk = max(int(k), 0)
+    vals = torch.empty(kk, dtype=torch.float64)
+    vecs = torch.empty((max(n, 0), kk), dtype=torch.float64)
+    info = LaplacianPeInfo()
+    check(cfn("posenc_laplacian_pe_info_init")(ctypes.byref(info)))
+    info.flags = flags
+    check(cfn("posenc_laplacian_pe_ex_f64")(n, ei[0].data_ptr(), ei[1].data_ptr(),
+                                            None if w is None else w.data_ptr(), E, int(lap), int(k),
+                                            vals.data_ptr(), vecs.data_ptr(), ctypes.byref(info)))
     return (vals, vecs) if return_eigvals else vecs
 
 
-def rwse(edge_index, walk_length, num_nodes=None, edge_weight=None):
-    """Random-walk SE (posenc_rwse_f64) -> float64 [num_nodes, walk_length], column t-1 the
-    return probability (P^t)_vv, P = D^-1 A: PyG's AddRandomWalkPE(walk_length) on a graph
-    without self-loops. Self-loops are ignored here but kept by PyG (after AddSelfLoops PyG gives
-    1/(d_v + 1) at t = 1, posenc 0); isolated nodes get zeros in both."""
+def rwse(edge_index, walk_length, num_nodes=None, edge_weight=None, keep_self_loops=True, both_directions=True):
+    """Random-walk SE (posenc_rwse_ex_f64) -> float64 [num_nodes, walk_length], column t-1 the
+    return probability (P^t)_vv, P = D^-1 A: PyG's AddRandomWalkPE(walk_length). The defaults
+    are PyG's semantics: self-loops are kept in A and the degree (keep_self_loops,
+    POSENC_GRAPH_KEEP_SELF_LOOPS; after AddSelfLoops node v gets 1/(d_v + 1) at t = 1) and
+    edge_index lists both directions (both_directions, POSENC_GRAPH_BOTH_DIRECTIONS: a self-loop
+    weighs as much as one undirected edge). keep_self_loops=False ignores self-loops. Isolated
+    nodes get zeros, as in PyG. With edge weights PyG's transform puts 1/deg (not w/deg) in P;
+    posenc uses P = D^-1 A."""
     ei, w, n, E = _graph(edge_index, edge_weight, num_nodes)
+    flags = (2 if keep_self_loops else 0) | (1 if both_directions else 0)
     out = torch.empty((max(n, 0), max(int(walk_length), 0)), dtype=torch.float64)
-    check(cfn("posenc_rwse_f64")(n, ei[0].data_ptr(), ei[1].data_ptr(), None if w is None else w.data_ptr(), E,
-                                 int(walk_length), out.data_ptr()))
+    check(cfn("posenc_rwse_ex_f64")(n, ei[0].data_ptr(), ei[1].data_ptr(), None if w is None else w.data_ptr(), E,
+                                    int(walk_length), flags, out.data_ptr()))
     return out
 
 
