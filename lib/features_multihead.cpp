@@ -99,19 +99,14 @@ const float* head_in(const mh_array& a, int64_t b, int64_t h, int64_t n, std::ve
   return buf.data();
 }
 
-/// Where head (b, h) of output a is computed: in place when its rows are contiguous, else buf
-/// (scattered by head_out_done).
-float* head_out(const mh_array& a, int64_t b, int64_t h, int64_t n, std::vector<float>& buf) {
+/// Writes head (b, h) of output a from its packed rows src [n, dim] (no allocation).
+void head_scatter(const mh_array& a, int64_t b, int64_t h, int64_t n, const float* src) {
   float* base = const_cast<float*>(a.p) + b * a.sb + h * a.sh;
-  if (a.sr == a.dim || n == 1) return base;
-  buf.resize(static_cast<size_t>(n * a.dim));
-  return buf.data();
-}
-
-void head_out_done(const mh_array& a, int64_t b, int64_t h, int64_t n, const std::vector<float>& buf) {
-  if (a.sr == a.dim || n == 1) return;
-  float* base = const_cast<float*>(a.p) + b * a.sb + h * a.sh;
-  for (int64_t i = 0; i < n; ++i) std::memcpy(base + i * a.sr, buf.data() + i * a.dim, sizeof(float) * size_t(a.dim));
+  if (a.sr == a.dim || n == 1) {
+    std::memcpy(base, src, sizeof(float) * size_t(n * a.dim));
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) std::memcpy(base + i * a.sr, src + i * a.dim, sizeof(float) * size_t(a.dim));
 }
 
 }  // namespace
@@ -145,16 +140,19 @@ extern "C" POSENC_API posenc_status posenc_linear_attention_mh_f32(int64_t batch
        true);
   POSENC_SHAPE("batch=%lld heads=%lld n=%lld F=%d dv=%d", (long long)batch, (long long)heads, (long long)n, F, dv);
   return guarded([&] {
+    // Every head is computed into one staging array, written to out once all heads are done
+    // (serially, no allocation): an allocation failing in any head then leaves out untouched.
+    const int64_t ho = n * dv;
+    fbuf stage(nh * ho);
     parallel_tiles(nh, [&](int64_t t) {
       const int64_t b = t / heads, h = t % heads;
-      std::vector<float> bq, bk, bv, bo;
+      std::vector<float> bq, bk, bv;
       const float* q = head_in(aq, b, h, n, bq);
       const float* kk = head_in(ak, b, h, n, bk);
       const float* vv = head_in(av, b, h, n, bv);
-      float* o = head_out(ao, b, h, n, bo);
-      linear_attention_run(k, q, kk, vv, n, F, dv, causal, unnorm, eps, o);
-      head_out_done(ao, b, h, n, bo);
+      linear_attention_run(k, q, kk, vv, n, F, dv, causal, unnorm, eps, stage.data() + t * ho);
     });
+    for (int64_t t = 0; t < nh; ++t) head_scatter(ao, t / heads, t % heads, n, stage.data() + t * ho);
     return POSENC_OK;
   });
 }
@@ -188,21 +186,25 @@ extern "C" POSENC_API posenc_status posenc_linear_attention_backward_mh_f32(
   work(4.0 * rows * 4.0 * (F + dv), 10.0 * rows * F * dv + (causal ? 0.625 * rows * 64 * (6.0 * F + 4.0 * dv) : 0.0), true);
   POSENC_SHAPE("batch=%lld heads=%lld n=%lld F=%d dv=%d", (long long)batch, (long long)heads, (long long)n, F, dv);
   return guarded([&] {
+    // Staged as in posenc_linear_attention_mh_f32: the gradients reach the caller's arrays only
+    // once every head is done.
+    const int64_t hf = n * F, hv = n * dv;
+    fbuf sq(nh * hf), sk(nh * hf), sv(nh * hv);
     parallel_tiles(nh, [&](int64_t t) {
       const int64_t b = t / heads, h = t % heads;
-      std::vector<float> bq, bk, bv, bg, oq, ok, ov;
+      std::vector<float> bq, bk, bv, bg;
       const float* q = head_in(aq, b, h, n, bq);
       const float* kk = head_in(ak, b, h, n, bk);
       const float* vv = head_in(av, b, h, n, bv);
       const float* go = head_in(ag, b, h, n, bg);
-      float* dq = head_out(gq, b, h, n, oq);
-      float* dk = head_out(gk, b, h, n, ok);
-      float* dvv = head_out(gv, b, h, n, ov);
-      linear_attention_backward_run(k, q, kk, vv, n, F, dv, causal, unnorm, eps, go, dq, dk, dvv);
-      head_out_done(gq, b, h, n, oq);
-      head_out_done(gk, b, h, n, ok);
-      head_out_done(gv, b, h, n, ov);
+      linear_attention_backward_run(k, q, kk, vv, n, F, dv, causal, unnorm, eps, go, sq.data() + t * hf,
+                                    sk.data() + t * hf, sv.data() + t * hv);
     });
+    for (int64_t t = 0; t < nh; ++t) {
+      head_scatter(gq, t / heads, t % heads, n, sq.data() + t * hf);
+      head_scatter(gk, t / heads, t % heads, n, sk.data() + t * hf);
+      head_scatter(gv, t / heads, t % heads, n, sv.data() + t * hv);
+    }
     return POSENC_OK;
   });
 }

@@ -15,7 +15,6 @@
 #include "lib/graph_common.hpp"
 
 #include <Eigen/Eigenvalues>
-#include <tbb/enumerable_thread_specific.h>
 
 #include <algorithm>
 #include <cmath>
@@ -89,7 +88,12 @@ bool tridiag_values(int64_t n, double* d, double* e) {
 }
 
 /// Scratch of the tridiagonal path (per thread).
+/// One per graph, sized at construction: Eigen's dynamic storage frees its old block before it
+/// allocates a new one of another size and keeps the freed pointer when that allocation throws
+/// (a double free when the object is destroyed), so a scratch reused for graphs of different
+/// sizes is not exception-safe (tests/test_oom.cpp found it).
 struct SmallScratch {
+  explicit SmallScratch(Eigen::Index n) : tri(n) {}
   Eigen::MatrixXd A, Y;
   Eigen::Tridiagonalization<Eigen::MatrixXd> tri;
   std::vector<double> d, e, lu0, lu1, lu2, mult, y;
@@ -223,11 +227,11 @@ bool small_pairs(const Lap& L, int64_t nev, SmallScratch& S, Pairs* out) {
   return true;
 }
 
-/// Per-thread scratch of the batch.
+/// Scratch of one tile of graphs (a local of the tile: a tbb::enumerable_thread_specific here
+/// double-freed its storage when an allocation inside it failed, found by tests/test_oom.cpp).
 struct BatchScratch {
   std::vector<int64_t> src, dst;
   RwseScratch rw;
-  SmallScratch sm;
   std::vector<double> vals, vecs;
 };
 
@@ -301,16 +305,21 @@ extern "C" POSENC_API posenc_status posenc_graph_batch_pe_f64(int64_t num_graphs
   }
   const posenc_laplacian kind = static_cast<posenc_laplacian>(lap_raw);
   return guarded([&]() -> posenc_status {
+    // The results are computed into staging arrays and copied to the caller's at the end: an
+    // allocation failing in any graph (OUT_OF_MEMORY for the whole call) then leaves every output
+    // untouched. A graph whose eigensolver does not converge is reported in graph_status.
     std::vector<int32_t> st(static_cast<size_t>(num_graphs), POSENC_OK);
-    tbb::enumerable_thread_specific<BatchScratch> scratch;
+    std::vector<double> eigvals_s(static_cast<size_t>(k > 0 ? num_graphs * k : 0)),
+        eigvecs_s(static_cast<size_t>(k > 0 ? total_nodes * k : 0)),
+        rwse_s(static_cast<size_t>(steps > 0 ? total_nodes * steps : 0));
     const double nan = std::numeric_limits<double>::quiet_NaN();
     parallel_tiles(tiles_of(num_graphs, kGraphsPerTile), [&](int64_t tile) {
-      BatchScratch& S = scratch.local();
+      BatchScratch S;
       const int64_t g0 = tile * kGraphsPerTile, g1 = std::min(num_graphs, g0 + kGraphsPerTile);
       for (int64_t gi = g0; gi < g1; ++gi) {
         const int64_t off = node_ptr[gi], n = node_ptr[gi + 1] - off;
         const int64_t e0 = edge_ptr[gi], m = edge_ptr[gi + 1] - e0;
-        double* vals = k > 0 ? eigvals + gi * k : nullptr;
+        double* vals = k > 0 ? eigvals_s.data() + gi * k : nullptr;
         for (int32_t j = 0; j < k; ++j) vals[j] = nan;
         if (n == 0) continue;
         S.src.resize(static_cast<size_t>(m));
@@ -322,7 +331,7 @@ extern "C" POSENC_API posenc_status posenc_graph_batch_pe_f64(int64_t num_graphs
         const double* w = weights != nullptr ? weights + e0 : nullptr;
         const Graph gr = build_graph(n, S.src.data(), S.dst.data(), w, m);
         if (steps > 0) {
-          double* out = rwse + off * steps;
+          double* out = rwse_s.data() + off * steps;
           std::fill(out, out + n * steps, 0.0);
           std::vector<double> invdeg(static_cast<size_t>(n));
           for (int64_t i = 0; i < n; ++i)
@@ -340,7 +349,7 @@ extern "C" POSENC_API posenc_status posenc_graph_batch_pe_f64(int64_t num_graphs
         }
         if (k == 0) continue;
         const int64_t kk = std::min<int64_t>(k, n);
-        double* vecs = eigvecs + off * k;
+        double* vecs = eigvecs_s.data() + off * k;
         bool done = false;
         if (n >= 2 && n <= kSmallMax) {
           // connected? (BFS from node 0 reaches every node)
@@ -364,7 +373,8 @@ extern "C" POSENC_API posenc_status posenc_graph_batch_pe_f64(int64_t num_graphs
             std::iota(all.begin(), all.end(), 0);
             const Lap L = component_laplacian(gr, all, all, kind);
             Pairs P;
-            if (small_pairs(L, kk, S.sm, &P)) {
+            SmallScratch sm(n);
+            if (small_pairs(L, kk, sm, &P)) {
               // The smallest eigenvalue of a connected graph is exactly 0 with a known null vector
               // (as in posenc_laplacian_pe_f64).
               if (std::abs(P.val[0]) <= 1e-8 * L.bound) {
@@ -389,6 +399,7 @@ extern "C" POSENC_API posenc_status posenc_graph_batch_pe_f64(int64_t num_graphs
           S.vecs.resize(static_cast<size_t>(n * kk));
           const posenc_status s = laplacian_pe_core(n, S.src.data(), S.dst.data(), w, m, kind,
                                                     static_cast<int32_t>(kk), S.vals.data(), S.vecs.data());
+          if (s == POSENC_ERR_OUT_OF_MEMORY) throw std::bad_alloc();
           if (s != POSENC_OK) {
             st[static_cast<size_t>(gi)] = s;
             for (int64_t r = 0; r < n; ++r)
@@ -406,6 +417,9 @@ extern "C" POSENC_API posenc_status posenc_graph_batch_pe_f64(int64_t num_graphs
     path("graph_batch_pe.tridiagonal");
     POSENC_SHAPE("graphs=%lld nodes=%lld edges=%lld k=%d steps=%d", (long long)num_graphs, (long long)total_nodes,
                  (long long)num_edges, k, steps);
+    std::copy(eigvals_s.begin(), eigvals_s.end(), eigvals);
+    std::copy(eigvecs_s.begin(), eigvecs_s.end(), eigvecs);
+    std::copy(rwse_s.begin(), rwse_s.end(), rwse);
     if (graph_status != nullptr) std::copy(st.begin(), st.end(), graph_status);
     for (int64_t gi = 0; gi < num_graphs; ++gi)
       if (st[static_cast<size_t>(gi)] != POSENC_OK)

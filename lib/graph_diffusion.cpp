@@ -124,9 +124,11 @@ extern "C" POSENC_API posenc_status posenc_heat_kernel_rows_f64(int64_t num_node
   POSENC_CHECK(check_time(t, "t"));
   POSENC_CHECK(check_positive(num_sources, "num_sources"));
   POSENC_CHECK(check_not_null(sources, "sources"));
-  POSENC_CHECK(check_nodes(sources, num_sources, num_nodes, "sources"));
-  int64_t total = 0;
+  // Sizes before contents: a num_sources beyond the address space must not be scanned.
+  int64_t total = 0, ns = 0;
+  POSENC_CHECK(checked_mul(num_sources, 1, &ns, "sources [num_sources]", sizeof(int64_t)));
   POSENC_CHECK(checked_mul(num_sources, num_nodes, &total, "out [num_sources, num_nodes]", sizeof(double)));
+  POSENC_CHECK(check_nodes(sources, num_sources, num_nodes, "sources"));
   POSENC_CHECK(check_not_null(out, "out"));
   return guarded([&]() -> posenc_status {
     const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges);

@@ -18,8 +18,11 @@ namespace graph_detail {
 /// e^z = I_0(z) + 2 sum_{j>=1} I_j(z). Returns a_0..a_m with m the first index whose tail
 /// 2 sum_{j>m} a_j <= tol; *tail receives that tail.
 std::vector<double> heat_chebyshev(double z, double tol, double* tail) {
-  if (z == 0.0) {
-    *tail = 0.0;
+  // Below tol / 2 the series is the constant 1 within tol (|exp(-z(1+s)) - 1| <= 2z on [-1, 1]).
+  // Such z occur with L = 0 (no edge but self-loops: the spectral bound is then 1e-300), where the
+  // backward recurrence's factor 2j / z would overflow to inf and give NaN.
+  if (z < 0.5 * tol) {
+    *tail = 2.0 * z;
     return {1.0};
   }
   const int64_t N = static_cast<int64_t>(std::ceil(z + 12.0 * std::sqrt(z) + 60.0));

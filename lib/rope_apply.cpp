@@ -143,6 +143,10 @@ posenc_status check_strided(const posenc_rope_operand* o, const char* name, int6
   if (o->num_heads > 0 && batch > 0 && seq > 0) {
     if (o->data == nullptr)
       return set_error(POSENC_ERR_NULL_POINTER, "%s->data must not be NULL when %s->num_heads > 0", name, name);
+    // The head_dim channels alone (every other count 1) must fit the address space too.
+    if (head_dim > std::numeric_limits<int64_t>::max() / elem)
+      return set_error(POSENC_ERR_SIZE_OVERFLOW, "size of %s overflows (head_dim = %lld elements of %lld bytes)", name,
+                       static_cast<long long>(head_dim), static_cast<long long>(elem));
     // No two elements may share an address: sorted by stride, each dimension's stride must be at
     // least the extent of the dimensions inside it (the contiguous head_dim channels first).
     struct dim { int64_t count, stride; const char* field; };

@@ -5,6 +5,7 @@
 #include "lib/internal.hpp"
 
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <vector>
 
@@ -245,15 +246,34 @@ template <class T>
 posenc_status sh_low_run(int32_t lmax, const T* xyz, int64_t n, uint32_t flags, T* values, T* grad,
                          const sphere_kernels_t* k);
 
-template <class TI, class TO, class Fn>
-posenc_status sh_real_common(int32_t lmax, const TI* xyz, int64_t n, TO* out, Fn pick) {
+/// A pointer argument of an SH entry point and the name its messages give it.
+struct sh_arg {
+  const void* p;
+  const char* name;
+};
+
+/// The validation every spherical-harmonic entry point shares (real, flagged, gradient, lon/lat,
+/// complex), in one order: lmax; n >= 0; the size of the point input [n, in_width] (in_shape) and
+/// of the output [n, planes * (lmax+1)^2] (out_shape) against int64 and address-space overflow;
+/// then, when n > 0, no NULL among `inputs` and `out`. Sets *total = n * planes * (lmax+1)^2.
+/// The values of the points (finite, in range) are each front end's own check.
+posenc_status check_sh_args(int32_t lmax, int64_t n, int64_t in_width, int64_t in_elem, const char* in_shape,
+                            int64_t planes, int64_t out_elem, const char* out_shape,
+                            std::initializer_list<sh_arg> inputs, sh_arg out, int64_t* total) {
   POSENC_CHECK(check_lmax(lmax));
   POSENC_CHECK(check_nonneg(n, "n"));
-  int64_t total = 0, n3 = 0;
-  POSENC_CHECK(checked_mul(n, sh_count(lmax), &total, "out [n, (lmax+1)^2]", sizeof(TO)));
-  POSENC_CHECK(checked_mul(n, 3, &n3, "xyz [n, 3]", sizeof(TI)));
-  POSENC_CHECK(check_not_null_if(xyz, n, "xyz"));
-  POSENC_CHECK(check_not_null_if(out, total, "out"));
+  int64_t in_count = 0;
+  POSENC_CHECK(checked_mul(n, in_width, &in_count, in_shape, in_elem));
+  POSENC_CHECK(checked_mul(n, planes * sh_count(lmax), total, out_shape, out_elem));
+  for (const sh_arg& a : inputs) POSENC_CHECK(check_not_null_if(a.p, n, a.name));
+  return check_not_null_if(out.p, n, out.name);
+}
+
+template <class TI, class TO, class Fn>
+posenc_status sh_real_common(int32_t lmax, const TI* xyz, int64_t n, TO* out, Fn pick) {
+  int64_t total = 0;
+  POSENC_CHECK(check_sh_args(lmax, n, 3, sizeof(TI), "xyz [n, 3]", 1, sizeof(TO), "out [n, (lmax+1)^2]",
+                             {{xyz, "xyz"}}, {out, "out"}, &total));
   const sphere_kernels_t* k = nullptr;
   POSENC_CHECK(sphere_kernels_active(&k));
   POSENC_CHECK(check_xyz(xyz, n, k));
@@ -324,23 +344,16 @@ posenc_status sh_low_run(int32_t lmax, const T* xyz, int64_t n, uint32_t flags, 
 template <class T, class Fn>
 posenc_status sh_grad_common(int32_t lmax, const T* xyz, int64_t n, uint32_t flags, T* values, T* grad, T* hess,
                              bool grad_required, Fn pick) {
-  POSENC_CHECK(check_lmax(lmax));
-  POSENC_CHECK(check_nonneg(n, "n"));
+  int64_t total = 0, tg = 0, th = 0;
+  POSENC_CHECK(check_sh_args(lmax, n, 3, sizeof(T), "xyz [n, 3]", 1, sizeof(T),
+                             grad_required ? "values [n, (lmax+1)^2]" : "out [n, (lmax+1)^2]", {{xyz, "xyz"}},
+                             grad_required ? sh_arg{grad, "grad"} : sh_arg{values, "out"}, &total));
+  const int64_t K = sh_count(lmax);
+  POSENC_CHECK(checked_mul(3 * n, K, &tg, "grad [n, 3, (lmax+1)^2]", sizeof(T)));  // 3n: xyz's size, checked
+  if (hess) POSENC_CHECK(checked_mul(3 * n, 3 * K, &th, "hess [n, 3, 3, (lmax+1)^2]", sizeof(T)));
   if ((flags & ~(kSphSolid | kSphZeroAsZero)) != 0)
     return set_error(POSENC_ERR_INVALID_ARGUMENT,
                      "flags must combine POSENC_SPH_SOLID (1) and POSENC_SPH_ZERO_AS_ZERO (2) only (got %u)", flags);
-  const int64_t K = sh_count(lmax);
-  int64_t total = 0, n3 = 0, n9 = 0, tg = 0, th = 0;
-  POSENC_CHECK(checked_mul(n, 3, &n3, "xyz [n, 3]", sizeof(T)));
-  POSENC_CHECK(checked_mul(n, K, &total, grad_required ? "values [n, (lmax+1)^2]" : "out [n, (lmax+1)^2]", sizeof(T)));
-  POSENC_CHECK(checked_mul(n3, K, &tg, "grad [n, 3, (lmax+1)^2]", sizeof(T)));
-  if (hess) {
-    POSENC_CHECK(checked_mul(n, 9, &n9, "hess [n, 3, 3, (lmax+1)^2]", sizeof(T)));
-    POSENC_CHECK(checked_mul(n9, K, &th, "hess [n, 3, 3, (lmax+1)^2]", sizeof(T)));
-  }
-  POSENC_CHECK(check_not_null_if(xyz, n, "xyz"));
-  if (grad_required) POSENC_CHECK(check_not_null_if(grad, tg, "grad"));
-  else POSENC_CHECK(check_not_null_if(values, total, "out"));
   const sphere_kernels_t* k = nullptr;
   POSENC_CHECK(sphere_kernels_active(&k));
   POSENC_CHECK(check_xyz(xyz, n, k, (flags & kSphZeroAsZero) != 0));
@@ -568,13 +581,9 @@ extern "C" POSENC_API posenc_status posenc_sph_harm_real_grad_f32(int32_t lmax, 
 extern "C" POSENC_API posenc_status posenc_sph_harm_real_lonlat_f64(int32_t lmax, const double* lonlat, int64_t n,
                                                                     double* out) {
   api_guard g("posenc_sph_harm_real_lonlat_f64");
-  POSENC_CHECK(check_lmax(lmax));
-  POSENC_CHECK(check_nonneg(n, "n"));
-  int64_t total = 0, n2 = 0;
-  POSENC_CHECK(checked_mul(n, sh_count(lmax), &total, "out [n, (lmax+1)^2]", sizeof(double)));
-  POSENC_CHECK(checked_mul(n, 2, &n2, "lonlat [n, 2]", sizeof(double)));
-  POSENC_CHECK(check_not_null_if(lonlat, n, "lonlat"));
-  POSENC_CHECK(check_not_null_if(out, total, "out"));
+  int64_t total = 0;
+  POSENC_CHECK(check_sh_args(lmax, n, 2, sizeof(double), "lonlat [n, 2]", 1, sizeof(double), "out [n, (lmax+1)^2]",
+                             {{lonlat, "lonlat"}}, {out, "out"}, &total));
   const sphere_kernels_t* k = nullptr;
   POSENC_CHECK(sphere_kernels_active(&k));
   // The kernel table's vectorized first pass (lonlat_bad_f64); the loop below names the first
@@ -627,13 +636,9 @@ extern "C" POSENC_API posenc_status posenc_sph_harm_real_lonlat_f64(int32_t lmax
 extern "C" POSENC_API posenc_status posenc_sph_harm_complex_f64(int32_t lmax, const double* theta, const double* phi,
                                                                 int64_t n, double* out) {
   api_guard g("posenc_sph_harm_complex_f64");
-  POSENC_CHECK(check_lmax(lmax));
-  POSENC_CHECK(check_nonneg(n, "n"));
   int64_t total = 0;
-  POSENC_CHECK(checked_mul(n, 2 * sh_count(lmax), &total, "out [n, (lmax+1)^2, 2]", sizeof(double)));
-  POSENC_CHECK(check_not_null_if(theta, n, "theta"));
-  POSENC_CHECK(check_not_null_if(phi, n, "phi"));
-  POSENC_CHECK(check_not_null_if(out, total, "out"));
+  POSENC_CHECK(check_sh_args(lmax, n, 1, sizeof(double), "theta, phi [n]", 2, sizeof(double),
+                             "out [n, (lmax+1)^2, 2]", {{theta, "theta"}, {phi, "phi"}}, {out, "out"}, &total));
   for (int64_t i = 0; i < n; ++i) {
     if (!std::isfinite(theta[i]))
       return set_error(POSENC_ERR_INVALID_ARGUMENT, "theta[%lld] must be finite (got %g)", (long long)i, theta[i]);

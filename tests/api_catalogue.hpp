@@ -60,6 +60,7 @@ struct Bufs {
   std::deque<std::vector<float>> f;
   std::deque<std::vector<int64_t>> i;
   std::deque<std::vector<uint16_t>> h;
+  std::deque<std::vector<int32_t>> i32;
   std::deque<posenc_rope_params> params;
   std::deque<posenc_rope_operand> ops;
   std::deque<std::shared_ptr<void>> other;
@@ -100,6 +101,14 @@ struct Bufs {
   int64_t* iv(std::vector<int64_t> v) {
     i.push_back(std::move(v));
     return i.back().data();
+  }
+  int64_t* oi(size_t n) {  // int64 output, poisoned
+    i.emplace_back(n, INT64_C(0x5a5a5a5a5a5a5a5a));
+    return i.back().data();
+  }
+  int32_t* oi32(size_t n) {  // int32 output, poisoned
+    i32.emplace_back(n, INT32_C(0x5a5a5a5a));
+    return i32.back().data();
   }
   uint16_t* bf16(size_t n) {  // bfloat16 patterns of values in [-1, 1]
     h.emplace_back(n);
@@ -521,6 +530,63 @@ inline std::vector<ApiCall> make_api_calls() {
           [=] { return posenc_softmax_attention_backward_f32(q, k, v, n, dq, dv, causal, 0.5f, go, gq, gk, gv); });
     }
   }
+  // Multi-head (contiguous, and a strided v / out: torch's [B, n, H, d].transpose(1, 2)) and
+  // bfloat16 storage.
+  for (int strided = 0; strided < 2; ++strided) {
+    const int64_t B = 2, H = 2, n = 9;
+    const int32_t F = 6, dv = 5, flags = strided;  // strided: causal
+    const size_t nf = static_cast<size_t>(B * H * n * F), nv = static_cast<size_t>(B * H * n * dv);
+    {
+      auto b = fresh();
+      const float* pq = b->rf(nf, 0.1, 1);
+      const float* pk = b->rf(nf, 0.1, 1);
+      const float* v = b->rf(nv, -1, 1);
+      float* out = b->of(nv);
+      const int64_t* vs = strided ? b->iv({n * H * dv, dv, H * dv}) : nullptr;
+      add("posenc_linear_attention_mh_f32", "features", b, {region(out, nv)}, [=] {
+        return posenc_linear_attention_mh_f32(B, H, n, F, dv, pq, nullptr, pk, nullptr, v, vs, flags, 1e-6f, out, vs);
+      });
+    }
+    {
+      auto b = fresh();
+      const float* pq = b->rf(nf, 0.1, 1);
+      const float* pk = b->rf(nf, 0.1, 1);
+      const float* v = b->rf(nv, -1, 1);
+      const float* go = b->rf(nv, -1, 1);
+      float* gq = b->of(nf);
+      float* gk = b->of(nf);
+      float* gv = b->of(nv);
+      const int64_t* vs = strided ? b->iv({n * H * dv, dv, H * dv}) : nullptr;
+      add("posenc_linear_attention_backward_mh_f32", "features", b, {region(gq, nf), region(gk, nf), region(gv, nv)},
+          [=] {
+            return posenc_linear_attention_backward_mh_f32(B, H, n, F, dv, pq, nullptr, pk, nullptr, v, vs, flags, 1e-6f,
+                                                           go, vs, gq, nullptr, gk, nullptr, gv, vs);
+          });
+    }
+  }
+  for (posenc_rf_kind kind : {POSENC_RF_TRIG, POSENC_RF_POSITIVE}) {
+    const int32_t d = 5, m = 12;
+    const int64_t n = 21;
+    const int32_t width = kind == POSENC_RF_POSITIVE ? m : 2 * m;
+    auto b = fresh();
+    const float* om = b->rf(static_cast<size_t>(m * d), -1, 1);
+    const float* w = b->rf(m, 0.5, 1.5);
+    const uint16_t* x = b->bf16(static_cast<size_t>(n * d));
+    uint16_t* out = b->bf16(static_cast<size_t>(n * width));
+    add("posenc_rf_features_bf16", "features", b, {region(out, n * width)},
+        [=] { return posenc_rf_features_bf16(kind, POSENC_RF_SHIFT_ROW_MAX, om, m, d, w, x, n, out); });
+  }
+  for (int causal = 0; causal < 2; ++causal) {
+    const int64_t n = 17;
+    const int32_t F = 6, dv = 5;
+    auto b = fresh();
+    const uint16_t* pq = b->bf16(static_cast<size_t>(n * F));
+    const uint16_t* pk = b->bf16(static_cast<size_t>(n * F));
+    const uint16_t* v = b->bf16(static_cast<size_t>(n * dv));
+    uint16_t* out = b->bf16(static_cast<size_t>(n * dv));
+    add("posenc_linear_attention_bf16", "features", b, {region(out, n * dv)},
+        [=] { return posenc_linear_attention_bf16(pq, pk, v, n, F, dv, causal, 1e-6f, out); });
+  }
   {
     auto b = fresh();
     const int32_t F = 6, dv = 5;
@@ -633,6 +699,109 @@ inline std::vector<ApiCall> make_api_calls() {
       double* eb = b->od(1);
       add("posenc_heat_kernel_apply_f64", "graph", b, {region(y, n * 2), region(eb, 1)},
           [=] { return posenc_heat_kernel_apply_f64(n, src, dst, w, m, POSENC_LAPLACIAN_SYM, 1.5, x, 2, y, eb); });
+    }
+    {
+      auto b = fresh();
+      int64_t *src, *dst, n, m;
+      double* w;
+      graph(*b, src, dst, w, n, m);
+      const double* times = b->rd(3, 0.1, 2);
+      double* out = b->od(static_cast<size_t>(n * 3));
+      double* eb = b->od(1);
+      add("posenc_heat_kernel_diag_f64", "graph", b, {region(out, n * 3), region(eb, 1)},
+          [=] { return posenc_heat_kernel_diag_f64(n, src, dst, w, m, POSENC_LAPLACIAN_SYM, times, 3, out, eb); });
+    }
+    {
+      auto b = fresh();
+      int64_t *src, *dst, n, m;
+      double* w;
+      graph(*b, src, dst, w, n, m);
+      const int64_t* sources = b->iv({0, 7, 21, 26});
+      double* out = b->od(static_cast<size_t>(4 * n));
+      double* eb = b->od(1);
+      add("posenc_heat_kernel_rows_f64", "graph", b, {region(out, 4 * n), region(eb, 1)}, [=] {
+        return posenc_heat_kernel_rows_f64(n, src, dst, w, m, POSENC_LAPLACIAN_COMBINATORIAL, 0.7, sources, 4, out, eb);
+      });
+    }
+    {
+      auto b = fresh();
+      int64_t *src, *dst, n, m;
+      double* w;
+      graph(*b, src, dst, w, n, m);
+      const int64_t* pairs = b->iv({0, 19, 3, 3, 20, 22, 5, 26, 11, 12});
+      double* out = b->od(5);
+      double* eb = b->od(1);
+      add("posenc_diffusion_distance_f64", "graph", b, {region(out, 5), region(eb, 1)},
+          [=] { return posenc_diffusion_distance_f64(n, src, dst, w, m, POSENC_LAPLACIAN_SYM, 1.2, pairs, 5, out, eb); });
+    }
+    {
+      auto b = fresh();
+      const int64_t n = 9;
+      const int32_t k = 4;
+      b->d.push_back({0.0, 0.3, 0.7, 1.2});
+      const double* val = b->d.back().data();
+      const double* vec = b->rd(static_cast<size_t>(n * k), -0.5, 0.5);
+      const int64_t* pairs = b->iv({0, 8, 3, 3, 2, 5});
+      double* out = b->od(3);
+      double* tb = b->od(1);
+      add("posenc_diffusion_distance_eig_f64", "graph", b, {region(out, 3), region(tb, 1)},
+          [=] { return posenc_diffusion_distance_eig_f64(n, k, val, vec, 0.9, pairs, 3, out, tb); });
+    }
+    for (int weighted = 0; weighted < 2; ++weighted) {
+      // The size is queried once here; the call then writes max_pairs = that many rows.
+      auto b = fresh();
+      int64_t *src, *dst, n, m;
+      double* w;
+      graph(*b, src, dst, w, n, m);
+      const int32_t steps = 4;
+      int64_t np = 0;
+      posenc_rrwp_f64(n, src, dst, weighted ? w : nullptr, m, steps, 0, &np, nullptr, nullptr);
+      int64_t* cnt = b->oi(1);
+      int64_t* pairs = b->oi(static_cast<size_t>(2 * np));
+      double* values = b->od(static_cast<size_t>(np * steps));
+      add("posenc_rrwp_f64", "graph", b, {region(cnt, 1), region(pairs, 2 * np), region(values, np * steps)}, [=] {
+        return posenc_rrwp_f64(n, src, dst, weighted ? w : nullptr, m, steps, np, cnt, pairs, values);
+      });
+    }
+    {
+      auto b = fresh();
+      int64_t *src, *dst, n, m;
+      double* w;
+      graph(*b, src, dst, w, n, m);
+      const int32_t hops = 3;
+      int64_t np = 0;
+      posenc_shortest_path_i32(n, src, dst, m, hops, 0, &np, nullptr, nullptr);
+      int64_t* cnt = b->oi(1);
+      int64_t* pairs = b->oi(static_cast<size_t>(2 * np));
+      int32_t* dist = b->oi32(static_cast<size_t>(np));
+      add("posenc_shortest_path_i32", "graph", b, {region(cnt, 1), region(pairs, 2 * np), region(dist, np)},
+          [=] { return posenc_shortest_path_i32(n, src, dst, m, hops, np, cnt, pairs, dist); });
+    }
+    for (int32_t k : {0, 3}) {
+      // Three graphs in PyG's Batch layout (global node ids): the grid and triangle above as
+      // two graphs (the triangle's ids shifted), and a 4-node path.
+      auto b = fresh();
+      int64_t *src, *dst, n, m;
+      double* w;
+      graph(*b, src, dst, w, n, m);
+      const int64_t G = 3, N = n + 4;
+      std::vector<int64_t> s2(src, src + m), d2(dst, dst + m);
+      for (int i = 0; i < 3; ++i) { s2.push_back(n + i); d2.push_back(n + i + 1); }
+      const int64_t* node_ptr = b->iv({0, 20, n, N});
+      const int64_t* edge_ptr = b->iv({0, m - 3, m, m + 3});
+      const int64_t* bs = b->iv(s2);
+      const int64_t* bd = b->iv(d2);
+      const double* bw = b->rd(static_cast<size_t>(m + 3), 0.5, 2);
+      const int32_t steps = k ? 0 : 5;
+      double* val = b->od(static_cast<size_t>(G * 3));
+      double* vec = b->od(static_cast<size_t>(N * 3));
+      double* rw = b->od(static_cast<size_t>(N * 5));
+      int32_t* st = b->oi32(static_cast<size_t>(G));
+      add("posenc_graph_batch_pe_f64", "graph", b,
+          {region(val, G * 3), region(vec, N * 3), region(rw, N * 5), region(st, G)}, [=] {
+            return posenc_graph_batch_pe_f64(G, node_ptr, edge_ptr, bs, bd, bw, POSENC_LAPLACIAN_SYM, k, steps,
+                                             k ? val : nullptr, k ? vec : nullptr, steps ? rw : nullptr, st);
+          });
     }
   }
 

@@ -85,4 +85,74 @@ TEST(FuzzFindings, RopeDecayRejectsOverflowingCount) {
   EXPECT_EQ(posenc_rope_decay_f64(inv, 2, 5, 0, 8, f.data(), bound.data()), POSENC_OK);
 }
 
+// fuzz_rope (finding rope_strided_bf16): a strided operand whose other counts are all 1 was
+// accepted with head_dim >= 2^62 (the extent check ran for dimensions of count > 1 only), a
+// claim of an array larger than the address space; now SIZE_OVERFLOW before anything is read or
+// written, as the packed functions do. A huge stride of a dimension of count 1 stays legitimate.
+TEST(FuzzFindings, RopeStridedRejectsOverflowingHeadDim) {
+  posenc_rope_params p;
+  ASSERT_EQ(posenc_rope_params_init(&p, POSENC_ROPE_DEFAULT, 8, 1e4), POSENC_OK);
+  std::vector<uint16_t> q(16, 0x3f80);  // bf16 1.0
+  const std::vector<uint16_t> q0 = q;
+  posenc_rope_operand op{q.data(), 1, 0, 0, 0};
+  for (int64_t head_dim : {(int64_t(1) << 62) + 1, std::numeric_limits<int64_t>::max()}) {
+    EXPECT_POSENC_ERROR(posenc_rope_apply_strided(&p, POSENC_ROPE_BF16, POSENC_ROPE_NEOX, nullptr, 1, 1, 1, head_dim,
+                                                  &op, nullptr, 0),
+                        POSENC_ERR_SIZE_OVERFLOW, "q");
+  }
+  EXPECT_EQ(q, q0);
+  // Count-1 dimensions with wild strides: OK, only the 8 channels of the one head are touched.
+  posenc_rope_operand wild{q.data(), 1, (int64_t(1) << 62) + 1, std::numeric_limits<int64_t>::max(), int64_t(3) << 61};
+  const int64_t pos[1] = {3};
+  EXPECT_EQ(posenc_rope_apply_strided(&p, POSENC_ROPE_BF16, POSENC_ROPE_NEOX, pos, 1, 1, 1, 8, &wild, nullptr, 0),
+            POSENC_OK)
+      << posenc_last_error_message();
+  EXPECT_NE(q, q0);
+  for (size_t i = 8; i < q.size(); ++i) EXPECT_EQ(q[i], q0[i]) << i;
+}
+
+// fuzz_graph (finding graph_heat_nan): a graph whose only edges are self-loops (dropped: the
+// combinatorial L = 0, spectral bound 1e-300) gave NaN in y with status OK: the Chebyshev
+// coefficients' recurrence overflowed for z = t lambda_max / 2 ~ 1e-301. exp(-tL) is the identity
+// there: y = x, for every heat-kernel function; L_sym (1 on isolated nodes) gives exp(-t) x.
+TEST(FuzzFindings, HeatKernelOfEdgelessGraphIsIdentity) {
+  const int64_t src[] = {1, 1}, dst[] = {1, 1};
+  const std::vector<double> x = {-1.95, 0.5, -0.65, -1.3};
+  std::vector<double> y(4), eb(1);
+  poison(y);
+  ASSERT_EQ(posenc_heat_kernel_apply_f64(2, src, dst, nullptr, 2, POSENC_LAPLACIAN_COMBINATORIAL, 0.235, x.data(), 2,
+                                         y.data(), eb.data()),
+            POSENC_OK)
+      << posenc_last_error_message();
+  EXPECT_EQ(y, x);
+  EXPECT_LE(eb[0], 1e-15);
+  const double times[] = {0.5, 3.0};
+  std::vector<double> d(4);
+  ASSERT_EQ(posenc_heat_kernel_diag_f64(2, src, dst, nullptr, 2, POSENC_LAPLACIAN_COMBINATORIAL, times, 2, d.data(),
+                                        nullptr),
+            POSENC_OK);
+  for (double v : d) EXPECT_EQ(v, 1.0);
+  ASSERT_EQ(posenc_heat_kernel_apply_f64(2, src, dst, nullptr, 2, POSENC_LAPLACIAN_SYM, 0.235, x.data(), 2, y.data(),
+                                         eb.data()),
+            POSENC_OK);
+  for (size_t i = 0; i < 4; ++i) EXPECT_NEAR(y[i], std::exp(-0.235) * x[i], 1e-14) << i;
+}
+
+// fuzz_graph: posenc_heat_kernel_rows_f64 scanned sources[0 .. num_sources) for node ids before
+// checking num_sources' byte count, reading far past the array for num_sources >= 2^62; the sizes
+// are now checked first (SIZE_OVERFLOW naming sources).
+TEST(FuzzFindings, HeatKernelRowsRejectsOverflowingSourceCount) {
+  const int64_t src[] = {0, 1}, dst[] = {1, 2}, sources[] = {0, 2};
+  std::vector<double> out(6);
+  poison(out);
+  for (int64_t ns : {(int64_t(1) << 62) + 1, std::numeric_limits<int64_t>::max()})
+    EXPECT_POSENC_ERROR(posenc_heat_kernel_rows_f64(3, src, dst, nullptr, 2, POSENC_LAPLACIAN_SYM, 1.0, sources, ns,
+                                                    out.data(), nullptr),
+                        POSENC_ERR_SIZE_OVERFLOW, "sources");
+  EXPECT_EQ(count_poison(out), out.size());
+  EXPECT_EQ(posenc_heat_kernel_rows_f64(3, src, dst, nullptr, 2, POSENC_LAPLACIAN_SYM, 1.0, sources, 2, out.data(),
+                                        nullptr),
+            POSENC_OK);
+}
+
 }  // namespace

@@ -1259,9 +1259,10 @@ POSENC_API posenc_status posenc_linear_attention_step_f32(const float* phi_q, co
  *
  *  flags, eps and the formula as posenc_linear_attention_f32, per (b, h) head. The batch * heads
  *  heads run TBB-parallel; each runs the single-head algorithm on its rows (read in place when a
- *  head's rows are contiguous, s[2] == dim, else packed into a per-head buffer, and written back
- *  likewise), so every head's output is bitwise identical to posenc_linear_attention_f32 on that
- *  head, for any thread count (tests/test_features_multihead.cpp). Accuracy: as
+ *  head's rows are contiguous, s[2] == dim, else packed into a per-head buffer) into a staging
+ *  array of batch * heads * n * dv floats, written to out once every head is done (so that out is
+ *  untouched on any error, OUT_OF_MEMORY included); every head's output is bitwise identical to
+ *  posenc_linear_attention_f32 on that head, for any thread count (tests/test_features_multihead.cpp). Accuracy: as
  *  posenc_linear_attention_f32.
  *
  *  Errors: NULL_POINTER (an array NULL while batch * heads * n > 0); INVALID_ARGUMENT (batch,
@@ -1278,7 +1279,8 @@ POSENC_API posenc_status posenc_linear_attention_mh_f32(int64_t batch, int64_t h
  *  posenc_linear_attention_mh_f32 plus grad_out [batch, heads, n, dv], writes grad_phi_q,
  *  grad_phi_k [batch, heads, n, F] and grad_v [batch, heads, n, dv] (all required), each array
  *  with its own strides (NULL: contiguous; layout rules as posenc_linear_attention_mh_f32, the
- *  rows of each gradient must not overlap). TBB-parallel over the heads; every head bitwise
+ *  rows of each gradient must not overlap). TBB-parallel over the heads, staged like
+ *  posenc_linear_attention_mh_f32 (2 F + dv floats per row); every head bitwise
  *  identical to posenc_linear_attention_backward_f32 on that head, for any thread count.
  *  Accuracy: as posenc_linear_attention_backward_f32.
  *
@@ -1698,8 +1700,8 @@ POSENC_API posenc_status posenc_heat_kernel_apply_f64(int64_t num_nodes, const i
  *  graph), a negative or non-finite weight, laplacian not in the enum, k < 0, steps < 0, k and
  *  steps both 0 -> INVALID_ARGUMENT; node_ptr, edge_ptr, a needed output, or src / dst (with
  *  edges) NULL -> NULL_POINTER; a graph of 2^31 - 2 or more nodes, or N * k, N * steps,
- *  num_graphs * k overflowing -> SIZE_OVERFLOW; an allocation failing -> OUT_OF_MEMORY (outputs
- *  may then be partly written).
+ *  num_graphs * k overflowing -> SIZE_OVERFLOW; an allocation failing -> OUT_OF_MEMORY (nothing
+ *  written: the results are staged, about one more copy of the outputs, and copied at the end).
  *
  *  Sources: PyG torch_geometric.data.Batch (ptr, edge_index layout); GraphGPS's LapPE / RWSE
  *  precomputation (Rampasek et al. 2022); EISPACK tql1; inverse iteration (LAPACK dstein). */

@@ -1,19 +1,42 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // tests/fuzz/fuzz_features.cpp — libFuzzer target of the features family: random-feature
 // sampling, feature maps and their backward, linear (global, causal, one step) and softmax
-// attention and their backward.
+// attention and their backward, the bfloat16 features and linear attention, multi-head linear
+// attention and its backward.
 #include "tests/fuzz/fuzz_common.hpp"
 
 using namespace posenc_fuzz;
 
 namespace {
 int64_t cnt(int64_t a, int64_t b) { return a > 0 && b > 0 && a <= 512 && b <= 512 ? a * b : 0; }
+
+/// bfloat16 bit pattern of a float32 (truncated; a NaN stays a NaN).
+uint16_t to_bf16(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return static_cast<uint16_t>(u >> 16);
+}
+
+/// Elements of a [batch, heads, n, dim] array when every extent is small, else 0.
+int64_t cnt4(int64_t b, int64_t h, int64_t n, int64_t d) {
+  return b > 0 && h > 0 && n > 0 && d > 0 && b <= 8 && h <= 8 && n <= 512 && d <= 64 ? b * h * n * d : 0;
+}
+
+/// bf16 NaN check of the first count elements.
+bool has_nan_bf16(const Out<uint16_t>& o, int64_t count) {
+  for (int64_t i = 0; i < count && size_t(i) < o.v.size(); ++i)
+    if ((o.v[size_t(i)] & 0x7f80u) == 0x7f80u && (o.v[size_t(i)] & 0x7fu) != 0) return true;
+  return false;
+}
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Input in(data, size);
   setup(in);
-  const int op = in.u8() % 8;
+  // Function selector: bytes 0..127 the first eight functions (the seeds written when there were
+  // eight keep their meaning), 128..255 the bfloat16 and multi-head functions.
+  const uint8_t sel = in.u8();
+  const int op = sel < 128 ? sel % 8 : 8 + (sel - 128) % 4;
   switch (op) {
     case 0: {
       const auto smp = static_cast<posenc_rf_sampling>(in.choice(4));
@@ -87,6 +110,67 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                                                       go.ptr(), gq.ptr(), gk.ptr(), gv.ptr());
         check("posenc_softmax_attention_backward_f32", s, in, out(gq, cnt(n, d)), out(gk, cnt(n, d)),
               out(gv, cnt(n, dv)));
+      }
+      break;
+    }
+    case 8: {  // random features on bfloat16 storage
+      const auto kind = static_cast<posenc_rf_kind>(in.choice(4));
+      const auto shift = static_cast<posenc_rf_shift>(in.choice(3));
+      const int32_t d = in.size32(-1, 8), m = in.size32(-1, 24);
+      const int64_t n = in.size(-1, 40);
+      const int64_t width = kind == POSENC_RF_POSITIVE || kind == POSENC_RF_GAUSSIAN_POSITIVE ? m : 2 * int64_t(m);
+      Arr<float> om = array<float>(in, cnt(m, d), [&] { return in.realf(-2, 2); });
+      Arr<float> w = array<float>(in, m, [&] { return in.realf(0, 2); });
+      Arr<uint16_t> x = array<uint16_t>(in, cnt(n, d), [&] { return to_bf16(in.realf(-2, 2)); });
+      Out<uint16_t> o(in, cnt(n, width));
+      const posenc_status s = posenc_rf_features_bf16(kind, shift, om.ptr(), m, d, in.flag() ? nullptr : w.ptr(), x.ptr(),
+                                                      n, o.ptr());
+      check("posenc_rf_features_bf16", s, in, out(o, 0));
+      if (s == POSENC_OK && in.nice && has_nan_bf16(o, cnt(n, width)))
+        fail("posenc_rf_features_bf16", "NaN in an output of a call on finite input");
+      break;
+    }
+    case 9: {  // linear attention on bfloat16 storage
+      const int64_t n = in.size(-1, 300);
+      const int32_t F = in.size32(-1, 8), dv = in.size32(-1, 6), flags = in.size32(-1, 4);
+      const float eps = in.realf(0, 1e-3);
+      Arr<uint16_t> pq = array<uint16_t>(in, cnt(n, F), [&] { return to_bf16(in.realf(0, 2)); });
+      Arr<uint16_t> pk = array<uint16_t>(in, cnt(n, F), [&] { return to_bf16(in.realf(0, 2)); });
+      Arr<uint16_t> v = array<uint16_t>(in, cnt(n, dv), [&] { return to_bf16(in.realf(-2, 2)); });
+      Out<uint16_t> o(in, cnt(n, dv));
+      const posenc_status s = posenc_linear_attention_bf16(pq.ptr(), pk.ptr(), v.ptr(), n, F, dv, flags, eps, o.ptr());
+      check("posenc_linear_attention_bf16", s, in, out(o, 0));
+      if (s == POSENC_OK && in.nice && has_nan_bf16(o, cnt(n, dv)))
+        fail("posenc_linear_attention_bf16", "NaN in an output of a call on finite input");
+      break;
+    }
+    case 10: case 11: {  // multi-head linear attention and its backward, [B, H, n, d] or [B, n, H, d] views
+      const int64_t B = in.size(-1, 3), H = in.size(-1, 3), n = in.size(-1, 40);
+      const int32_t F = in.size32(-1, 8), dv = in.size32(-1, 6), flags = in.size32(-1, 4);
+      const float eps = in.realf(0, 1e-3);
+      const int64_t cf = cnt4(B, H, n, F), cv = cnt4(B, H, n, dv);
+      // strides: NULL (contiguous) or torch's x.view(B, n, H, d).transpose(1, 2) (same extent)
+      const bool tq = in.flag(), tv = in.flag(), to = in.flag();
+      const int64_t sf[3] = {cf ? n * H * F : 0, F, cf ? H * F : 0}, sv[3] = {cv ? n * H * dv : 0, dv, cv ? H * dv : 0};
+      const int64_t* qs = tq && cf ? sf : nullptr;
+      const int64_t* vs = tv && cv ? sv : nullptr;
+      const int64_t* os_f = to && cf ? sf : nullptr;
+      const int64_t* os_v = to && cv ? sv : nullptr;
+      Arr<float> pq = array<float>(in, cf, [&] { return in.realf(0, 2); });
+      Arr<float> pk = array<float>(in, cf, [&] { return in.realf(0, 2); });
+      Arr<float> v = array<float>(in, cv, [&] { return in.realf(-2, 2); });
+      if (op == 10) {
+        Out<float> o(in, cv);
+        const posenc_status s = posenc_linear_attention_mh_f32(B, H, n, F, dv, pq.ptr(), qs, pk.ptr(), qs, v.ptr(), vs,
+                                                               flags, eps, o.ptr(), os_v);
+        check("posenc_linear_attention_mh_f32", s, in, out(o, cv));
+      } else {
+        Arr<float> go = array<float>(in, cv, [&] { return in.realf(-2, 2); });
+        Out<float> gq(in, cf), gk(in, cf), gv(in, cv);
+        const posenc_status s = posenc_linear_attention_backward_mh_f32(
+            B, H, n, F, dv, pq.ptr(), qs, pk.ptr(), nullptr, v.ptr(), vs, flags, eps, go.ptr(), vs, gq.ptr(), os_f,
+            gk.ptr(), nullptr, gv.ptr(), os_v);
+        check("posenc_linear_attention_backward_mh_f32", s, in, out(gq, cf), out(gk, cf), out(gv, cv));
       }
       break;
     }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // tests/fuzz/fuzz_graph.cpp — libFuzzer target of the graph family: Laplacian eigenvector PE
-// (every solver, the PyG flags), random-walk SE (with flags), the heat-kernel action and MagLapPE, on
-// edge lists decoded from the input (self-loops, duplicates, out-of-range or negative node ids, odd
+// (every solver, the PyG flags), random-walk SE (with flags), the heat-kernel action and MagLapPE,
+// the heat-kernel diagonal and rows, diffusion distances, RRWP and shortest-path distances, on edge
+// lists decoded from the input (self-loops, duplicates, out-of-range or negative node ids, odd
 // weights).
 #include "tests/fuzz/fuzz_common.hpp"
 
@@ -9,12 +10,24 @@ using namespace posenc_fuzz;
 
 namespace {
 int64_t cnt(int64_t a, int64_t b) { return a > 0 && b > 0 && a <= 4096 && b <= 64 ? a * b : 0; }
+
+/// posenc_rrwp_f64 / posenc_shortest_path_i32 with max_pairs below the number of pairs fail but
+/// write *num_pairs (documented: the caller learns the size it needs); the other outputs stay.
+void accept_count(posenc_status s, Out<int64_t>& np, int64_t max_pairs) {
+  if (s != POSENC_ERR_INVALID_ARGUMENT || std::strstr(posenc_last_error_message(), "smaller than the number of pairs") == nullptr)
+    return;
+  if (np.null || np.v[0] <= max_pairs) fail("posenc_rrwp_f64 / posenc_shortest_path_i32", "max_pairs error without a larger *num_pairs");
+  np.snap();
+}
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Input in(data, size);
   setup(in);
-  const int op = in.u8() % 5;
+  // Function selector: bytes 0..127 the first five functions (sel % 5, the seeds' meaning),
+  // 128..255 the pair and heat-kernel functions.
+  const uint8_t sel = in.u8();
+  const int op = sel < 128 ? sel % 5 : 5 + (sel - 128) % 5;
   const int64_t n = in.size(-1, 60), m = in.size(-1, 120);
   const int64_t mm = m > 0 && m <= 4096 ? m : 0;
   // Edges: mostly a path / random pairs among the n nodes; some ids out of range.
@@ -46,13 +59,62 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                        in.flag() ? nullptr : &info);
       }
       if (s == POSENC_ERR_NOT_CONVERGED) s = POSENC_ERR_INVALID_ARGUMENT;  // a documented failure: same promise
-      // OPEN FINDING (not yet fixed): Spectra's "TridiagEigen: eigen decomposition failed" comes
-      // out as POSENC_ERR_INTERNAL (tests/fuzz/findings/graph_lappe_internal); the outputs must
-      // still be untouched.
-      if (s == POSENC_ERR_INTERNAL && std::strstr(posenc_last_error_message(), "TridiagEigen") != nullptr)
-        s = POSENC_ERR_INVALID_ARGUMENT;
       check(op == 0 ? "posenc_laplacian_pe_f64" : "posenc_laplacian_pe_ex_f64", s, in,
             out(val, k > 0 && k <= 64 ? k : 0), out(vec, cnt(n, k)));
+      break;
+    }
+    case 5: case 6: {  // RRWP, shortest-path distances: a size query, or max_pairs rows
+      const int32_t steps = in.size32(-1, 5);
+      const int64_t mp = in.size(-1, 255);
+      if (mp > 255) break;  // a wild max_pairs (>= 2^61): the caller's arrays cannot hold it
+      const int64_t maxp = mp <= 0 ? mp : mp * 16;
+      const bool query = in.u8() % 4 == 0;
+      const int64_t rows = maxp > 0 ? maxp : 0;
+      Out<int64_t> np(in, 1), pairs(in, 2 * rows);
+      Out<double> values(in, rows * (steps > 0 ? steps : 0));
+      Out<int32_t> dist(in, rows);
+      posenc_status s;
+      if (op == 5) {
+        s = posenc_rrwp_f64(n, src.ptr(), dst.ptr(), wp, m, steps, maxp, np.ptr(), query ? nullptr : pairs.ptr(),
+                            query ? nullptr : values.ptr());
+        accept_count(s, np, maxp);
+        const int64_t got = s == POSENC_OK && !query ? std::min(np.v[0], rows) : 0;
+        check("posenc_rrwp_f64", s, in, out(np, 0), out(pairs, 0), out(values, got * (steps > 0 ? steps : 0)));
+      } else {
+        s = posenc_shortest_path_i32(n, src.ptr(), dst.ptr(), m, steps, maxp, np.ptr(), query ? nullptr : pairs.ptr(),
+                                     query ? nullptr : dist.ptr());
+        accept_count(s, np, maxp);
+        check("posenc_shortest_path_i32", s, in, out(np, 0), out(pairs, 0), out(dist, 0));
+      }
+      break;
+    }
+    case 7: case 8: case 9: {  // heat-kernel diagonal, rows, diffusion distance
+      const int64_t cnt_in = in.size(-1, 6);
+      const int64_t c = cnt_in > 0 && cnt_in <= 4096 ? cnt_in : 0;
+      Arr<double> times = array<double>(in, c, [&] { return in.real(0, 5); });
+      Arr<int64_t> ids = array<int64_t>(in, 2 * c, [&] {
+        const uint8_t b = in.u8();
+        return b >= 252 ? static_cast<int64_t>(b) - 256 + (b == 255 && n > 0 && n <= 4096 ? n + 1 : 0) : (n > 0 ? b % n : b);
+      });
+      const double t = in.real(0, 5);
+      Out<double> eb(in, 1);
+      double* ebp = in.flag() ? nullptr : eb.ptr();
+      if (op == 7) {
+        Out<double> o(in, cnt(n, c));
+        const posenc_status s = posenc_heat_kernel_diag_f64(n, src.ptr(), dst.ptr(), wp, m, lap, times.ptr(),
+                                                            cnt_in > INT32_MAX || cnt_in < INT32_MIN ? -1 : static_cast<int32_t>(cnt_in), o.ptr(), ebp);
+        check("posenc_heat_kernel_diag_f64", s, in, out(o, cnt(n, c)), out(eb, ebp ? 1 : 0));
+      } else if (op == 8) {
+        Out<double> o(in, cnt(n, c));
+        const posenc_status s = posenc_heat_kernel_rows_f64(n, src.ptr(), dst.ptr(), wp, m, lap, t, ids.ptr(), cnt_in,
+                                                            o.ptr(), ebp);
+        check("posenc_heat_kernel_rows_f64", s, in, out(o, cnt(n, c)), out(eb, ebp ? 1 : 0));
+      } else {
+        Out<double> o(in, c);
+        const posenc_status s = posenc_diffusion_distance_f64(n, src.ptr(), dst.ptr(), wp, m, lap, t, ids.ptr(), cnt_in,
+                                                              o.ptr(), ebp);
+        check("posenc_diffusion_distance_f64", s, in, out(o, c), out(eb, ebp ? 1 : 0));
+      }
       break;
     }
     case 2: {
@@ -69,15 +131,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const int64_t nv = in.size(-1, 3);
       Arr<double> x = array<double>(in, cnt(n, nv), [&] { return in.real(-2, 2); });
       Out<double> y(in, cnt(n, nv)), eb(in, 1);
-      // OPEN FINDING (not yet fixed): huge weights (1e300) make lib/graph.cpp convert a float64
-      // beyond int64's range (undefined behaviour; tests/fuzz/findings/graph_heat_ub): the heat
-      // kernel gets nice input only until it is fixed.
-      if (!in.nice) break;
       const posenc_status s = posenc_heat_kernel_apply_f64(n, src.ptr(), dst.ptr(), wp, m, lap, t, x.ptr(), nv, y.ptr(),
                                                            in.flag() ? nullptr : eb.ptr());
-      // OPEN FINDING (not yet fixed): NaN in y on some finite inputs; only the failure promise is
-      // checked until it is fixed (then: out(y, cnt(n, nv)), out(eb, 1)).
-      in.nice = false;
       check("posenc_heat_kernel_apply_f64", s, in, out(y, cnt(n, nv)), out(eb, 1));
       break;
     }

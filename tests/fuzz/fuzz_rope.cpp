@@ -47,12 +47,18 @@ Arr<int64_t> positions(Input& in, int64_t n, int axes) {
   });
 }
 
-/// Elements spanned by a [num_tokens, heads, head_dim] operand with a token stride.
+/// Elements spanned by a [num_tokens, heads, head_dim] operand with a token stride, as the library
+/// reads it (one token: the stride adds nothing, a wild one is legitimate); 0 when the library
+/// must reject the call (a stride below the row) or the span is beyond what the harness allocates
+/// (only wild values give one: the call must fail).
 int64_t span(int64_t tokens, int64_t heads, int64_t head_dim, int64_t stride) {
-  if (tokens <= 0 || heads <= 0 || head_dim <= 0 || tokens > 4096 || heads > 64 || head_dim > 4096) return 0;
-  const int64_t row = heads * head_dim, st = stride == 0 ? row : stride;
-  if (st < row || row > 4096 || st > 4096) return 0;
-  return (tokens - 1) * st + row;
+  if (tokens <= 0 || heads <= 0 || head_dim <= 0 || stride < 0) return 0;
+  if (tokens > 4096 || heads > (1 << 20) || head_dim > (1 << 20)) return 0;  // wild: the row overflows
+  using wide = __int128;  // below: < 2^12 * 2^63 + 2^40
+  const wide row = wide(heads) * head_dim, st = stride == 0 ? row : wide(stride);
+  if (st < row) return 0;
+  const wide e = wide(tokens - 1) * st + row;
+  return e <= (wide(1) << 22) ? static_cast<int64_t>(e) : 0;
 }
 
 void apply_family(Input& in, int op) {
@@ -103,6 +109,10 @@ void apply_family(Input& in, int op) {
 }
 
 /// Strided operand [B, S, H, D]: packed or with strides from the input; its buffer spans it.
+/// The extent follows posenc.h's rule, as the library reads it: zero strides resolve to the
+/// packed ones, and a dimension of count 1 adds nothing whatever its stride (a wild stride >= 2^62
+/// is then legitimate: the call must succeed and touch D elements only). An extent the harness
+/// cannot allocate (only wild values give one) gets a 4-byte buffer: every such call must fail.
 struct Operand {
   posenc_rope_operand op{};
   std::vector<float> f;
@@ -114,13 +124,16 @@ struct Operand {
     op.head_stride = packed ? 0 : in.size(-1, 40);
     op.token_stride = packed ? 0 : in.size(-1, 120);
     op.batch_stride = packed ? 0 : in.size(-1, 600);
+    const int64_t H = op.num_heads;
     int64_t n = 0;
-    if (B > 0 && S > 0 && D > 0 && op.num_heads > 0 && B <= 64 && S <= 64 && D <= 64 && op.num_heads <= 64 &&
-        op.head_stride <= 4096 && op.token_stride <= 4096 && op.batch_stride <= 65536) {
-      const int64_t hs = op.head_stride ? op.head_stride : D;
-      const int64_t ts = op.token_stride ? op.token_stride : op.num_heads * hs;
-      const int64_t bs = op.batch_stride ? op.batch_stride : S * ts;
-      if (hs >= 0 && ts >= 0 && bs >= 0 && hs <= 4096 && ts <= 4096 && bs <= 65536) n = (B - 1) * bs + (S - 1) * ts + (op.num_heads - 1) * hs + D;
+    if (B > 0 && S > 0 && D > 0 && H > 0 && B <= 64 && S <= 64 && D <= (1 << 20) && H <= (1 << 20) &&
+        op.head_stride >= 0 && op.token_stride >= 0 && op.batch_stride >= 0) {
+      using wide = __int128;  // below: < 2^6 * 2^6 * 2^20 * 2^63
+      const wide hs = op.head_stride ? op.head_stride : D;
+      const wide ts = op.token_stride ? wide(op.token_stride) : H * hs;
+      const wide bs = op.batch_stride ? wide(op.batch_stride) : S * ts;
+      const wide extent = wide(B - 1) * bs + wide(S - 1) * ts + wide(H - 1) * hs + D;
+      if (extent <= (wide(1) << 22)) n = static_cast<int64_t>(extent);
     }
     const size_t bytes = static_cast<size_t>(n) * (dt == POSENC_ROPE_F32 ? 4 : 2) + 4;
     f.resize((bytes + 3) / 4);

@@ -6,7 +6,13 @@
 import os
 import random
 
-OPS = {"rope": 10, "sphere": 10, "features": 8, "graph": 4, "learned": 6}
+OPS = {"rope": 10, "sphere": 10, "features": 12, "graph": 10, "learned": 6}
+def op_byte(family, op):
+    """The selector byte of function op (fuzz_graph ops 5.., fuzz_features ops 8.. are selected by bytes 128..)."""
+    first = {"graph": 5, "features": 8}.get(family)
+    return 128 + op - first if first is not None and op >= first else op
+
+
 here = os.path.dirname(os.path.abspath(__file__))
 for family, ops in OPS.items():
     d = os.path.join(here, "corpus", family)
@@ -17,4 +23,4 @@ for family, ops in OPS.items():
             isa_threads = rng.randrange(16) | (variant << 4)  # bit 4: two threads
             body = bytes(rng.randrange(224) if i % 3 else rng.randrange(256) for i in range(400))
             with open(os.path.join(d, f"op{op}_{variant}"), "wb") as f:
-                f.write(bytes([isa_threads, op]) + body)
+                f.write(bytes([isa_threads, op_byte(family, op)]) + body)
