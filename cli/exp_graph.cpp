@@ -240,7 +240,10 @@ void exp_graph(Report& rep) {
   }
   std::string date = "?";
   const auto p = deb_all.header.find("index date");
-  if (p != std::string::npos) date = deb_all.header.substr(deb_all.header.find(':', p) + 2, deb_all.header.find('\n', p) - deb_all.header.find(':', p) - 2);
+  if (p != std::string::npos) {  // "# index date (InRelease Date:): <date>"
+    const size_t from = deb_all.header.find("): ", p), to = deb_all.header.find('\n', p);
+    if (from != std::string::npos && from < to) date = deb_all.header.substr(from + 3, to - from - 3);
+  }
   const int32_t kdeb = 8;
   std::vector<GraphRun> runs = {run_lpe(rep, "Zachary karate club", karate, 8)};
   // The Debian eigensolve (sparse LDL^T shift-invert on ~59k nodes) takes 5-20 s on 2 cores:
