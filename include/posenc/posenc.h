@@ -1673,7 +1673,10 @@ POSENC_API posenc_status posenc_heat_kernel_apply_f64(int64_t num_nodes, const i
  *   - k > 0: eigvals [num_graphs, k], eigvecs [N, k]: row g of eigvals and rows node_ptr[g] ..
  *     node_ptr[g+1]-1 of eigvecs are graph g's posenc_laplacian_pe_f64 result (same Laplacian,
  *     zero eigenvalues, sign rule and component handling). A graph with n_g < k nodes has n_g
- *     pairs: eigvals[g, j] = NaN and eigvecs[v, j] = 0 for j >= n_g (GraphGPS pads likewise).
+ *     pairs: eigvals[g, j] = NaN and eigvecs[v, j] = 0 for j >= n_g (GraphGPS pads the
+ *     eigenvalues with NaN too, but its eigenvectors with NaN; no flag selects that here: set
+ *     those columns to NaN after the call, or use posenc_laplacian_pe_ex_f64 with
+ *     POSENC_LAPPE_NAN_PAD per graph).
  *     k = 0: no LapPE (eigvals, eigvecs may be NULL).
  *   - steps > 0: rwse [N, steps], graph g's posenc_rwse_f64 rows (bitwise equal to that call).
  *     steps = 0: no RWSE (rwse may be NULL).
