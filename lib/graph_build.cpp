@@ -4,6 +4,8 @@
 // (lib/graph_common.hpp).
 #include "lib/graph_common.hpp"
 
+#include <algorithm>
+
 #include <Eigen/Eigenvalues>
 
 #include <cmath>
@@ -194,6 +196,33 @@ std::vector<int32_t> bfs_order(const Graph& g) {
     }
   }
   return order;
+}
+
+Components connected_components(const Graph& g) {
+  Components cc;
+  cc.comp.assign(static_cast<size_t>(g.n), -1);
+  cc.local.assign(static_cast<size_t>(g.n), -1);
+  for (int64_t s = 0; s < g.n; ++s) {
+    if (cc.comp[static_cast<size_t>(s)] >= 0) continue;
+    const int32_t c = static_cast<int32_t>(cc.nodes.size());
+    cc.nodes.emplace_back();
+    std::vector<int32_t>& nodes = cc.nodes.back();
+    nodes.push_back(static_cast<int32_t>(s));
+    cc.comp[static_cast<size_t>(s)] = c;
+    for (size_t h = 0; h < nodes.size(); ++h) {
+      const int32_t u = nodes[h];
+      for (int64_t p = g.ptr[static_cast<size_t>(u)]; p < g.ptr[static_cast<size_t>(u) + 1]; ++p) {
+        const int32_t w = g.idx[static_cast<size_t>(p)];
+        if (cc.comp[static_cast<size_t>(w)] < 0) {
+          cc.comp[static_cast<size_t>(w)] = c;
+          nodes.push_back(w);
+        }
+      }
+    }
+    std::sort(nodes.begin(), nodes.end());
+    for (size_t j = 0; j < nodes.size(); ++j) cc.local[static_cast<size_t>(nodes[j])] = static_cast<int32_t>(j);
+  }
+  return cc;
 }
 
 }  // namespace graph_detail

@@ -89,6 +89,15 @@ void fix_sign(double* col, int64_t n, int64_t stride);
 /// nodes are close in the graph. Depends on the graph only.
 std::vector<int32_t> bfs_order(const Graph& g);
 
+/// Connected components: nodes[c] lists component c's nodes ascending, components ordered by
+/// their lowest node (BFS from the lowest unvisited id); comp[v] = v's component, local[v] = v's
+/// index in nodes[comp[v]]. Depends on the graph only.
+struct Components {
+  std::vector<int32_t> comp, local;
+  std::vector<std::vector<int32_t>> nodes;
+};
+Components connected_components(const Graph& g);
+
 /// Sources propagated together by the RWSE: their walk distributions are stored as rows of kBlock
 /// values, so every edge visit updates kBlock lanes (a loop the compiler vectorizes) and the index
 /// work of the sparse gather is shared by kBlock sources whose neighbourhoods mostly overlap

@@ -658,28 +658,9 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
     const int64_t n = num_nodes;
     // Connected components (BFS from the lowest unvisited node): the Laplacian is block diagonal,
     // so each component is solved alone and every zero eigenvalue is found.
-    std::vector<int32_t> comp(static_cast<size_t>(n), -1), local(static_cast<size_t>(n), -1);
-    std::vector<std::vector<int32_t>> comps;
-    for (int64_t s = 0; s < n; ++s) {
-      if (comp[static_cast<size_t>(s)] >= 0) continue;
-      const int32_t c = static_cast<int32_t>(comps.size());
-      comps.emplace_back();
-      std::vector<int32_t>& nodes = comps.back();
-      nodes.push_back(static_cast<int32_t>(s));
-      comp[static_cast<size_t>(s)] = c;
-      for (size_t h = 0; h < nodes.size(); ++h) {
-        const int32_t u = nodes[h];
-        for (int64_t p = gr.ptr[static_cast<size_t>(u)]; p < gr.ptr[static_cast<size_t>(u) + 1]; ++p) {
-          const int32_t w = gr.idx[static_cast<size_t>(p)];
-          if (comp[static_cast<size_t>(w)] < 0) {
-            comp[static_cast<size_t>(w)] = c;
-            nodes.push_back(w);
-          }
-        }
-      }
-      std::sort(nodes.begin(), nodes.end());
-      for (size_t j = 0; j < nodes.size(); ++j) local[static_cast<size_t>(nodes[j])] = static_cast<int32_t>(j);
-    }
+    const Components parts = connected_components(gr);
+    const std::vector<int32_t>& local = parts.local;
+    const std::vector<std::vector<int32_t>>& comps = parts.nodes;
     GDBG("components found");
     // Candidates: min(k, size) smallest pairs of every component; keep the k smallest overall.
     struct Cand {

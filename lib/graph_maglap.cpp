@@ -64,29 +64,10 @@ posenc_status maglap_pe(int64_t num_nodes, const int64_t* src, const int64_t* ds
     // A_s = (W + W^T) / 2: the undirected graph with halved weights; its components.
     const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges, POSENC_GRAPH_BOTH_DIRECTIONS);
     const int64_t n = num_nodes;
-    std::vector<int32_t> comp(static_cast<size_t>(n), -1), local(static_cast<size_t>(n), -1);
-    std::vector<std::vector<int32_t>> comps;
-    for (int32_t s : bfs_order(gr)) {
-      if (comp[static_cast<size_t>(s)] >= 0) continue;
-      // bfs_order lists each component contiguously, starting from its lowest node.
-      comps.emplace_back();
-      const int32_t c = static_cast<int32_t>(comps.size()) - 1;
-      std::vector<int32_t>& nodes = comps.back();
-      nodes.push_back(s);
-      comp[static_cast<size_t>(s)] = c;
-      for (size_t h = 0; h < nodes.size(); ++h) {
-        const int32_t u = nodes[h];
-        for (int64_t p = gr.ptr[static_cast<size_t>(u)]; p < gr.ptr[static_cast<size_t>(u) + 1]; ++p) {
-          const int32_t w = gr.idx[static_cast<size_t>(p)];
-          if (comp[static_cast<size_t>(w)] < 0) {
-            comp[static_cast<size_t>(w)] = c;
-            nodes.push_back(w);
-          }
-        }
-      }
-      std::sort(nodes.begin(), nodes.end());
-      for (size_t j = 0; j < nodes.size(); ++j) local[static_cast<size_t>(nodes[j])] = static_cast<int32_t>(j);
-    }
+    const Components cc = connected_components(gr);
+    const std::vector<int32_t>& comp = cc.comp;
+    const std::vector<int32_t>& local = cc.local;
+    const std::vector<std::vector<int32_t>>& comps = cc.nodes;
     for (size_t c = 0; c < comps.size(); ++c)
       if (static_cast<int64_t>(comps[c].size()) > kMagDenseMax)
         return set_error(POSENC_ERR_UNSUPPORTED,

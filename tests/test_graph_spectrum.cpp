@@ -133,7 +133,9 @@ void expect_smallest(const EdgeList& g, const Eigen::SparseMatrix<double>& L, po
   for (int32_t j = 0; j < k; ++j) res = std::max(res, (L * Vc.col(j) - r.val[j] * Vc.col(j)).norm());
   EXPECT_LE(res, 1e-9 * c * 1.01);
   EXPECT_NE(r.info.certificate, POSENC_LAPPE_CERT_NONE);
-  if (r.info.method == POSENC_LAPPE_DENSE) EXPECT_EQ(r.info.certificate, POSENC_LAPPE_CERT_DENSE);
+  if (r.info.method == POSENC_LAPPE_DENSE) {
+    EXPECT_EQ(r.info.certificate, POSENC_LAPPE_CERT_DENSE);
+  }
   if (r.info.certificate == POSENC_LAPPE_CERT_INERTIA) {
     EXPECT_LE(r.info.inertia_count, k);
     EXPECT_LT(r.info.inertia_sigma, r.val[k - 1]);
