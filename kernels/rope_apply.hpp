@@ -225,14 +225,17 @@ inline vec<float> swap_pairs(const vec<float>& v) {
 /// NEOX: cp/sp are [half] cos and (signed) sin. INTERLEAVED: cp/sp are [rotary_dim] with
 /// cp[2j] = cp[2j+1] = cos_j, sp[2j] = -sin_j, sp[2j+1] = +sin_j (signed for the inverse).
 template <class C>
-inline void rope_rotate_heads(typename C::E* x, int64_t heads, int64_t head_stride, int32_t rotary_dim, int layout,
-                              const float* cp, const float* sp) {
+inline void rope_rotate_heads(typename C::E* x0, int64_t heads, int64_t head_stride, int32_t rotary_dim,
+                              int layout, const float* cp, const float* sp) {
   using V = vec<float>;
   using E = typename C::E;
   constexpr std::size_t W = width<float>;
   const std::size_t rot = static_cast<std::size_t>(rotary_dim);
   const std::size_t half = rot / 2;
-  for (int64_t hd = 0; hd < heads; ++hd, x += head_stride) {
+  for (int64_t hd = 0; hd < heads; ++hd) {
+    // Indexed, not advanced: x0 + heads * head_stride (one past the last head) need not be a
+    // valid pointer when the stride of a single head is arbitrary (the strided API accepts it).
+    E* const x = x0 + hd * head_stride;
     if (layout == 0) {
       E* x2p = x + half;
       std::size_t j = 0;
