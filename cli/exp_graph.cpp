@@ -75,6 +75,38 @@ GraphRun run_lpe(Report& rep, const std::string& name, const Graph& g, int32_t k
   return r;
 }
 
+const std::vector<double> kHeatTimes{0.5, 2.0, 8.0};  // diffusion times of both heat-kernel tables
+
+// The table (hops, pairs, one column per time; cell formats one mean), the CSV and the plot of a
+// heat kernel averaged per hop distance: mean[ti][d] for time kHeatTimes[ti], count[d] pairs.
+template <class Cell>
+void heat_table_and_plot(Report& rep, const std::string& name, const std::string& title, const std::string& xlabel,
+                         const std::string& ylabel, bool logy, const std::vector<std::vector<double>>& mean,
+                         const std::vector<double>& count, Cell cell) {
+  std::vector<double> dcol;
+  std::vector<std::vector<std::string>> rows;
+  for (size_t d = 0; d < count.size(); ++d) {
+    dcol.push_back(double(d));
+    rows.push_back({strf("%zu", d), strf("%.0f", count[d]), cell(0, d), cell(1, d), cell(2, d)});
+  }
+  rep.table({"hops", "pairs", "t = 0.5", "t = 2", "t = 8"}, rows);
+  rep.csv(name, {"hops", "t0.5", "t2", "t8"}, {dcol, mean[0], mean[1], mean[2]});
+  Plot pl;
+  pl.title = title;
+  pl.xlabel = xlabel;
+  pl.ylabel = ylabel;
+  pl.logy = logy;
+  pl.legend = 1;
+  for (size_t ti = 0; ti < kHeatTimes.size(); ++ti) {
+    Series sr;
+    sr.name = strf("t = %g", kHeatTimes[ti]);
+    sr.x = dcol;
+    sr.y = mean[ti];
+    pl.series.push_back(sr);
+  }
+  rep.plot(name, pl);
+}
+
 // The karate club's heat kernel exp(-t L_sym) (posenc_heat_kernel_rows_f64, every source) against
 // the hop distance (posenc_shortest_path_i32): the normalized kernel K_ij / sqrt(K_ii K_jj) per
 // distance, for three diffusion times.
@@ -88,9 +120,9 @@ void heat_vs_distance(Report& rep, const Graph& g) {
   const int32_t dmax = *std::max_element(dist.begin(), dist.end());
   std::vector<int64_t> sources(static_cast<size_t>(n));
   for (int64_t v = 0; v < n; ++v) sources[size_t(v)] = v;
-  const std::vector<double> times{0.5, 2.0, 8.0};
+  const std::vector<double>& times = kHeatTimes;
   std::vector<std::vector<double>> mean(times.size(), std::vector<double>(size_t(dmax) + 1, 0.0));
-  std::vector<double> count(size_t(dmax) + 1, 0.0), dcol;
+  std::vector<double> count(size_t(dmax) + 1, 0.0);
   double worst_bound = 0;
   for (size_t ti = 0; ti < times.size(); ++ti) {
     std::vector<double> K(static_cast<size_t>(n * n));
@@ -106,7 +138,6 @@ void heat_vs_distance(Report& rep, const Graph& g) {
   }
   for (auto& row : mean)
     for (int32_t d = 0; d <= dmax; ++d) row[size_t(d)] /= count[size_t(d)];
-  for (int32_t d = 0; d <= dmax; ++d) dcol.push_back(d);
   rep.md() << strf("\n**The graph's relative kernel.** Heat kernel K_t = exp(−t L_sym) of the karate club "
                    "(`posenc_heat_kernel_rows_f64`, all %lld sources; Chebyshev bound %.1e) against the hop "
                    "distance (`posenc_shortest_path_i32`): the normalized kernel K_ij / √(K_ii K_jj), averaged over the "
@@ -114,27 +145,11 @@ void heat_vs_distance(Report& rep, const Graph& g) {
                    "RoPE's cos(m Δx) on S¹ (§1) and the SH kernel Σ (2l+1)/(4π) P_l(cos γ) on S² (§3): each decays with "
                    "the distance, at a rate set by the frequency cutoff there and by the diffusion time here.\n",
                    (long long)n, worst_bound);
-  std::vector<std::vector<std::string>> rows;
-  for (int32_t d = 0; d <= dmax; ++d)
-    rows.push_back({strf("%d", d), strf("%.0f", count[size_t(d)]), strf("%.4f", mean[0][size_t(d)]),
-                    strf("%.4f", mean[1][size_t(d)]), strf("%.4f", mean[2][size_t(d)])});
-  rep.table({"hops", "pairs", "t = 0.5", "t = 2", "t = 8"}, rows);
+  heat_table_and_plot(rep, "graph_heat_kernel", "Karate club: heat kernel vs hop distance", "hop distance",
+                      "K_ij / sqrt(K_ii K_jj)", false, mean, count,
+                      [&](size_t ti, size_t d) { return strf("%.4f", mean[ti][d]); });
   rep.summary("4 graph", "karate heat kernel K/sqrt(KiiKjj) at 1 hop, t=0.5/2/8",
               strf("%.3f / %.3f / %.3f", mean[0][1], mean[1][1], mean[2][1]));
-  rep.csv("graph_heat_kernel", {"hops", "t0.5", "t2", "t8"}, {dcol, mean[0], mean[1], mean[2]});
-  Plot pl;
-  pl.title = "Karate club: heat kernel vs hop distance";
-  pl.xlabel = "hop distance";
-  pl.ylabel = "K_ij / sqrt(K_ii K_jj)";
-  pl.legend = 1;
-  for (size_t ti = 0; ti < times.size(); ++ti) {
-    Series s;
-    s.name = strf("t = %g", times[ti]);
-    s.x = dcol;
-    s.y = mean[ti];
-    pl.series.push_back(s);
-  }
-  rep.plot("graph_heat_kernel", pl);
 }
 
 // The same kernel on the Debian component, from a fixed spread of sources (every (n/S)-th node):
@@ -168,9 +183,9 @@ void heat_vs_distance_debian(Report& rep, const Graph& g) {
     }
     for (int32_t d : h) dmax = std::max(dmax, d);
   }
-  const std::vector<double> times{0.5, 2.0, 8.0};
+  const std::vector<double>& times = kHeatTimes;
   std::vector<std::vector<double>> mean(times.size(), std::vector<double>(size_t(dmax) + 1, 0.0));
-  std::vector<double> count(size_t(dmax) + 1, 0.0), dcol;
+  std::vector<double> count(size_t(dmax) + 1, 0.0);
   std::vector<double> K(static_cast<size_t>(S * n));
   std::vector<double> rel_bound(times.size(), 0.0);  // bound on |error| of K_sv / K_ss, per time
   double worst_bound = 0;
@@ -192,7 +207,6 @@ void heat_vs_distance_debian(Report& rep, const Graph& g) {
   }
   for (auto& row : mean)
     for (int32_t d = 0; d <= dmax; ++d) row[size_t(d)] /= count[size_t(d)];
-  for (int32_t d = 0; d <= dmax; ++d) dcol.push_back(d);
   rep.md() << strf("\n**The Debian component's heat kernel.** Rows of exp(−t L_sym) from %lld sources spread over "
                    "the %lld nodes (node ids i·n/%lld; `posenc_heat_kernel_rows_f64`, Chebyshev bound %.1e per row) "
                    "against the hop distance from the source (breadth-first search): K_sv / K_ss averaged over the "
@@ -201,33 +215,15 @@ void heat_vs_distance_debian(Report& rep, const Graph& g) {
                    "few hops, and the kernel falls by orders of magnitude per hop at small t. A mean below the error bound of K_sv / K_ss (the bound over "
                    "min K_ss) shows as \"< bound\": not resolved; the CSV has the computed values.\n",
                    (long long)S, (long long)n, (long long)S, worst_bound, (long long)n);
-  std::vector<std::vector<std::string>> rows;
-  for (int32_t d = 0; d <= dmax; ++d) {
-    // A mean below the error bound is not resolved: shown as "< bound" (the CSV keeps the values).
-    auto cell = [&](size_t ti) {
-      const double v = mean[ti][size_t(d)];
-      return v < rel_bound[ti] ? strf("< %.1e", rel_bound[ti]) : strf("%.3g", v);
-    };
-    rows.push_back({strf("%d", d), strf("%.0f", count[size_t(d)]), cell(0), cell(1), cell(2)});
-  }
-  rep.table({"hops", "pairs", "t = 0.5", "t = 2", "t = 8"}, rows);
+  // A mean below the error bound is not resolved: shown as "< bound" (the CSV keeps the values).
+  heat_table_and_plot(rep, "graph_heat_kernel_debian",
+                      strf("Debian LCC (%lld nodes): heat kernel vs hop distance", (long long)n),
+                      "hop distance from the source", "K_sv / K_ss", true, mean, count, [&](size_t ti, size_t d) {
+                        const double v = mean[ti][d];
+                        return v < rel_bound[ti] ? strf("< %.1e", rel_bound[ti]) : strf("%.3g", v);
+                      });
   rep.summary("4 graph", "Debian heat kernel K_sv/K_ss at 1 hop, t=0.5/2/8",
               strf("%.3g / %.3g / %.3g", mean[0][1], mean[1][1], mean[2][1]));
-  rep.csv("graph_heat_kernel_debian", {"hops", "t0.5", "t2", "t8"}, {dcol, mean[0], mean[1], mean[2]});
-  Plot pl;
-  pl.title = strf("Debian LCC (%lld nodes): heat kernel vs hop distance", (long long)n);
-  pl.xlabel = "hop distance from the source";
-  pl.ylabel = "K_sv / K_ss";
-  pl.logy = true;
-  pl.legend = 1;
-  for (size_t ti = 0; ti < times.size(); ++ti) {
-    Series sr;
-    sr.name = strf("t = %g", times[ti]);
-    sr.x = dcol;
-    sr.y = mean[ti];
-    pl.series.push_back(sr);
-  }
-  rep.plot("graph_heat_kernel_debian", pl);
 }
 
 void exp_graph(Report& rep) {
