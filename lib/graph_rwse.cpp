@@ -9,6 +9,9 @@
 
 #include <tbb/enumerable_thread_specific.h>
 
+#include <algorithm>
+#include <cmath>
+
 using namespace posenc;
 using namespace posenc::detail;
 
@@ -91,11 +94,57 @@ using namespace posenc::graph_detail;
 
 namespace {
 
+constexpr uint32_t kRwseFlags = POSENC_GRAPH_KEEP_SELF_LOOPS | POSENC_GRAPH_BOTH_DIRECTIONS;
+
+/// 1 / d_v, 0 for isolated nodes.
+std::vector<double> inverse_degrees(const Graph& gr) {
+  std::vector<double> invdeg(static_cast<size_t>(gr.n));
+  for (int64_t i = 0; i < gr.n; ++i)
+    invdeg[static_cast<size_t>(i)] = gr.deg[static_cast<size_t>(i)] > 0.0 ? 1.0 / gr.deg[static_cast<size_t>(i)] : 0.0;
+  return invdeg;
+}
+
+/// The exact path's sources: BFS order, isolated nodes left out.
+std::vector<int32_t> rwse_sources(const Graph& gr) {
+  std::vector<int32_t> order;
+  for (int32_t v : bfs_order(gr))
+    if (gr.deg[static_cast<size_t>(v)] > 0.0) order.push_back(v);
+  return order;
+}
+
+/// Exact RWSE of every source into res [n, steps] (zeros elsewhere: isolated nodes).
+void rwse_exact(const Graph& gr, const std::vector<int32_t>& order, int32_t steps, double* res) {
+  const int64_t n = gr.n;
+  // Meet in the middle: with r_s = e_v^T P^s (the walk's distribution after s steps) and the
+  // reversibility D P^b = (P^b)^T D, (P^t)_vv = d_v * sum_u r_a[u] r_b[u] / d_u for a + b = t.
+  // So only H = ceil(steps / 2) steps are propagated, over the H-hop ball of v.
+  // Kept self-loops are diagonal CSR entries: the propagation takes them as steps from v to v,
+  // and A stays symmetric, so the identity still holds.
+  const std::vector<double> invdeg = inverse_degrees(gr);
+  const int32_t H = (steps + 1) / 2;
+  tbb::enumerable_thread_specific<RwseScratch> scratch([&] {
+    RwseScratch s;
+    s.local.assign(static_cast<size_t>(n), -1);
+    s.r.resize(static_cast<size_t>(H) + 1);
+    return s;
+  });
+  const int64_t m = static_cast<int64_t>(order.size());
+  const int64_t grain = 32 * kBlock;  // sources per tile
+  parallel_tiles(tiles_of(m, grain), [&](int64_t t) {
+    RwseScratch& S = scratch.local();
+    const int64_t i0 = t * grain, i1 = std::min(m, i0 + grain);
+    for (int64_t i = i0; i < i1; i += kBlock) {
+      const int nb = static_cast<int>(std::min<int64_t>(kBlock, i1 - i));
+      rwse_block(gr, invdeg.data(), order.data() + i, nb, steps, S, res);
+    }
+  });
+}
+
 posenc_status rwse(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
                    int64_t num_edges, int32_t steps, uint32_t flags, double* out) {
   POSENC_CHECK(check_graph(num_nodes, src, dst, weights, num_edges));
   if (steps <= 0) return set_error(POSENC_ERR_INVALID_ARGUMENT, "steps must be > 0 (got %d)", steps);
-  if ((flags & ~(POSENC_GRAPH_KEEP_SELF_LOOPS | POSENC_GRAPH_BOTH_DIRECTIONS)) != 0)
+  if ((flags & ~kRwseFlags) != 0)
     return set_error(POSENC_ERR_INVALID_ARGUMENT,
                      "flags may hold only POSENC_GRAPH_KEEP_SELF_LOOPS and POSENC_GRAPH_BOTH_DIRECTIONS (got 0x%x)",
                      static_cast<unsigned>(flags));
@@ -103,42 +152,192 @@ posenc_status rwse(int64_t num_nodes, const int64_t* src, const int64_t* dst, co
   POSENC_CHECK(checked_mul(num_nodes, steps, &total, "out [num_nodes, steps]", sizeof(double)));
   POSENC_CHECK(check_not_null(out, "out"));
   return guarded([&]() -> posenc_status {
-    // Kept self-loops are diagonal CSR entries: the propagation below takes them as steps from
-    // v to v, and A stays symmetric, so the meet-in-the-middle identity still holds.
     const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges, flags);
-    const int64_t n = num_nodes;
-    std::vector<double> invdeg(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i)
-      invdeg[static_cast<size_t>(i)] = gr.deg[static_cast<size_t>(i)] > 0.0 ? 1.0 / gr.deg[static_cast<size_t>(i)] : 0.0;
-    // Meet in the middle: with r_s = e_v^T P^s (the walk's distribution after s steps) and the
-    // reversibility D P^b = (P^b)^T D, (P^t)_vv = d_v * sum_u r_a[u] r_b[u] / d_u for a + b = t.
-    // So only H = ceil(steps / 2) steps are propagated, over the H-hop ball of v.
     // Isolated nodes (d_v = 0) have a zero row of P: all zeros (PyG, GraphGPS).
     // Allocation failure must leave out untouched: every value is computed into res (zeros for
     // isolated nodes), and out is written only by the final copy, after the last allocation.
     std::vector<double> res(static_cast<size_t>(total), 0.0);
-    std::vector<int32_t> order;
-    for (int32_t v : bfs_order(gr))
-      if (gr.deg[static_cast<size_t>(v)] > 0.0) order.push_back(v);
-    const int32_t H = (steps + 1) / 2;
-    tbb::enumerable_thread_specific<RwseScratch> scratch([&] {
-      RwseScratch s;
-      s.local.assign(static_cast<size_t>(n), -1);
-      s.r.resize(static_cast<size_t>(H) + 1);
-      return s;
-    });
-    const int64_t m = static_cast<int64_t>(order.size());
-    const int64_t grain = 32 * kBlock;  // sources per tile
-    POSENC_SHAPE("nodes=%lld edges=%lld steps=%d", (long long)n, (long long)num_edges, steps);
-    parallel_tiles(tiles_of(m, grain), [&](int64_t t) {
-      RwseScratch& S = scratch.local();
-      const int64_t i0 = t * grain, i1 = std::min(m, i0 + grain);
-      for (int64_t i = i0; i < i1; i += kBlock) {
-        const int nb = static_cast<int>(std::min<int64_t>(kBlock, i1 - i));
-        rwse_block(gr, invdeg.data(), order.data() + i, nb, steps, S, res.data());
-      }
-    });
+    const std::vector<int32_t> order = rwse_sources(gr);
+    POSENC_SHAPE("nodes=%lld edges=%lld steps=%d", (long long)num_nodes, (long long)num_edges, steps);
+    rwse_exact(gr, order, steps, res.data());
     std::copy(res.begin(), res.end(), out);
+    return POSENC_OK;
+  });
+}
+
+// ---- posenc_rwse_auto_f64: the exact path's cost model and the Monte-Carlo estimator ----------
+
+/// The exact path's work W_exact (posenc.h): per block of kBlock consecutive sources of order,
+/// kBlock * (sum_{s<H} vol(B_s) + steps |B_H|), estimated from up to 32 evenly spaced blocks by
+/// BFS to depth H - 1 (all blocks when there are at most 32: then it is the model's exact value).
+double rwse_exact_cost(const Graph& g, const std::vector<int32_t>& order, int32_t steps) {
+  const int64_t m = static_cast<int64_t>(order.size());
+  if (m == 0) return 0.0;
+  const int32_t H = (steps + 1) / 2;
+  const int64_t nblocks = (m + kBlock - 1) / kBlock;
+  const int64_t samples = std::min<int64_t>(nblocks, 32);
+  std::vector<int32_t> stamp(static_cast<size_t>(g.n), -1);
+  std::vector<int32_t> ball;
+  double sum = 0.0;
+  for (int64_t j = 0; j < samples; ++j) {
+    const int64_t b = j * nblocks / samples;
+    ball.clear();
+    for (int64_t i = b * kBlock; i < std::min(m, (b + 1) * kBlock); ++i) {
+      const int32_t v = order[static_cast<size_t>(i)];
+      if (stamp[static_cast<size_t>(v)] != static_cast<int32_t>(j)) {
+        stamp[static_cast<size_t>(v)] = static_cast<int32_t>(j);
+        ball.push_back(v);
+      }
+    }
+    double work = 0.0, vol = 0.0;  // vol = vol(B_s), accumulated level by level
+    size_t scanned = 0;            // ball[0..scanned) have had their rows added to vol
+    for (int32_t s = 0; s < H; ++s) {
+      const size_t level_end = ball.size();
+      for (; scanned < level_end; ++scanned) {
+        const int32_t u = ball[scanned];
+        const int64_t p0 = g.ptr[static_cast<size_t>(u)], p1 = g.ptr[static_cast<size_t>(u) + 1];
+        vol += static_cast<double>(p1 - p0);
+        for (int64_t p = p0; p < p1; ++p) {
+          const int32_t w = g.idx[static_cast<size_t>(p)];
+          if (stamp[static_cast<size_t>(w)] != static_cast<int32_t>(j)) {
+            stamp[static_cast<size_t>(w)] = static_cast<int32_t>(j);
+            ball.push_back(w);
+          }
+        }
+      }
+      work += vol;  // the propagation of step s + 1 visits the rows of B_s
+    }
+    work += static_cast<double>(steps) * static_cast<double>(ball.size());  // the products over B_H
+    sum += kBlock * work;
+  }
+  return sum * static_cast<double>(nblocks) / static_cast<double>(samples);
+}
+
+/// splitmix64's output function (Steele, Lea & Flood 2014): a bijective 64-bit mix.
+inline uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/// Monte-Carlo RWSE of every node with d > 0 into res [n, steps] (posenc.h): R walks per node
+/// with steps - 1 moves, the last step of every t averaged exactly (each walk adds
+/// A[X_{t-1}][i] / d_{X_{t-1}}). The random stream of walk w of node i is splitmix64 started
+/// from mix64(mix64(seed) ^ (i << 32 | w)): counter-based, so any tiling gives the same bits.
+void rwse_monte_carlo(const Graph& g, int32_t steps, int32_t R, uint64_t seed, double* res) {
+  const int64_t n = g.n;
+  const std::vector<double> invdeg = inverse_degrees(g);
+  // Per row: the cumulative weights (binary search for weighted rows) and whether every weight
+  // of the row is equal (then a uniform pick of the position).
+  const size_t nnz = g.idx.size();
+  std::vector<double> cum(nnz);
+  std::vector<char> uniform(static_cast<size_t>(n), 1);
+  for (int64_t i = 0; i < n; ++i) {
+    double c = 0.0;
+    const int64_t p0 = g.ptr[static_cast<size_t>(i)], p1 = g.ptr[static_cast<size_t>(i) + 1];
+    for (int64_t p = p0; p < p1; ++p) {
+      c += g.val[static_cast<size_t>(p)];
+      cum[static_cast<size_t>(p)] = c;
+      if (g.val[static_cast<size_t>(p)] != g.val[static_cast<size_t>(p0)]) uniform[static_cast<size_t>(i)] = 0;
+    }
+  }
+  const int64_t* ptr = g.ptr.data();
+  const int32_t* idx = g.idx.data();
+  const double* cw = cum.data();
+  const char* uni = uniform.data();
+  const double* idg = invdeg.data();
+  const uint64_t key = mix64(seed ^ 0x6A09E667F3BCC909ull);
+  tbb::enumerable_thread_specific<std::vector<double>> scratch(
+      [&] { return std::vector<double>(static_cast<size_t>(n), 0.0); });
+  const int64_t grain = 64;  // nodes per tile
+  parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
+    std::vector<double>& mark = scratch.local();  // mark[y] = A[i][y] = A[y][i] for the node i
+    std::vector<double> acc(static_cast<size_t>(steps));
+    const int64_t i0 = t * grain, i1 = std::min(n, i0 + grain);
+    for (int64_t i = i0; i < i1; ++i) {
+      if (g.deg[static_cast<size_t>(i)] <= 0.0) continue;  // isolated: zeros
+      const int64_t q0 = ptr[i], q1 = ptr[i + 1];
+      for (int64_t p = q0; p < q1; ++p) mark[static_cast<size_t>(idx[p])] = g.val[static_cast<size_t>(p)];
+      std::fill(acc.begin(), acc.end(), 0.0);
+      for (int32_t w = 0; w < R; ++w) {
+        uint64_t state = mix64(key ^ ((static_cast<uint64_t>(i) << 32) | static_cast<uint32_t>(w)));
+        int64_t x = i;
+        for (int32_t s = 0;; ++s) {
+          acc[static_cast<size_t>(s)] += mark[static_cast<size_t>(x)] * idg[x];
+          if (s + 1 == steps) break;
+          state += 0x9E3779B97F4A7C15ull;
+          const uint64_t z = mix64(state);
+          const int64_t p0 = ptr[x], cnt = ptr[x + 1] - p0;
+          const double u = static_cast<double>(z >> 11) * 0x1p-53;  // uniform in [0, 1), 53 bits
+          int64_t p;
+          if (uni[x]) {
+            p = p0 + static_cast<int64_t>(u * static_cast<double>(cnt));
+          } else {
+            p = std::upper_bound(cw + p0, cw + p0 + cnt, u * cw[p0 + cnt - 1]) - cw;
+          }
+          if (p >= p0 + cnt) p = p0 + cnt - 1;  // u * cnt rounded up to cnt
+          x = idx[p];
+        }
+      }
+      for (int64_t p = q0; p < q1; ++p) mark[static_cast<size_t>(idx[p])] = 0.0;
+      const double inv_r = 1.0 / static_cast<double>(R);
+      for (int32_t s = 0; s < steps; ++s)
+        res[i * steps + s] = acc[static_cast<size_t>(s)] * inv_r;
+    }
+  });
+}
+
+posenc_status rwse_auto(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
+                        int64_t num_edges, int32_t steps, double* out, posenc_rwse_info* info) {
+  POSENC_CHECK(check_graph(num_nodes, src, dst, weights, num_edges));
+  if (steps <= 0) return set_error(POSENC_ERR_INVALID_ARGUMENT, "steps must be > 0 (got %d)", steps);
+  if (info != nullptr && info->struct_size != sizeof(posenc_rwse_info))
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     "info->struct_size must be %u (got %u); call posenc_rwse_info_init",
+                     static_cast<unsigned>(sizeof(posenc_rwse_info)), info->struct_size);
+  const uint32_t flags = info != nullptr ? info->flags : 0u;
+  if ((flags & ~kRwseFlags) != 0)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     "info->flags may hold only POSENC_GRAPH_KEEP_SELF_LOOPS and POSENC_GRAPH_BOTH_DIRECTIONS "
+                     "(got 0x%x)",
+                     static_cast<unsigned>(flags));
+  const long long method = info != nullptr ? enum_bits(info->method) : 0;
+  if (method < POSENC_RWSE_AUTO || method > POSENC_RWSE_MONTE_CARLO)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT, "info->method must be a posenc_rwse_method in [0, 2] (got %lld)",
+                     method);
+  const int32_t walks_in = info != nullptr ? info->walks : 0;
+  if (walks_in < 0)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT, "info->walks must be >= 0 (0 = the default) (got %d)", walks_in);
+  const int32_t R = walks_in == 0 ? POSENC_RWSE_DEFAULT_WALKS : walks_in;
+  const uint64_t seed = info != nullptr ? info->seed : 0u;
+  int64_t total = 0;
+  POSENC_CHECK(checked_mul(num_nodes, steps, &total, "out [num_nodes, steps]", sizeof(double)));
+  POSENC_CHECK(check_not_null(out, "out"));
+  return guarded([&]() -> posenc_status {
+    const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges, flags);
+    std::vector<double> res(static_cast<size_t>(total), 0.0);
+    const std::vector<int32_t> order = rwse_sources(gr);
+    const double w_exact = rwse_exact_cost(gr, order, steps);
+    const double w_mc = POSENC_RWSE_MC_STEP_COST * static_cast<double>(R) * static_cast<double>(steps) *
+                        static_cast<double>(order.size());
+    const bool exact = method == POSENC_RWSE_EXACT || (method == POSENC_RWSE_AUTO && w_exact <= w_mc);
+    POSENC_SHAPE("nodes=%lld edges=%lld steps=%d walks=%d", (long long)num_nodes, (long long)num_edges, steps,
+                 exact ? 0 : R);
+    if (exact) {
+      path("rwse_auto.exact");
+      rwse_exact(gr, order, steps, res.data());
+    } else {
+      path("rwse_auto.monte_carlo");
+      rwse_monte_carlo(gr, steps, R, seed, res.data());
+    }
+    std::copy(res.begin(), res.end(), out);
+    if (info != nullptr) {
+      info->method_used = exact ? POSENC_RWSE_EXACT : POSENC_RWSE_MONTE_CARLO;
+      info->walks_used = exact ? 0 : R;
+      info->std_error_bound = exact ? 0.0 : 0.5 / std::sqrt(static_cast<double>(R));
+      info->exact_cost = w_exact;
+      info->monte_carlo_cost = w_mc;
+    }
     return POSENC_OK;
   });
 }
@@ -157,4 +356,21 @@ extern "C" POSENC_API posenc_status posenc_rwse_ex_f64(int64_t num_nodes, const 
                                                       uint32_t flags, double* out) {
   api_guard g("posenc_rwse_ex_f64");
   return rwse(num_nodes, src, dst, weights, num_edges, steps, flags, out);
+}
+
+extern "C" POSENC_API posenc_status posenc_rwse_info_init(posenc_rwse_info* info) {
+  api_guard g("posenc_rwse_info_init");
+  POSENC_CHECK(check_not_null(info, "info"));
+  *info = posenc_rwse_info{};
+  info->struct_size = sizeof(posenc_rwse_info);
+  info->method = POSENC_RWSE_AUTO;
+  info->method_used = POSENC_RWSE_EXACT;
+  return POSENC_OK;
+}
+
+extern "C" POSENC_API posenc_status posenc_rwse_auto_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                                                        const double* weights, int64_t num_edges, int32_t steps,
+                                                        double* out, posenc_rwse_info* info) {
+  api_guard g("posenc_rwse_auto_f64");
+  return rwse_auto(num_nodes, src, dst, weights, num_edges, steps, out, info);
 }

@@ -679,6 +679,33 @@ inline std::vector<ApiCall> make_api_calls() {
       });
     }
     {
+      // Monte-Carlo (forced, weighted rows: the binary-search path) and AUTO (exact here).
+      auto b = fresh();
+      int64_t *src, *dst, n, m;
+      double* w;
+      graph(*b, src, dst, w, n, m);
+      b->other.push_back(std::make_shared<posenc_rwse_info>());
+      auto* info = static_cast<posenc_rwse_info*>(b->other.back().get());
+      double* out = b->od(static_cast<size_t>(n * 6));
+      add("posenc_rwse_auto_f64", "graph", b, {region(out, n * 6)}, [=] {
+        posenc_rwse_info_init(info);
+        info->method = POSENC_RWSE_MONTE_CARLO;
+        info->walks = 16;
+        info->seed = 5;
+        info->flags = POSENC_GRAPH_KEEP_SELF_LOOPS;
+        return posenc_rwse_auto_f64(n, src, dst, w, m, 6, out, info);
+      });
+    }
+    {
+      auto b = fresh();
+      int64_t *src, *dst, n, m;
+      double* w;
+      graph(*b, src, dst, w, n, m);
+      double* out = b->od(static_cast<size_t>(n * 4));
+      add("posenc_rwse_auto_f64", "graph", b, {region(out, n * 4)},
+          [=] { return posenc_rwse_auto_f64(n, src, dst, w, m, 4, out, nullptr); });
+    }
+    {
       auto b = fresh();
       int64_t *src, *dst, n, m;
       double* w;

@@ -2,6 +2,7 @@
 // tests/graph_gen.hpp — deterministic graph generators for the graph family's tests and benchmarks.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -82,6 +83,33 @@ inline EdgeList random_geometric(int64_t n, double mean_degree, uint64_t seed) {
           if (ddx * ddx + ddy * ddy < r * r) { g.src.push_back(i); g.dst.push_back(j); }
         }
       }
+  }
+  return g;
+}
+
+/// Barabasi-Albert preferential attachment: nodes 0..m-1 start unconnected, every later node v
+/// links to m distinct earlier nodes drawn with probability proportional to their degree (a
+/// uniform entry of the list of edge endpoints; uniform over 0..m-1 for the first new node),
+/// splitmix64 from seed; each edge once (v, target). Hubs of degree ~ m sqrt(n).
+inline EdgeList barabasi_albert(int64_t n, int64_t m, uint64_t seed) {
+  EdgeList g;
+  g.n = n;
+  std::vector<int64_t> ends;
+  std::vector<int64_t> picked;
+  for (int64_t v = m; v < n; ++v) {
+    picked.clear();
+    while (static_cast<int64_t>(picked.size()) < m) {
+      const double u = uniform01(seed);
+      const int64_t t = ends.empty() ? static_cast<int64_t>(u * static_cast<double>(m))
+                                     : ends[static_cast<size_t>(u * static_cast<double>(ends.size()))];
+      if (std::find(picked.begin(), picked.end(), t) == picked.end()) picked.push_back(t);
+    }
+    for (int64_t t : picked) {
+      g.src.push_back(v);
+      g.dst.push_back(t);
+      ends.push_back(v);
+      ends.push_back(t);
+    }
   }
   return g;
 }

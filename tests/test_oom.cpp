@@ -56,7 +56,7 @@ const std::map<std::string, const char*>& catalogue_exceptions() {
       {"posenc_threads_set", "swept by Oom.ThreadsSet; the concurrency test calls it from its own thread"},
       // struct initializers: write the caller's struct only, never allocate
       {"posenc_rope_params_init", "initializer"}, {"posenc_laplacian_pe_info_init", "initializer"},
-      {"posenc_call_info_init", "initializer"},
+      {"posenc_call_info_init", "initializer"}, {"posenc_rwse_info_init", "initializer"},
       {"posenc_rope_plan_destroy", "frees a plan (the plan cases create and destroy plans)"},
       // profiling and tracing: swept by Oom.VerboseAndTrace, tested in test_verbose.cpp / test_trace.cpp
       {"posenc_verbose_set", "profiling"}, {"posenc_verbose_get", "profiling"},

@@ -137,6 +137,7 @@ struct Inputs {
   std::vector<int32_t> i32 = std::vector<int32_t>(64);
   int64_t num_pairs = 0;
   posenc_laplacian_pe_info info{};
+  posenc_rwse_info rinfo{};
   posenc_call_info ci{};
   posenc_roofline rl{};
   std::string trace_path;
@@ -149,6 +150,7 @@ struct Inputs {
     qop = {f32c.data(), 2, 0, 0, 0};
     kop = {f32c.data() + 256, 1, 0, 0, 0};
     posenc_laplacian_pe_info_init(&info);
+    posenc_rwse_info_init(&rinfo);
     posenc_call_info_init(&ci);
     posenc_roofline_init(&rl);
     trace_path = ::testing::TempDir() + "posenc_verbose_case_trace.json";
@@ -248,6 +250,12 @@ std::map<std::string, Case> make_cases(Inputs& in, posenc_isa isa) {
   c["posenc_rwse_f64"] = {[=] { return posenc_rwse_f64(5, I->src.data(), I->dst.data(), nullptr, 4, 3, od); }, {}};
   c["posenc_rwse_ex_f64"] = {[=] {
     return posenc_rwse_ex_f64(5, I->src.data(), I->dst.data(), nullptr, 4, 3, POSENC_GRAPH_KEEP_SELF_LOOPS, od);
+  }, {}};
+  c["posenc_rwse_info_init"] = {[=] { return posenc_rwse_info_init(&I->rinfo); }, {}};
+  c["posenc_rwse_auto_f64"] = {[=] {
+    I->rinfo.method = POSENC_RWSE_MONTE_CARLO;
+    I->rinfo.walks = 8;
+    return posenc_rwse_auto_f64(5, I->src.data(), I->dst.data(), nullptr, 4, 3, od, &I->rinfo);
   }, {}};
   c["posenc_maglap_pe_f64"] = {[=] {
     return posenc_maglap_pe_f64(5, I->src.data(), I->dst.data(), nullptr, 4, POSENC_LAPLACIAN_SYM, 0.25, 2, od, od + 8,

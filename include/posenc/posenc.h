@@ -1628,6 +1628,84 @@ POSENC_API posenc_status posenc_rwse_ex_f64(int64_t num_nodes, const int64_t* sr
                                             const double* weights, int64_t num_edges, int32_t steps,
                                             uint32_t flags, double* out);
 
+/** RWSE paths of posenc_rwse_auto_f64. */
+typedef enum {
+  POSENC_RWSE_AUTO = 0,        /**< exact below the cost threshold, else Monte-Carlo (the default) */
+  POSENC_RWSE_EXACT = 1,       /**< posenc_rwse_ex_f64's exact meet-in-the-middle propagation */
+  POSENC_RWSE_MONTE_CARLO = 2, /**< unbiased random-walk estimate with a stated standard error */
+  POSENC_RWSE_METHOD_MAX_ENUM_ = 0x7fffffff /**< not a value: makes the enum 32-bit wide */
+} posenc_rwse_method;
+
+/** Options (in) and diagnostics (out) of one posenc_rwse_auto_f64 call. */
+typedef struct {
+  uint32_t struct_size;       /**< sizeof(posenc_rwse_info); set by _init */
+  posenc_rwse_method method;  /**< in: AUTO (default), EXACT or MONTE_CARLO (forced, whatever the cost) */
+  uint32_t flags;             /**< in: 0 or an OR of POSENC_GRAPH_KEEP_SELF_LOOPS and
+                                   POSENC_GRAPH_BOTH_DIRECTIONS (as posenc_rwse_ex_f64) */
+  int32_t walks;              /**< in: Monte-Carlo walks per node R; 0 = POSENC_RWSE_DEFAULT_WALKS */
+  uint64_t seed;              /**< in: Monte-Carlo seed (any value; _init sets 0) */
+  posenc_rwse_method method_used; /**< out: EXACT or MONTE_CARLO */
+  int32_t walks_used;         /**< out: R of the Monte-Carlo path; 0 when the exact path ran */
+  double std_error_bound;     /**< out: 0.5 / sqrt(R), the largest standard error of one entry
+                                   (Monte-Carlo); 0 when the exact path ran */
+  double exact_cost;          /**< out: the exact path's estimated work (lane-edge updates, see
+                                   posenc_rwse_auto_f64) */
+  double monte_carlo_cost;    /**< out: the Monte-Carlo path's work in the same unit
+                                   (POSENC_RWSE_MC_STEP_COST x walk steps) */
+} posenc_rwse_info;
+
+/** Default Monte-Carlo walks per node: standard error <= 0.5 / sqrt(2500) = 0.01 for every entry. */
+#define POSENC_RWSE_DEFAULT_WALKS 2500
+/** The measured cost of one Monte-Carlo walk step in exact-path lane-edge updates (bench/rwse_crossover). */
+#define POSENC_RWSE_MC_STEP_COST 8.0
+
+/** Fills *info with struct_size = sizeof, method = POSENC_RWSE_AUTO, flags 0, walks 0 (the
+ *  default), seed 0 and zero outputs. NULL_POINTER if info is NULL. */
+POSENC_API posenc_status posenc_rwse_info_init(posenc_rwse_info* info);
+
+/** RWSE (as posenc_rwse_ex_f64: out [num_nodes, steps] row-major, out[v*steps + t-1] = (P^t)_vv
+ *  for t = 1..steps, P = D^-1 A, graph construction and info->flags as there) computed exactly or
+ *  estimated by Monte-Carlo, chosen by cost. info may be NULL (AUTO, flags 0, default walks, seed
+ *  0); else info->struct_size must be sizeof(posenc_rwse_info) (posenc_rwse_info_init). The out
+ *  fields of info are written on success only.
+ *
+ *  EXACT: posenc_rwse_ex_f64's result, bitwise. Its work is W_exact = sum over its blocks of 8
+ *  sources (BFS order) of 8 (sum_{s=0}^{H-1} vol(B_s) + steps |B_H|), H = ceil(steps/2), B_s the
+ *  nodes within s hops of the block and vol the sum of their CSR row lengths: the lane-edge updates
+ *  of the propagation plus the final products. It is estimated before running from up to 32
+ *  evenly spaced blocks (exact when the graph has at most 32 blocks), by BFS to depth H - 1.
+ *
+ *  MONTE_CARLO (Dwivedi et al. 2022's RWSE as a random-walk return probability): from every node
+ *  i with d_i > 0, R walks X_0 = i, X_1, ..., X_{steps-1}; each step goes from x to y with
+ *  probability A[x][y] / d_x (weights and kept self-loops as in the exact path; a binary search on
+ *  the row's cumulative weights, or a uniform pick where a row's weights are equal). The estimate
+ *  is out[i*steps + t-1] = (1/R) sum_walks A[X_{t-1}][i] / d_{X_{t-1}}: the probability that the
+ *  walk's t-th step lands on i given X_{t-1}, i.e. the fraction of walks back at i after t steps
+ *  with the last step averaged exactly (Rao-Blackwell). It is UNBIASED (E = (P^t)_ii) and each
+ *  entry, a mean of R independent terms in [0, 1] with mean p = (P^t)_ii, has standard error
+ *  <= sqrt(p (1 - p) / R) <= 0.5 / sqrt(R) (the indicator estimator's; conditioning can only lower
+ *  it; t = 1 is exact up to the rounding of the sum). One walk of steps - 1 moves gives every t. Entries of one node are
+ *  correlated (the same walks), nodes are independent. Random numbers: a counter-based generator
+ *  (splitmix64) keyed by (seed, node, walk): the output depends on seed, the graph, steps and R
+ *  only, and is bitwise identical for any thread count and on every ISA path (plain C++).
+ *  Work W_mc = POSENC_RWSE_MC_STEP_COST x R x steps x (nodes with d > 0): O(n R steps),
+ *  independent of the graph's hubs; memory O(nnz + n).
+ *
+ *  AUTO: EXACT when W_exact <= W_mc (estimated before running), else MONTE_CARLO. The constant
+ *  POSENC_RWSE_MC_STEP_COST = 8 is the measured ratio of the time of one walk step to one exact
+ *  lane-edge update (bench/rwse_crossover: ~8 on x86-64, so the choice picks the faster path to
+ *  within ~2x of the crossover); small and mesh-like graphs (karate, grids) stay exact, hub-heavy
+ *  graphs of >= 10^4 nodes (Barabasi-Albert, package dependency graphs) take Monte-Carlo.
+ *  Isolated nodes get zeros on both paths.
+ *
+ *  Errors (nothing written, info untouched): those of posenc_rwse_ex_f64 (flags read from
+ *  info->flags, named info->flags); info->struct_size other than sizeof(posenc_rwse_info),
+ *  info->method not in the enum, info->walks < 0 -> INVALID_ARGUMENT naming the field; an
+ *  allocation failing -> OUT_OF_MEMORY. */
+POSENC_API posenc_status posenc_rwse_auto_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                                              const double* weights, int64_t num_edges, int32_t steps,
+                                              double* out, posenc_rwse_info* info);
+
 /** Heat kernel of the graph above applied to a block of vectors: y = exp(-t L) x, where L is the
  *  chosen Laplacian (L_sym or D - A, as in posenc_laplacian_pe_f64), x and y are [num_nodes,
  *  num_vectors] row-major (column b is one vector), t >= 0 is the diffusion time (in units of

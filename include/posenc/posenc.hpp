@@ -501,6 +501,37 @@ inline void rwse_ex(int64_t num_nodes, const int64_t* src, const int64_t* dst, c
                     int64_t num_edges, int32_t steps, uint32_t flags, double* out) {
   check(posenc_rwse_ex_f64(num_nodes, src, dst, weights, num_edges, steps, flags, out));
 }
+/// posenc_rwse_auto_f64: RWSE exact or by Monte-Carlo (chosen by cost, or info->method);
+/// info may be nullptr (AUTO, default walks, seed 0, flags 0).
+inline void rwse_auto(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
+                      int64_t num_edges, int32_t steps, double* out, posenc_rwse_info* info = nullptr) {
+  check(posenc_rwse_auto_f64(num_nodes, src, dst, weights, num_edges, steps, out, info));
+}
+/// Result of the allocating rwse_auto.
+struct rwse_auto_result {
+  std::vector<double> out;  ///< [num_nodes, steps], row-major
+  posenc_rwse_info info;    ///< path taken (method_used), walks_used, std_error_bound, costs
+};
+/// Allocating variant over std::vectors (weights empty = all 1). method: AUTO, EXACT or
+/// MONTE_CARLO; walks 0 = POSENC_RWSE_DEFAULT_WALKS; flags: POSENC_GRAPH_KEEP_SELF_LOOPS,
+/// POSENC_GRAPH_BOTH_DIRECTIONS.
+inline rwse_auto_result rwse_auto(int64_t num_nodes, const std::vector<int64_t>& src, const std::vector<int64_t>& dst,
+                                  int32_t steps, const std::vector<double>& weights = {},
+                                  posenc_rwse_method method = POSENC_RWSE_AUTO, int32_t walks = 0,
+                                  uint64_t seed = 0, uint32_t flags = 0) {
+  if (src.size() != dst.size() || (!weights.empty() && weights.size() != src.size()))
+    throw error(POSENC_ERR_INVALID_ARGUMENT, "rwse_auto: src, dst (and weights, if given) must have equal sizes");
+  rwse_auto_result r;
+  check(posenc_rwse_info_init(&r.info));
+  r.info.method = method;
+  r.info.walks = walks;
+  r.info.seed = seed;
+  r.info.flags = flags;
+  r.out = detail::out_buffer<double>("rwse_auto", {num_nodes, steps});
+  check(posenc_rwse_auto_f64(num_nodes, src.data(), dst.data(), weights.empty() ? nullptr : weights.data(),
+                             static_cast<int64_t>(src.size()), steps, r.out.data(), &r.info));
+  return r;
+}
 /// posenc_maglap_pe_f64: eigvals [k] ascending, eigvecs_re / eigvecs_im [num_nodes, k] (column j of
 /// re + i im a unit eigenvector of the magnetic Laplacian L_q; largest-modulus entry real positive).
 inline void maglap_pe(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,

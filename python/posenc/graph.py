@@ -20,6 +20,8 @@ _lib.register({
     "posenc_laplacian_pe_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, ctypes.c_int, _c_i32, _P, _P]),
     "posenc_rwse_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, _c_i32, _P]),
     "posenc_rwse_ex_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, _c_i32, ctypes.c_uint32, _P]),
+    "posenc_rwse_info_init": (ctypes.c_int, [_P]),
+    "posenc_rwse_auto_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, _c_i32, _P, _P]),
     "posenc_maglap_pe_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, ctypes.c_int, ctypes.c_double, _c_i32, _P,
                                             _P, _P]),
     "posenc_laplacian_pe_info_init": (ctypes.c_int, [_P]),
@@ -143,6 +145,53 @@ def rwse(num_nodes, src, dst, steps, weights=None, keep_self_loops=False, both_d
         _call("posenc_rwse_ex_f64", int(num_nodes), _ptr(src), _ptr(dst), _ptr(weights), src.shape[0], int(steps),
               flags, _ptr(out))
     return out
+
+
+class RwseInfo(ctypes.Structure):
+    """posenc_rwse_info (options and diagnostics of posenc_rwse_auto_f64)."""
+
+    _fields_ = [("struct_size", ctypes.c_uint32), ("method", ctypes.c_int), ("flags", ctypes.c_uint32),
+                ("walks", ctypes.c_int32), ("seed", ctypes.c_uint64), ("method_used", ctypes.c_int),
+                ("walks_used", ctypes.c_int32), ("std_error_bound", ctypes.c_double), ("exact_cost", ctypes.c_double),
+                ("monte_carlo_cost", ctypes.c_double)]
+
+
+class RwseMethod(enum.IntEnum):
+    AUTO = 0
+    EXACT = 1
+    MONTE_CARLO = 2
+
+
+_RWSE_METHODS = {0: "auto", 1: "exact", 2: "monte_carlo"}
+RWSE_DEFAULT_WALKS = 2500
+
+
+def rwse_auto(num_nodes, src, dst, steps, weights=None, method=RwseMethod.AUTO, walks=0, seed=0,
+              keep_self_loops=False, both_directions=False, info=False, convert=False, out=None):
+    """posenc_rwse_auto_f64 -> float64 [num_nodes, steps] (as rwse: out[v, t-1] = (P^t)_vv),
+    computed exactly or estimated by Monte-Carlo, whichever the cost model says is cheaper
+    (method=RwseMethod.AUTO), or forced (EXACT: rwse's result bitwise; MONTE_CARLO). Monte-Carlo:
+    `walks` random walks per node (0 = RWSE_DEFAULT_WALKS = 2500), unbiased, standard error of each
+    entry <= sqrt(p (1 - p) / walks) <= 0.5 / sqrt(walks); bitwise reproducible for a given seed,
+    whatever the thread count. keep_self_loops / both_directions as in rwse. With info=True returns
+    (out, dict): method_used ("exact" or "monte_carlo"), walks_used, std_error_bound, exact_cost,
+    monte_carlo_cost (the cost model's estimates, posenc.h). out: None or the array to fill."""
+    src, dst, weights = _edges(src, dst, weights, convert)
+    out = _out(out, (int(num_nodes), int(steps)), np.float64, inputs={"src": src, "dst": dst, "weights": weights})
+    inf = RwseInfo()
+    _call("posenc_rwse_info_init", ctypes.byref(inf))
+    inf.method = int(method)
+    inf.flags = (GRAPH_KEEP_SELF_LOOPS if keep_self_loops else 0) | (GRAPH_BOTH_DIRECTIONS if both_directions else 0)
+    inf.walks = int(walks)
+    inf.seed = int(seed) & 0xFFFFFFFFFFFFFFFF
+    _call("posenc_rwse_auto_f64", int(num_nodes), _ptr(src), _ptr(dst), _ptr(weights), src.shape[0], int(steps),
+          _ptr(out), ctypes.byref(inf))
+    if not info:
+        return out
+    d = {n: getattr(inf, n) for n in ("method_used", "walks_used", "std_error_bound", "exact_cost",
+                                     "monte_carlo_cost")}
+    d["method_used"] = _RWSE_METHODS.get(d["method_used"], d["method_used"])
+    return out, d
 
 
 def maglap_pe(num_nodes, src, dst, k, q=0.25, weights=None, laplacian=Laplacian.SYM, convert=False, out=None):
@@ -333,4 +382,4 @@ def diffusion_distance_eig(eigvals, eigvecs, t, pairs, truncation_bound=False, c
 __all__ = ['GRAPH_BOTH_DIRECTIONS', 'GRAPH_KEEP_SELF_LOOPS', 'LAPPE_DROP_TRIVIAL', 'LAPPE_NAN_PAD', 'Laplacian',
            'LaplacianPeInfo', 'LapPeMethod', 'diffusion_distance', 'diffusion_distance_eig', 'graph_batch_pe',
            'heat_kernel_apply', 'heat_kernel_diag', 'heat_kernel_rows', 'laplacian_pe', 'maglap_pe', 'rrwp', 'rwse',
-           'shortest_path']
+           'RWSE_DEFAULT_WALKS', 'RwseInfo', 'RwseMethod', 'rwse_auto', 'shortest_path']
