@@ -227,62 +227,85 @@ inline uint64_t mix64(uint64_t z) {
 void rwse_monte_carlo(const Graph& g, int32_t steps, int32_t R, uint64_t seed, double* res) {
   const int64_t n = g.n;
   const std::vector<double> invdeg = inverse_degrees(g);
-  // Per row: the cumulative weights (binary search for weighted rows) and whether every weight
-  // of the row is equal (then a uniform pick of the position).
+  // Per row, packed so that a walk step reads one 16-byte record: the row's start, its length and
+  // whether every weight of the row is equal (then a uniform pick of the position; else a binary
+  // search on the row's cumulative weights).
+  struct Row {
+    int64_t p0;
+    int32_t cnt;
+    int32_t uniform;
+  };
   const size_t nnz = g.idx.size();
   std::vector<double> cum(nnz);
-  std::vector<char> uniform(static_cast<size_t>(n), 1);
+  std::vector<Row> rows(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
     double c = 0.0;
     const int64_t p0 = g.ptr[static_cast<size_t>(i)], p1 = g.ptr[static_cast<size_t>(i) + 1];
+    Row& r = rows[static_cast<size_t>(i)];
+    r.p0 = p0;
+    r.cnt = static_cast<int32_t>(p1 - p0);
+    r.uniform = 1;
     for (int64_t p = p0; p < p1; ++p) {
       c += g.val[static_cast<size_t>(p)];
       cum[static_cast<size_t>(p)] = c;
-      if (g.val[static_cast<size_t>(p)] != g.val[static_cast<size_t>(p0)]) uniform[static_cast<size_t>(i)] = 0;
+      if (g.val[static_cast<size_t>(p)] != g.val[static_cast<size_t>(p0)]) r.uniform = 0;
     }
   }
-  const int64_t* ptr = g.ptr.data();
+  const Row* row = rows.data();
   const int32_t* idx = g.idx.data();
   const double* cw = cum.data();
-  const char* uni = uniform.data();
   const double* idg = invdeg.data();
   const uint64_t key = mix64(seed ^ 0x6A09E667F3BCC909ull);
   tbb::enumerable_thread_specific<std::vector<double>> scratch(
       [&] { return std::vector<double>(static_cast<size_t>(n), 0.0); });
   const int64_t grain = 64;  // nodes per tile
+  // kLanes walks of one node advance together: their memory accesses are independent, so the
+  // processor overlaps their cache misses. The sums are in a fixed order (per step, the lanes in
+  // order): the result does not depend on the tiling.
+  constexpr int kLanes = 8;
   parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
-    std::vector<double>& mark = scratch.local();  // mark[y] = A[i][y] = A[y][i] for the node i
+    // mark[y] = A[i][y] / d_y = A[y][i] / d_y = P[y][i] for the node i (0 elsewhere)
+    std::vector<double>& mark = scratch.local();
     std::vector<double> acc(static_cast<size_t>(steps));
     const int64_t i0 = t * grain, i1 = std::min(n, i0 + grain);
     for (int64_t i = i0; i < i1; ++i) {
       if (g.deg[static_cast<size_t>(i)] <= 0.0) continue;  // isolated: zeros
-      const int64_t q0 = ptr[i], q1 = ptr[i + 1];
-      for (int64_t p = q0; p < q1; ++p) mark[static_cast<size_t>(idx[p])] = g.val[static_cast<size_t>(p)];
+      const int64_t q0 = g.ptr[static_cast<size_t>(i)], q1 = g.ptr[static_cast<size_t>(i) + 1];
+      for (int64_t p = q0; p < q1; ++p)
+        mark[static_cast<size_t>(idx[p])] = g.val[static_cast<size_t>(p)] * idg[idx[p]];
       std::fill(acc.begin(), acc.end(), 0.0);
-      for (int32_t w = 0; w < R; ++w) {
-        uint64_t state = mix64(key ^ ((static_cast<uint64_t>(i) << 32) | static_cast<uint32_t>(w)));
-        int64_t x = i;
+      for (int32_t w0 = 0; w0 < R; w0 += kLanes) {
+        const int nl = static_cast<int>(std::min<int32_t>(kLanes, R - w0));
+        uint64_t st[kLanes];
+        int32_t x[kLanes];
+        for (int l = 0; l < nl; ++l) {
+          st[l] = mix64(key ^ ((static_cast<uint64_t>(i) << 32) | static_cast<uint32_t>(w0 + l)));
+          x[l] = static_cast<int32_t>(i);
+        }
         for (int32_t s = 0;; ++s) {
-          acc[static_cast<size_t>(s)] += mark[static_cast<size_t>(x)] * idg[x];
+          double a = 0.0;
+          for (int l = 0; l < nl; ++l) a += mark[static_cast<size_t>(x[l])];
+          acc[static_cast<size_t>(s)] += a;
           if (s + 1 == steps) break;
-          state += 0x9E3779B97F4A7C15ull;
-          const uint64_t z = mix64(state);
-          const int64_t p0 = ptr[x], cnt = ptr[x + 1] - p0;
-          const double u = static_cast<double>(z >> 11) * 0x1p-53;  // uniform in [0, 1), 53 bits
-          int64_t p;
-          if (uni[x]) {
-            p = p0 + static_cast<int64_t>(u * static_cast<double>(cnt));
-          } else {
-            p = std::upper_bound(cw + p0, cw + p0 + cnt, u * cw[p0 + cnt - 1]) - cw;
+          for (int l = 0; l < nl; ++l) {
+            st[l] += 0x9E3779B97F4A7C15ull;
+            const uint64_t z = mix64(st[l]);
+            const Row r = row[x[l]];
+            const double u = static_cast<double>(z >> 11) * 0x1p-53;  // uniform in [0, 1), 53 bits
+            int64_t p;
+            if (r.uniform) {
+              p = r.p0 + static_cast<int64_t>(u * static_cast<double>(r.cnt));
+            } else {
+              p = std::upper_bound(cw + r.p0, cw + r.p0 + r.cnt, u * cw[r.p0 + r.cnt - 1]) - cw;
+            }
+            if (p >= r.p0 + r.cnt) p = r.p0 + r.cnt - 1;  // u * cnt rounded up to cnt
+            x[l] = idx[p];
           }
-          if (p >= p0 + cnt) p = p0 + cnt - 1;  // u * cnt rounded up to cnt
-          x = idx[p];
         }
       }
       for (int64_t p = q0; p < q1; ++p) mark[static_cast<size_t>(idx[p])] = 0.0;
       const double inv_r = 1.0 / static_cast<double>(R);
-      for (int32_t s = 0; s < steps; ++s)
-        res[i * steps + s] = acc[static_cast<size_t>(s)] * inv_r;
+      for (int32_t s = 0; s < steps; ++s) res[i * steps + s] = acc[static_cast<size_t>(s)] * inv_r;
     }
   });
 }
