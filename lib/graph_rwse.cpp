@@ -274,12 +274,12 @@ void rwse_monte_carlo(const Graph& g, int32_t steps, int32_t R, uint64_t seed, d
       for (int64_t p = q0; p < q1; ++p)
         mark[static_cast<size_t>(idx[p])] = g.val[static_cast<size_t>(p)] * idg[idx[p]];
       std::fill(acc.begin(), acc.end(), 0.0);
-      for (int32_t w0 = 0; w0 < R; w0 += kLanes) {
-        const int nl = static_cast<int>(std::min<int32_t>(kLanes, R - w0));
+      for (int64_t w0 = 0; w0 < R; w0 += kLanes) {
+        const int nl = static_cast<int>(std::min<int64_t>(kLanes, R - w0));
         uint64_t st[kLanes];
         int32_t x[kLanes];
         for (int l = 0; l < nl; ++l) {
-          st[l] = mix64(key ^ ((static_cast<uint64_t>(i) << 32) | static_cast<uint32_t>(w0 + l)));
+          st[l] = mix64(key ^ ((static_cast<uint64_t>(i) << 32) | static_cast<uint64_t>(w0 + l)));
           x[l] = static_cast<int32_t>(i);
         }
         for (int32_t s = 0;; ++s) {

@@ -1639,7 +1639,7 @@ typedef enum {
 /** Options (in) and diagnostics (out) of one posenc_rwse_auto_f64 call. */
 typedef struct {
   uint32_t struct_size;       /**< sizeof(posenc_rwse_info); set by _init */
-  posenc_rwse_method method;  /**< in: AUTO (default), EXACT or MONTE_CARLO (forced, whatever the cost) */
+  posenc_rwse_method method;  /**< in: AUTO (default), or EXACT / MONTE_CARLO forced */
   uint32_t flags;             /**< in: 0 or an OR of POSENC_GRAPH_KEEP_SELF_LOOPS and
                                    POSENC_GRAPH_BOTH_DIRECTIONS (as posenc_rwse_ex_f64) */
   int32_t walks;              /**< in: Monte-Carlo walks per node R; 0 = POSENC_RWSE_DEFAULT_WALKS */
@@ -1656,8 +1656,9 @@ typedef struct {
 
 /** Default Monte-Carlo walks per node: standard error <= 0.5 / sqrt(2500) = 0.01 for every entry. */
 #define POSENC_RWSE_DEFAULT_WALKS 2500
-/** The measured cost of one Monte-Carlo walk step in exact-path lane-edge updates (bench/rwse_crossover). */
-#define POSENC_RWSE_MC_STEP_COST 8.0
+/** The cost of one Monte-Carlo walk step in exact-path lane-edge updates (measured: 4-9 on x86-64,
+ *  bench/rwse_auto_choice.py). */
+#define POSENC_RWSE_MC_STEP_COST 6.0
 
 /** Fills *info with struct_size = sizeof, method = POSENC_RWSE_AUTO, flags 0, walks 0 (the
  *  default), seed 0 and zero outputs. NULL_POINTER if info is NULL. */
@@ -1684,18 +1685,24 @@ POSENC_API posenc_status posenc_rwse_info_init(posenc_rwse_info* info);
  *  with the last step averaged exactly (Rao-Blackwell). It is UNBIASED (E = (P^t)_ii) and each
  *  entry, a mean of R independent terms in [0, 1] with mean p = (P^t)_ii, has standard error
  *  <= sqrt(p (1 - p) / R) <= 0.5 / sqrt(R) (the indicator estimator's; conditioning can only lower
- *  it; t = 1 is exact up to the rounding of the sum). One walk of steps - 1 moves gives every t. Entries of one node are
- *  correlated (the same walks), nodes are independent. Random numbers: a counter-based generator
- *  (splitmix64) keyed by (seed, node, walk): the output depends on seed, the graph, steps and R
- *  only, and is bitwise identical for any thread count and on every ISA path (plain C++).
+ *  it; t = 1 is exact up to the rounding of the sum). One walk of steps - 1 moves gives every t.
+ *  Entries of one node are correlated (the same walks), nodes are independent. Where R p is small
+ *  the error is Poisson-like (rare walks with a large term), not Gaussian. Walks of a node advance
+ *  8 at a time and the terms are summed in a fixed order. Random numbers: a counter-based
+ *  generator (splitmix64) keyed by (seed, node, walk): the output depends on seed, the graph,
+ *  steps and R only, and is bitwise identical for any thread count and on every ISA path (plain
+ *  C++).
  *  Work W_mc = POSENC_RWSE_MC_STEP_COST x R x steps x (nodes with d > 0): O(n R steps),
- *  independent of the graph's hubs; memory O(nnz + n).
+ *  independent of the graph's hubs; memory O(nnz + n) plus n doubles per thread.
  *
- *  AUTO: EXACT when W_exact <= W_mc (estimated before running), else MONTE_CARLO. The constant
- *  POSENC_RWSE_MC_STEP_COST = 8 is the measured ratio of the time of one walk step to one exact
- *  lane-edge update (bench/rwse_crossover: ~8 on x86-64, so the choice picks the faster path to
- *  within ~2x of the crossover); small and mesh-like graphs (karate, grids) stay exact, hub-heavy
- *  graphs of >= 10^4 nodes (Barabasi-Albert, package dependency graphs) take Monte-Carlo.
+ *  AUTO: EXACT when W_exact <= W_mc (estimated before running), else MONTE_CARLO: Monte-Carlo is
+ *  taken only where it is cheaper than the exact result, at the requested budget R. The constant
+ *  POSENC_RWSE_MC_STEP_COST = 6 is the ratio of the CPU time of one walk step to one exact
+ *  lane-edge update, measured 4.1-8.7 (x86-64, bench/rwse_auto_choice.py: grids, Barabasi-Albert
+ *  2000 and 10^4 nodes, the Debian dependency graph), so near the threshold the choice is within
+ *  ~1.5x of the faster path. At R = 2500 and 16 steps: karate, grids and Barabasi-Albert 2000 stay
+ *  exact; Barabasi-Albert 10^4 (2.7x faster), the 58 955-node Debian component (10x) and
+ *  Barabasi-Albert 10^5 take Monte-Carlo. The choice depends on the graph, steps and R only.
  *  Isolated nodes get zeros on both paths.
  *
  *  Errors (nothing written, info untouched): those of posenc_rwse_ex_f64 (flags read from
