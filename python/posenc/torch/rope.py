@@ -30,7 +30,7 @@ class _Cfg:
     raw C functions (in place and out of place), layout, heads_first, and the position axes."""
 
     __slots__ = ("raw_in", "raw_out", "first", "keep", "layout", "heads_first", "na", "mrope", "multi", "fast",
-                 "runs")
+                 "runs", "bwd")
 
     def __init__(self, params, layout, heads_first):
         if isinstance(params, RopeParams):
@@ -50,6 +50,7 @@ class _Cfg:
         self.multi = self.na > 1 or p.axes == RopeAxes.AXIAL
         self.fast = {}  # _fast_key(...) -> _FastEntry: calls whose arguments passed the checks before
         self.runs = {}  # _run_key(...) -> _FastEntry: prepared operand structs of rotated tensors
+        self.bwd = {}  # _grad_rotated's key -> _FastEntry: prepared backward calls
 
 
 _I32, _I64, _VP = ctypes.c_int32, ctypes.c_int64, ctypes.c_void_p
@@ -120,8 +121,12 @@ def _new_like(x, small=False):
 
 def _readable(x, heads_first):
     """x itself when the C ABI can read it (unit-stride head_dim, leading dimensions that
-    collapse), else a C-contiguous copy."""
-    return x if _operand(x, heads_first) is not None else x.contiguous()
+    collapse, no two elements at one address), else a C-contiguous copy."""
+    key = (x.shape, x.stride(), heads_first)
+    lay = _LAYOUTS.get(key, False)
+    if lay is False:
+        return x if _operand(x, heads_first) is not None else x.contiguous()
+    return x if lay is not None else x.contiguous()
 
 
 def _fresh_out(x, heads_first):
@@ -165,19 +170,55 @@ def _run(cfg, positions, xs, inverse, outs=None, e=None):
     st = e.raw(*e.pre, None if positions is None else _VP(positions.data_ptr()), *e.post, _INVERSE[int(inverse)])
     if st:
         check(st)
+    return e
 
 
 def _rotated(cfg, positions, xs, inverse, layouts=None):
     """New tensors: the rotations of xs (one out-of-place C call). layouts: None (each output laid
     out as its input, see _fresh_out) or (shape, strides, contiguous) per tensor (the layouts of
     the forward outputs, for gradients)."""
+    return _rotated_entry(cfg, positions, xs, inverse, layouts)[0]
+
+
+def _rotated_entry(cfg, positions, xs, inverse, layouts=None):
+    """(outputs of _rotated, the prepared entry of the call, whether xs were read as they are)."""
     hf = cfg.heads_first
     ins = [_readable(x, hf) for x in xs]
     if layouts is None:
         outs = [_fresh_out(x, hf) for x in ins]
     else:
         outs = [huge_page_hint(torch.empty_strided(shape, st, dtype=x.dtype)) for x, (shape, st, _) in zip(ins, layouts)]
-    _run(cfg, positions, ins, inverse, outs)
+    e = _run(cfg, positions, ins, inverse, outs)
+    return outs, e, all(a is b for a, b in zip(ins, xs))
+
+
+def _grad_rotated(ctx, gs, idx):
+    """The backward without create_graph: the transposed rotation of the gradients gs (of the
+    outputs idx) written in the forward outputs' layouts. A call whose (thread, dtype, gradient
+    shapes and strides, output layouts) was seen before reuses its prepared entry."""
+    cfg = ctx.cfg
+    layouts = ctx.layouts if len(idx) == len(ctx.layouts) else [ctx.layouts[i] for i in idx]
+    g0 = gs[0]
+    if len(gs) == 1:
+        key = (_ident(), g0.dtype, g0.shape, g0.stride(), layouts[0][1])
+    else:
+        g1 = gs[1]
+        key = (_ident(), g0.dtype, g0.shape, g0.stride(), g1.shape, g1.stride(), layouts[0][1], layouts[1][1])
+    bwd = cfg.bwd
+    e = bwd.get(key)
+    if e is None:
+        outs, e, as_is = _rotated_entry(cfg, ctx.positions, gs, not ctx.inverse, layouts)
+        if as_is:
+            if len(bwd) > 256:
+                bwd.clear()
+            bwd[key] = e
+        return outs
+    dt = g0.dtype
+    if e.small:
+        outs = [_empty_strided(lay[0], lay[1], dtype=dt) for lay in layouts]
+    else:
+        outs = [huge_page_hint(_empty_strided(lay[0], lay[1], dtype=dt)) for lay in layouts]
+    _run(cfg, ctx.positions, gs, not ctx.inverse, outs, e)
     return outs
 
 
@@ -223,7 +264,7 @@ class _RopeFunction(torch.autograd.Function):
             outs = [_new_like(x, small) for x in xs]
             _run(cfg, positions, xs, inverse, outs, e)
         ctx.cfg, ctx.positions, ctx.inverse = cfg, positions, inverse
-        ctx.layouts = [(o.shape, o.stride(), o.is_contiguous()) for o in outs]
+        ctx.layouts = [(o.shape, o.stride(), o.is_contiguous()) for o in outs] if e is None else e.lays_out
         ctx.set_materialize_grads(False)
         return tuple(outs)
 
@@ -236,7 +277,7 @@ class _RopeFunction(torch.autograd.Function):
             if _grad_enabled():  # create_graph: the backward is itself a rope op
                 outs = _RopeFunction.apply(ctx.cfg, ctx.positions, not ctx.inverse, None, *gs)
             else:  # written in the forward outputs' layouts (autograd's view backward then copies nothing)
-                outs = _rotated(ctx.cfg, ctx.positions, gs, not ctx.inverse, [ctx.layouts[i] for i in idx])
+                outs = _grad_rotated(ctx, gs, idx)
             for i, o in zip(idx, outs):
                 res[i] = o
         return (None, None, None, None) + tuple(res)
@@ -289,6 +330,7 @@ def _check_qk(q, k, heads_first):
 
 
 _Tensor = torch.Tensor
+_empty_strided = torch.empty_strided
 _ident = threading.get_ident
 _grad_enabled = torch.is_grad_enabled
 
@@ -298,7 +340,7 @@ class _FastEntry:
     pointer alone changes per call (inputs, then outputs when out of place), the raw C function
     and its other arguments."""
 
-    __slots__ = ("ops", "raw", "pre", "post", "small")
+    __slots__ = ("ops", "raw", "pre", "post", "small", "lays_out")
 
     def __init__(self, cfg, xs, outs=None):
         lays = [_operand(x, cfg.heads_first) for x in xs]
@@ -314,6 +356,8 @@ class _FastEntry:
         self.post = (_I32(cfg.na), _I64(batch), _I64(seq), _I64(xs[0].shape[-1])) + tuple(addrs)
         # all tensors of this layout below the huge-page threshold: no hint (see _new_like)
         self.small = all(x.numel() * x.element_size() < HUGE_PAGES_MIN_BYTES for x in xs)
+        # (shape, strides, contiguous) of each output: what the backward writes its gradient in
+        self.lays_out = None if outs is None else [(o.shape, o.stride(), o.is_contiguous()) for o in outs]
 
 
 def _fast_key(q, k, positions, inverse, inplace):
