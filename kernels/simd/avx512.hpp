@@ -72,6 +72,47 @@ inline void deinterleave2(const double* q, V& a, V& b) {
   b = V(_mm512_permutex2var_pd(x, _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1), y));
 }
 
+/// The 24 contiguous elements at q (8 points of x, y, z): three loads and two two-source
+/// permutes a coordinate (no gather: three gathers were ~18 % of the low-degree kernel at L = 1).
+template <class TI>
+inline void deinterleave3(const TI* q, V& x, V& y, V& z) {
+  __m512d a, b, c;
+  if constexpr (std::is_same<TI, double>::value) {
+    a = _mm512_loadu_pd(q);
+    b = _mm512_loadu_pd(q + 8);
+    c = _mm512_loadu_pd(q + 16);
+  } else {
+    a = _mm512_cvtps_pd(_mm256_loadu_ps(q));
+    b = _mm512_cvtps_pd(_mm256_loadu_ps(q + 8));
+    c = _mm512_cvtps_pd(_mm256_loadu_ps(q + 16));
+  }
+  // element e of the 24 is a[e], b[e - 8], c[e - 16]; index 8 + i takes lane i of the second source
+  const __m512d tx = _mm512_permutex2var_pd(a, _mm512_set_epi64(0, 0, 15, 12, 9, 6, 3, 0), b);
+  const __m512d ty = _mm512_permutex2var_pd(a, _mm512_set_epi64(0, 0, 0, 13, 10, 7, 4, 1), b);
+  const __m512d tz = _mm512_permutex2var_pd(a, _mm512_set_epi64(0, 0, 0, 14, 11, 8, 5, 2), b);
+  x = V(_mm512_permutex2var_pd(tx, _mm512_set_epi64(13, 10, 5, 4, 3, 2, 1, 0), c));  // 18 21
+  y = V(_mm512_permutex2var_pd(ty, _mm512_set_epi64(14, 11, 8, 4, 3, 2, 1, 0), c));  // 16 19 22
+  z = V(_mm512_permutex2var_pd(tz, _mm512_set_epi64(15, 12, 9, 4, 3, 2, 1, 0), c));  // 17 20 23
+}
+
+/// Four features of 8 points in the order p 4 + k: o[j] = points 2j and 2j + 1 (4 unpacks and
+/// 8 128-bit lane shuffles; the 8 x 8 transpose with rows of 4 written by overlapping 8-wide
+/// stores, half of them across a line, was the other way).
+inline void pack4(const V* f, V* o) {
+  const __m512d a = _mm512_unpacklo_pd(f[0], f[1]);  // (f0 f1) of points 0 2 4 6
+  const __m512d b = _mm512_unpackhi_pd(f[0], f[1]);  // (f0 f1) of points 1 3 5 7
+  const __m512d c = _mm512_unpacklo_pd(f[2], f[3]);
+  const __m512d d = _mm512_unpackhi_pd(f[2], f[3]);
+  const __m512d e = _mm512_shuffle_f64x2(a, c, 0x44);  // a0 a1 c0 c1 (128-bit lanes)
+  const __m512d g = _mm512_shuffle_f64x2(b, d, 0x44);  // b0 b1 d0 d1
+  const __m512d h = _mm512_shuffle_f64x2(a, c, 0xEE);  // a2 a3 c2 c3
+  const __m512d k = _mm512_shuffle_f64x2(b, d, 0xEE);  // b2 b3 d2 d3
+  o[0] = V(_mm512_shuffle_f64x2(e, g, 0x88));  // a0 c0 b0 d0: point 0, point 1
+  o[1] = V(_mm512_shuffle_f64x2(e, g, 0xDD));  // a1 c1 b1 d1: points 2, 3
+  o[2] = V(_mm512_shuffle_f64x2(h, k, 0x88));
+  o[3] = V(_mm512_shuffle_f64x2(h, k, 0xDD));
+}
+
 /// h[0] in lanes 0-7, h[1] in lanes 8-15, rounded to float32.
 inline VF narrow(const V* h) {
   return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(h[0])), _mm512_cvtpd_ps(h[1]), 1);

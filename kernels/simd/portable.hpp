@@ -48,6 +48,25 @@ inline V gather3(const TI* q, int64_t pstride) {
   return V::load_aligned(b);
 }
 
+/// The 3W contiguous elements at q (W points of x, y, z) as three vectors of doubles.
+template <class TI>
+inline void deinterleave3(const TI* q, V& x, V& y, V& z) {
+  x = gather3(q, 1);
+  y = gather3(q + 1, 1);
+  z = gather3(q + 2, 1);
+}
+
+/// o[j] lane i = the value at p 4 + k = W j + i of f[k] lane p (k < 4, p < W).
+inline void pack4(const V* f, V* o) {
+  alignas(64) double a[4 * W];
+  for (std::size_t k = 0; k < 4; ++k) {
+    alignas(64) double b[W];
+    f[k].store_aligned(b);
+    for (std::size_t p = 0; p < W; ++p) a[4 * p + k] = b[p];
+  }
+  for (std::size_t j = 0; j < 4; ++j) o[j] = V::load_aligned(a + W * j);
+}
+
 /// The 2W doubles at q split into even (a) and odd (b) elements (pairs such as longitude /
 /// latitude to one vector each).
 inline void deinterleave2(const double* q, V& a, V& b) {
