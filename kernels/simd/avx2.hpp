@@ -70,10 +70,14 @@ inline void deinterleave3(const TI* q, V& x, V& y, V& z) {
   z = V(_mm256_shuffle_pd(m, r, 0xA));                   // 2 5 8 11
 }
 
-/// Four features of 4 points in the order p 4 + k: the 4 x 4 transpose.
-inline void pack4(const V* f, V* o) {
-  for (int k = 0; k < 4; ++k) o[k] = f[k];
-  transpose(o);
+/// 4 NG features of 4 points in the order p 4 NG + k: a 4 x 4 transpose per group of 4.
+template <int NG>
+inline void pack4n(const V* f, V* o) {
+  for (int g = 0; g < NG; ++g) {
+    V t[4] = {f[4 * g], f[4 * g + 1], f[4 * g + 2], f[4 * g + 3]};
+    transpose(t);
+    for (int p = 0; p < 4; ++p) o[p * NG + g] = t[p];
+  }
 }
 
 /// h[0] in lanes 0-3, h[1] in lanes 4-7, rounded to float32.

@@ -95,22 +95,46 @@ inline void deinterleave3(const TI* q, V& x, V& y, V& z) {
   z = V(_mm512_permutex2var_pd(tz, _mm512_set_epi64(15, 12, 9, 4, 3, 2, 1, 0), c));  // 17 20 23
 }
 
-/// Four features of 8 points in the order p 4 + k: o[j] = points 2j and 2j + 1 (4 unpacks and
-/// 8 128-bit lane shuffles; the 8 x 8 transpose with rows of 4 written by overlapping 8-wide
-/// stores, half of them across a line, was the other way).
-inline void pack4(const V* f, V* o) {
-  const __m512d a = _mm512_unpacklo_pd(f[0], f[1]);  // (f0 f1) of points 0 2 4 6
-  const __m512d b = _mm512_unpackhi_pd(f[0], f[1]);  // (f0 f1) of points 1 3 5 7
-  const __m512d c = _mm512_unpacklo_pd(f[2], f[3]);
-  const __m512d d = _mm512_unpackhi_pd(f[2], f[3]);
-  const __m512d e = _mm512_shuffle_f64x2(a, c, 0x44);  // a0 a1 c0 c1 (128-bit lanes)
-  const __m512d g = _mm512_shuffle_f64x2(b, d, 0x44);  // b0 b1 d0 d1
-  const __m512d h = _mm512_shuffle_f64x2(a, c, 0xEE);  // a2 a3 c2 c3
-  const __m512d k = _mm512_shuffle_f64x2(b, d, 0xEE);  // b2 b3 d2 d3
-  o[0] = V(_mm512_shuffle_f64x2(e, g, 0x88));  // a0 c0 b0 d0: point 0, point 1
-  o[1] = V(_mm512_shuffle_f64x2(e, g, 0xDD));  // a1 c1 b1 d1: points 2, 3
-  o[2] = V(_mm512_shuffle_f64x2(h, k, 0x88));
-  o[3] = V(_mm512_shuffle_f64x2(h, k, 0xDD));
+/// 4 NG features of 8 points in the order p 4 NG + k. Per group of 4 features, 4 unpacks and 8
+/// 128-bit lane shuffles give q[j] = its features of points 2j (low half) and 2j + 1 (high
+/// half); the 2 NG half vectors of points 2j, 2j + 1 then pair up into NG outputs, one lane
+/// shuffle each. (The 8 x 8 transpose with rows of 4 or 12 written by overlapping 8-wide stores,
+/// many across a line, was the other way: 2x the time of the whole lmax-1 kernel.)
+template <int NG>
+__attribute__((always_inline)) inline void pack4n(const V* f, V* o) {
+  __m512d q[NG][4];
+  for (int g = 0; g < NG; ++g) {
+    const V* h = f + 4 * g;
+    const __m512d a = _mm512_unpacklo_pd(h[0], h[1]);  // (f0 f1) of points 0 2 4 6
+    const __m512d b = _mm512_unpackhi_pd(h[0], h[1]);  // (f0 f1) of points 1 3 5 7
+    const __m512d c = _mm512_unpacklo_pd(h[2], h[3]);
+    const __m512d d = _mm512_unpackhi_pd(h[2], h[3]);
+    const __m512d e = _mm512_shuffle_f64x2(a, c, 0x44);  // a0 a1 c0 c1 (128-bit lanes)
+    const __m512d u = _mm512_shuffle_f64x2(b, d, 0x44);  // b0 b1 d0 d1
+    const __m512d v = _mm512_shuffle_f64x2(a, c, 0xEE);  // a2 a3 c2 c3
+    const __m512d w = _mm512_shuffle_f64x2(b, d, 0xEE);  // b2 b3 d2 d3
+    q[g][0] = _mm512_shuffle_f64x2(e, u, 0x88);  // a0 c0 b0 d0: point 0, point 1
+    q[g][1] = _mm512_shuffle_f64x2(e, u, 0xDD);  // a1 c1 b1 d1: points 2, 3
+    q[g][2] = _mm512_shuffle_f64x2(v, w, 0x88);
+    q[g][3] = _mm512_shuffle_f64x2(v, w, 0xDD);
+  }
+  if constexpr (NG == 1) {
+    for (int j = 0; j < 4; ++j) o[j] = V(q[0][j]);
+  } else {
+    for (int j = 0; j < 4; ++j)
+      for (int m = 0; m < NG; ++m) {
+        // halves 2m and 2m + 1 of the sequence (group 0..NG-1 of point 2j, then of point 2j + 1)
+        const int h0 = 2 * m, h1 = 2 * m + 1;
+        const __m512d s0 = q[h0 % NG][j], s1 = q[h1 % NG][j];
+        const int a0 = h0 < NG ? 0 : 2, a1 = h1 < NG ? 0 : 2;
+        switch (a0 + a1 / 2) {  // 128-bit lanes a0, a0 + 1 of s0, then a1, a1 + 1 of s1
+          case 0: o[j * NG + m] = V(_mm512_shuffle_f64x2(s0, s1, 0x44)); break;
+          case 1: o[j * NG + m] = V(_mm512_mask_blend_pd(0xF0, s0, s1)); break;
+          case 2: o[j * NG + m] = V(_mm512_shuffle_f64x2(s0, s1, 0x4E)); break;
+          default: o[j * NG + m] = V(_mm512_shuffle_f64x2(s0, s1, 0xEE)); break;
+        }
+      }
+  }
 }
 
 /// h[0] in lanes 0-7, h[1] in lanes 8-15, rounded to float32.

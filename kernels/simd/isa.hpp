@@ -14,8 +14,8 @@
 //   deinterleave2(q, a, b)    a = q[0], q[2], ..., q[2W-2]; b = q[1], q[3], ..., q[2W-1]
 //   deinterleave3(q, x, y, z) x = q[0], q[3], ..., y = q[1], q[4], ..., z = q[2], q[5], ... of
 //                             the 3W contiguous elements at q, as doubles (TI = float or double)
-//   pack4(const V* f, V* o)   the 4W values f[k] lane p (4 features of W points) in the order
-//                             p 4 + k, as the 4 vectors o[0..4)
+//   pack4n<NG>(const V* f, V* o)  the 4 NG W values f[k] lane p (4 NG features of W points) in
+//                             the order p 4 NG + k, as the 4 NG vectors o[0..4 NG)
 //   narrow(const V* h)        kHalves double vectors rounded into one float vector
 //   widen(vf, h)              lanes [W h, W h + W) of a float vector as doubles
 //   copy_line<NT>(d, s)       one aligned 64-byte line, non-temporal when NT and kHasStream

@@ -56,15 +56,17 @@ inline void deinterleave3(const TI* q, V& x, V& y, V& z) {
   z = gather3(q + 2, 1);
 }
 
-/// o[j] lane i = the value at p 4 + k = W j + i of f[k] lane p (k < 4, p < W).
-inline void pack4(const V* f, V* o) {
-  alignas(64) double a[4 * W];
-  for (std::size_t k = 0; k < 4; ++k) {
+/// o[j] lane i = the value at p NF + k = W j + i of f[k] lane p (NF = 4 NG features, p < W).
+template <int NG>
+inline void pack4n(const V* f, V* o) {
+  constexpr std::size_t NF = 4 * static_cast<std::size_t>(NG);
+  alignas(64) double a[NF * W];
+  for (std::size_t k = 0; k < NF; ++k) {
     alignas(64) double b[W];
     f[k].store_aligned(b);
-    for (std::size_t p = 0; p < W; ++p) a[4 * p + k] = b[p];
+    for (std::size_t p = 0; p < W; ++p) a[NF * p + k] = b[p];
   }
-  for (std::size_t j = 0; j < 4; ++j) o[j] = V::load_aligned(a + W * j);
+  for (std::size_t j = 0; j < NF; ++j) o[j] = V::load_aligned(a + W * j);
 }
 
 /// The 2W doubles at q split into even (a) and odd (b) elements (pairs such as longitude /

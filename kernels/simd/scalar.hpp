@@ -24,7 +24,7 @@ using portable::gather3;
 using portable::line_rows;
 using portable::lines;
 using portable::narrow;
-using portable::pack4;
+using portable::pack4n;
 using portable::rsqrt;
 using portable::store_fence;
 using portable::store_first;

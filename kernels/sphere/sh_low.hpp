@@ -24,21 +24,22 @@ namespace POSENC_NS {
 namespace sph {
 
 /// Writes the NF feature vectors F[0..NF) of a block (feature k of point p = lane p of F[k]) as
-/// np rows of NF consecutive elements at dst + p NF. Four features of a full block: vx::pack4
-/// and 4 whole-vector stores. Otherwise groups of W features are transposed in
+/// np rows of NF consecutive elements at dst + p NF. A full block with NF a multiple of 4 but
+/// not of W: vx::pack4n and NF whole-vector stores. Otherwise groups of W features are transposed in
 /// registers; row p's group g is one full vector store at dst + p NF + g W where it stays inside
 /// the block's np NF elements (a store that runs into row p + 1 is overwritten by that row's own
 /// stores, which come later), a partial store of the group's features otherwise.
 template <int NF, class TO>
-inline void low_put_rows(V* F, TO* dst, std::size_t np) {
+__attribute__((always_inline)) inline void low_put_rows(V* F, TO* dst, std::size_t np) {
   constexpr int Wi = static_cast<int>(W);
-  if constexpr (NF == 4 && Wi >= 4) {
-    // Four features (lmax 1): a full block's rows are 4 contiguous vectors.
+  if constexpr (NF % 4 == 0 && NF % Wi != 0) {
+    // Rows of 4 or 12 features (lmax 1 values, gradients) with 8 points a vector: a full
+    // block's rows are NF contiguous vectors.
     if (np == W) {
-      V o[4];
-      vx::pack4(F, o);
-#pragma GCC unroll 4
-      for (int j = 0; j < 4; ++j) store_row(dst + j * Wi, o[j]);
+      V o[NF];
+      vx::pack4n<NF / 4>(F, o);
+#pragma GCC unroll 16
+      for (int j = 0; j < NF; ++j) store_row(dst + j * Wi, o[j]);
       return;
     }
   }
