@@ -1460,7 +1460,13 @@ POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info*
  *  their component's lowest node id.
  *
  *  Solver (chosen automatically per component): up to 1024 nodes, or when 3k >= the component's
- *  size, a dense Eigen SelfAdjointEigenSolver. Larger components use Spectra 1.0:
+ *  size, a dense solver: for components of up to 512 nodes (molecules) under AUTO, Householder
+ *  tridiagonalization, ALL eigenvalues of the tridiagonal by implicit QL (EISPACK tql1: the k
+ *  smallest are never missed), the k smallest eigenvectors by inverse iteration (2 solves each,
+ *  re-orthogonalized against the previous ones: LAPACK dstein's scheme) and the Householder
+ *  back-transform, eigenvalues the Rayleigh quotients, each pair accepted only if ||L v - lambda
+ *  v||_2 <= 1e-12 c (about a third of the work of a full decomposition); otherwise, or if a pair is
+ *  rejected, Eigen's SelfAdjointEigenSolver (always with solver DENSE). Larger components use Spectra 1.0:
  *  (1) shift-invert (SymEigsShiftSolver) with sigma = -1e-3 * c/2 slightly BELOW 0 (never 0, where
  *  L is singular) and a sparse LDL^T factor with AMD ordering, attempted only when its symbolic
  *  analysis predicts at most 40x the nonzeros of L (meshes, geometric graphs; not expanders) and
@@ -1488,8 +1494,8 @@ POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info*
  *  the call returns NOT_CONVERGED. info reports the certificate, the recoveries, sigma and the
  *  count.
  *
- *  Accuracy: dense path, |lambda_j - exact| <= ~1e-13 c and residuals ~1e-14 c; iterative paths,
- *  residual <= 1e-9 c, the returned values are the k smallest to within 1e-8 c (certificate), each
+ *  Accuracy: dense path, |lambda_j - exact| <= ~1e-13 c and residuals ~1e-14 c (checked <= 1e-12 c
+ *  on the small path); iterative paths, residual <= 1e-9 c, the returned values are the k smallest to within 1e-8 c (certificate), each
  *  an eigenvalue to within its residual (Rayleigh quotient; ~residual^2 / gap when simple).
  *  Eigenvector error ~ residual / gap to the rest of the spectrum. The result is bitwise
  *  identical for any thread count and on every ISA path (no ISA-specific code).
@@ -1685,18 +1691,13 @@ POSENC_API posenc_status posenc_heat_kernel_apply_f64(int64_t num_nodes, const i
  *     still computed and written). The call returns the first failing graph's status and names
  *     it in the message, else POSENC_OK.
  *
- *  Method: connected graphs of 2..512 nodes take a small dense path: the dense Laplacian,
- *  Householder tridiagonalization (Eigen), all eigenvalues of the tridiagonal by implicit QL
- *  (EISPACK tql1; the k smallest are therefore never missed), the k smallest eigenvectors by
- *  inverse iteration (2 solves each, re-orthogonalized against all previous ones, twice after the
- *  last solve) and the
- *  Householder back-transform; eigenvalues are then the Rayleigh quotients and each pair is
- *  accepted only if ||L v - lambda v||_2 <= 1e-12 c (c as in posenc_laplacian_pe_f64). Graphs that
- *  are disconnected, larger, or fail that check take the posenc_laplacian_pe_f64 path. Values
- *  agree with posenc_laplacian_pe_f64 to ~1e-14 c and eigenspaces to ~1e-13 / gap (bases of
- *  repeated eigenvalues may differ: both are correct). Graphs are split over threads in fixed
- *  tiles of 16 and each graph is computed by one thread: bitwise identical for any thread count
- *  and on every ISA path (no ISA-specific code).
+ *  Method: each graph is computed by one thread, by the code of the single-graph calls: its LapPE
+ *  rows are bitwise posenc_laplacian_pe_f64's (solver AUTO, so its components of up to 512 nodes
+ *  take the small dense path described there), its RWSE rows bitwise posenc_rwse_f64's (the same
+ *  arithmetic; for small graphs over flat per-thread scratch). Graphs are split over threads in
+ *  fixed tiles of 16: bitwise identical for any thread count and on every ISA path (no
+ *  ISA-specific code). Cost on ZINC-like molecules (15-37 nodes, k = 10, steps = 16, 1 thread):
+ *  see docs/PERFORMANCE.md (tens of microseconds per graph, most of it the dense eigensolver).
  *
  *  Errors (nothing written): num_graphs <= 0, node_ptr[0] or edge_ptr[0] != 0, node_ptr or
  *  edge_ptr decreasing, an edge id outside its own graph's nodes (naming src[e] / dst[e] and the
@@ -1707,12 +1708,36 @@ POSENC_API posenc_status posenc_heat_kernel_apply_f64(int64_t num_nodes, const i
  *  written: the results are staged, about one more copy of the outputs, and copied at the end).
  *
  *  Sources: PyG torch_geometric.data.Batch (ptr, edge_index layout); GraphGPS's LapPE / RWSE
- *  precomputation (Rampasek et al. 2022); EISPACK tql1; inverse iteration (LAPACK dstein). */
+ *  precomputation (Rampasek et al. 2022). */
 POSENC_API posenc_status posenc_graph_batch_pe_f64(int64_t num_graphs, const int64_t* node_ptr,
                                                    const int64_t* edge_ptr, const int64_t* src, const int64_t* dst,
                                                    const double* weights, posenc_laplacian laplacian, int32_t k,
                                                    int32_t steps, double* eigvals, double* eigvecs, double* rwse,
                                                    int32_t* graph_status);
+
+/** posenc_graph_batch_pe_f64 with the PyG compatibility flags of the single-graph functions
+ *  (flags 0 = posenc_graph_batch_pe_f64, bitwise). flags: 0 or an OR of
+ *   - POSENC_GRAPH_BOTH_DIRECTIONS: both LapPE and RWSE read every graph as in "Graph
+ *     construction" with that flag (PyG's edge_index, both directions listed);
+ *   - POSENC_GRAPH_KEEP_SELF_LOOPS: RWSE only (LapPE ignores self-loops, as PyG's get_laplacian);
+ *   - POSENC_LAPPE_DROP_TRIVIAL, POSENC_LAPPE_NAN_PAD: LapPE, as in posenc_laplacian_pe_ex_f64.
+ *  Results, graph by graph (bitwise; the tests check it, on every ISA path and thread count):
+ *   - rwse rows of graph g = posenc_rwse_ex_f64(n_g, its edges, steps, flags &
+ *     (KEEP_SELF_LOOPS | BOTH_DIRECTIONS));
+ *   - with NAN_PAD: row g of eigvals and graph g's rows of eigvecs = posenc_laplacian_pe_ex_f64(n_g,
+ *     its edges, k) with info->flags = flags & (BOTH_DIRECTIONS | DROP_TRIVIAL | NAN_PAD) and
+ *     solver AUTO: GraphGPS's padding (NaN eigenvalues AND eigenvectors beyond the pairs available);
+ *   - without NAN_PAD: with a = n_g - (1 if DROP_TRIVIAL else 0) pairs available, the columns
+ *     j < min(k, a) are that call's result with k = min(k, a), and the columns j >= a have
+ *     eigvals NaN and eigvecs 0 (as posenc_graph_batch_pe_f64; a 1-node graph with DROP_TRIVIAL has
+ *     no pair: every column padded).
+ *  Method, accuracy, determinism, graph_status and errors as posenc_graph_batch_pe_f64; flags
+ *  with another bit -> INVALID_ARGUMENT naming flags. */
+POSENC_API posenc_status posenc_graph_batch_pe_ex_f64(int64_t num_graphs, const int64_t* node_ptr,
+                                                      const int64_t* edge_ptr, const int64_t* src, const int64_t* dst,
+                                                      const double* weights, posenc_laplacian laplacian, int32_t k,
+                                                      int32_t steps, uint32_t flags, double* eigvals, double* eigvecs,
+                                                      double* rwse, int32_t* graph_status);
 
 /** Relative random-walk probabilities (RRWP, GRIT: Ma et al., "Graph Inductive Biases in
  *  Transformers without Message Passing", ICML 2023), sparse: for every ordered node pair (i, j)
