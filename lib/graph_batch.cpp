@@ -93,6 +93,20 @@ bool tridiag_values(int64_t n, double* d, double* e) {
   return true;
 }
 
+/// sum_i x_i^2 with four partial sums (a fixed order: the same bits on every machine).
+double sum_sq(const double* x, int64_t n) {
+  double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    a0 += x[i] * x[i];
+    a1 += x[i + 1] * x[i + 1];
+    a2 += x[i + 2] * x[i + 2];
+    a3 += x[i + 3] * x[i + 3];
+  }
+  for (; i < n; ++i) a0 += x[i] * x[i];
+  return (a0 + a1) + (a2 + a3);
+}
+
 /// Householder reduction of the symmetric n x n matrix A (row-major, overwritten) to tridiagonal
 /// form T = Q^T A Q (LAPACK dsytd2, lower): d [n], e [n-1], the reflectors H_j = I - tau_j v_j v_j^T
 /// in V (row j holds v_j on entries j+1..n-1, v_j[j+1] = 1) and tau [n-1]. p, w: scratch [n].
@@ -116,14 +130,18 @@ void householder_tridiag(int64_t n, double* A, double* V, double* tau, double* d
     v[o] = 1.0;
     for (int64_t i = 1; i < m; ++i) v[o + i] = A[(o + i) * n + j] * scale;
     // B = trailing block: p = t B v, w = p - (t/2)(p.v) v, B -= v w^T + w v^T.
+    // B v as a sum of B's rows (B is symmetric): independent lanes instead of m dot products.
+    for (int64_t r = 0; r < m; ++r) p[r] = 0.0;
+    for (int64_t c = 0; c < m; ++c) {
+      const double* __restrict row = A + (o + c) * n + o;
+      double* __restrict pp = p;
+      const double vc = v[o + c];
+      for (int64_t r = 0; r < m; ++r) pp[r] += row[r] * vc;
+    }
     double pv = 0.0;
     for (int64_t r = 0; r < m; ++r) {
-      const double* row = A + (o + r) * n + o;
-      const double* vv = v + o;
-      double s = 0.0;
-      for (int64_t c = 0; c < m; ++c) s += row[c] * vv[c];
-      p[r] = t * s;
-      pv += p[r] * vv[r];
+      p[r] *= t;
+      pv += p[r] * v[o + r];
     }
     const double K = -0.5 * t * pv;
     for (int64_t r = 0; r < m; ++r) w[r] = p[r] + K * v[o + r];
@@ -243,6 +261,7 @@ bool posenc::graph_detail::small_dense_pairs(const Lap& L, int64_t nev, Pairs* o
   std::sort(S.vals.begin(), S.vals.end());
   const double tiny = std::numeric_limits<double>::epsilon() * std::max(tnorm, 1e-300);
   tridiag_factor(n, S.d.data(), S.e.data(), S.vals.data(), nev, tiny, S);
+  double* dots = S.w.data();  // [nev]
   for (int64_t j = 0; j < nev; ++j) {
     double* y = S.Y.data() + j * n;
     // Deterministic start vector (splitmix64 of the column index).
@@ -257,48 +276,59 @@ bool posenc::graph_detail::small_dense_pairs(const Lap& L, int64_t nev, Pairs* o
     }
     for (int it = 0; it < 2; ++it) {
       tridiag_solve(n, nev, j, S, y);
-      // Modified Gram-Schmidt against the previous vectors; twice after the last solve ("twice is
-      // enough").
-      for (int pass = 0; pass < 1 + it; ++pass)
-        for (int64_t q = 0; q < j; ++q) {
-          const double* yq = S.Y.data() + q * n;
-          double dot = 0.0;
-          for (int64_t i = 0; i < n; ++i) dot += yq[i] * y[i];
-          for (int64_t i = 0; i < n; ++i) y[i] -= dot * yq[i];
+      // Classical Gram-Schmidt against the previous vectors, once after the first solve and twice
+      // after the last ("twice is enough", CGS2): the j dot products are independent sums.
+      for (int pass = 0; pass < 1 + it; ++pass) {
+        if (j == 0) break;
+        for (int64_t q = 0; q < j; ++q) dots[q] = 0.0;
+        for (int64_t i = 0; i < n; ++i) {
+          const double yi = y[i];
+          const double* __restrict col = S.Y.data() + i;
+          for (int64_t q = 0; q < j; ++q) dots[q] += col[q * n] * yi;
         }
-      double nrm = 0.0;
-      for (int64_t i = 0; i < n; ++i) nrm += y[i] * y[i];
+        for (int64_t q = 0; q < j; ++q) {
+          const double* __restrict yq = S.Y.data() + q * n;
+          double* __restrict yy = y;
+          const double dq = dots[q];
+          for (int64_t i = 0; i < n; ++i) yy[i] -= dq * yq[i];
+        }
+      }
+      double nrm = sum_sq(y, n);
       nrm = std::sqrt(nrm);
       if (!(nrm > 0.0) || !std::isfinite(nrm)) return false;
       const double inv = 1.0 / nrm;
       for (int64_t i = 0; i < n; ++i) y[i] *= inv;
     }
   }
-  // Back-transform: x = H_0 H_1 ... H_{n-2} y (the last reflector first).
+  // Back-transform: x = H_0 H_1 ... H_{n-2} y (the last reflector first), all columns at once
+  // (the nev dot products with each reflector are independent sums).
+  for (int64_t j = n - 2; j >= 0; --j) {
+    const double t = S.tau[static_cast<size_t>(j)];
+    if (t == 0.0) continue;
+    const double* __restrict v = S.V.data() + j * n;
+    for (int64_t c = 0; c < nev; ++c) dots[c] = 0.0;
+    for (int64_t i = j + 1; i < n; ++i) {
+      const double vi = v[i];
+      const double* __restrict yrow = S.Y.data() + i;
+      for (int64_t c = 0; c < nev; ++c) dots[c] += vi * yrow[c * n];
+    }
+    for (int64_t c = 0; c < nev; ++c) {
+      double* __restrict y = S.Y.data() + c * n;
+      const double sc = dots[c] * t;
+      for (int64_t i = j + 1; i < n; ++i) y[i] -= sc * v[i];
+    }
+  }
   out->vec.resize(n, nev);
   out->val.resize(nev);
   std::vector<double> r(nz);
   for (int64_t c = 0; c < nev; ++c) {
-    double* y = S.Y.data() + c * n;
-    for (int64_t j = n - 2; j >= 0; --j) {
-      const double t = S.tau[static_cast<size_t>(j)];
-      if (t == 0.0) continue;
-      const double* v = S.V.data() + j * n;
-      double s = 0.0;
-      for (int64_t i = j + 1; i < n; ++i) s += v[i] * y[i];
-      s *= t;
-      for (int64_t i = j + 1; i < n; ++i) y[i] -= s * v[i];
-    }
+    const double* y = S.Y.data() + c * n;
     // Eigenvalue: the Rayleigh quotient of the back-transformed vector; the residual is checked.
     L.shifted_apply(0.0, y, r.data());  // r = -L y
     double lam = 0.0;
     for (int64_t i = 0; i < n; ++i) lam -= y[i] * r[static_cast<size_t>(i)];
-    double res = 0.0;
-    for (int64_t i = 0; i < n; ++i) {
-      const double q = r[static_cast<size_t>(i)] + lam * y[i];
-      res += q * q;
-    }
-    if (!(std::sqrt(res) <= kSmallResidual * L.bound)) return false;
+    for (int64_t i = 0; i < n; ++i) r[static_cast<size_t>(i)] += lam * y[i];
+    if (!(std::sqrt(sum_sq(r.data(), n)) <= kSmallResidual * L.bound)) return false;
     out->val[c] = lam;
     for (int64_t i = 0; i < n; ++i) out->vec(i, c) = y[i];
   }
