@@ -158,8 +158,36 @@ void householder_tridiag(int64_t n, double* A, double* V, double* tau, double* d
 /// Scratch of the tridiagonal path (one per call: std::vector only, so that an allocation failing
 /// anywhere leaves nothing half-freed).
 struct SmallScratch {
-  std::vector<double> A, V, tau, d, e, vals, work, lu0, lu1, lu2, mult, p, w, Y;
-  std::vector<char> piv;
+  /// One allocation for every array (allocations were a tenth of the time on molecules).
+  SmallScratch(int64_t n, int64_t nev) {
+    const size_t nz = static_cast<size_t>(n), L = static_cast<size_t>(std::max(n, nev)),
+                 nk = nz * static_cast<size_t>(nev);
+    buf.resize(2 * nz * nz + 5 * L + 3 * nz + 6 * nk);
+    double* q = buf.data();
+    auto take = [&](size_t c) {
+      double* r = q;
+      q += c;
+      return r;
+    };
+    A = take(nz * nz);
+    V = take(nz * nz);
+    tau = take(L);
+    d = take(L);
+    e = take(L);
+    p = take(L);
+    w = take(L);
+    vals = take(nz);
+    work = take(nz);
+    r = take(nz);
+    lu0 = take(nk);
+    lu1 = take(nk);
+    lu2 = take(nk);
+    mult = take(nk);
+    piv = take(nk);
+    Y = take(nk);
+  }
+  std::vector<double> buf;  // zeroed
+  double *A, *V, *tau, *d, *e, *p, *w, *vals, *work, *r, *lu0, *lu1, *lu2, *mult, *piv, *Y;
 };
 
 /// LU factorizations with partial pivoting of T - lambda_j I (T = (d, e) tridiagonal, j < nev)
@@ -170,13 +198,13 @@ struct SmallScratch {
 /// factorization alone).
 void tridiag_factor(int64_t n, const double* d, const double* e, const double* lambda, int64_t nev, double tiny,
                     SmallScratch& S) {
-  double* u0 = S.lu0.data();
-  double* u1 = S.lu1.data();
-  double* u2 = S.lu2.data();
-  double* mu = S.mult.data();
-  char* pv = S.piv.data();
-  double* cdv = S.p.data();  // [nev] current diagonal and superdiagonal of each factorization
-  double* csv = S.w.data();
+  double* u0 = S.lu0;
+  double* u1 = S.lu1;
+  double* u2 = S.lu2;
+  double* mu = S.mult;
+  double* pv = S.piv;  // 0 or 1: rows i and i + 1 swapped
+  double* cdv = S.p;   // [nev] current diagonal and superdiagonal of each factorization
+  double* csv = S.w;
   for (int64_t j = 0; j < nev; ++j) {
     cdv[j] = d[0] - lambda[j];
     csv[j] = n > 1 ? e[0] : 0.0;
@@ -197,7 +225,7 @@ void tridiag_factor(int64_t n, const double* d, const double* e, const double* l
         cdv[j] = dg - m * cs;
         csv[j] = sup;
         mu[q] = m;
-        pv[q] = 0;
+        pv[q] = 0.0;
       } else {
         const double m = cd / sub;
         u0[q] = 1.0 / sub;
@@ -206,7 +234,7 @@ void tridiag_factor(int64_t n, const double* d, const double* e, const double* l
         cdv[j] = cs - m * dg;
         csv[j] = -m * sup;
         mu[q] = m;
-        pv[q] = 1;
+        pv[q] = 1.0;
       }
     }
   }
@@ -215,13 +243,13 @@ void tridiag_factor(int64_t n, const double* d, const double* e, const double* l
 
 /// Solves (T - lambda_j I) x = y with factorization j of tridiag_factor; y is overwritten with x.
 void tridiag_solve(int64_t n, int64_t nev, int64_t j, const SmallScratch& S, double* y) {
-  const double* u0 = S.lu0.data() + j;
-  const double* u1 = S.lu1.data() + j;
-  const double* u2 = S.lu2.data() + j;
-  const double* mu = S.mult.data() + j;
-  const char* pv = S.piv.data() + j;
+  const double* u0 = S.lu0 + j;
+  const double* u1 = S.lu1 + j;
+  const double* u2 = S.lu2 + j;
+  const double* mu = S.mult + j;
+  const double* pv = S.piv + j;
   for (int64_t i = 0; i + 1 < n; ++i) {
-    if (pv[i * nev]) std::swap(y[i], y[i + 1]);
+    if (pv[i * nev] != 0.0) std::swap(y[i], y[i + 1]);
     y[i + 1] -= mu[i * nev] * y[i];
   }
   y[n - 1] *= u0[(n - 1) * nev];
@@ -237,33 +265,25 @@ void tridiag_solve(int64_t n, int64_t nev, int64_t j, const SmallScratch& S, dou
 /// kSmallResidual c (the caller then takes Eigen's SelfAdjointEigenSolver).
 bool posenc::graph_detail::small_dense_pairs(const Lap& L, int64_t nev, Pairs* out) {
   const int64_t n = L.n;
-  const size_t nz = static_cast<size_t>(n);
-  SmallScratch S;
-  S.A.assign(nz * nz, 0.0);
-  S.V.resize(nz * nz);
-  for (auto* v : {&S.tau, &S.d, &S.e, &S.p, &S.w}) v->assign(std::max(nz, static_cast<size_t>(nev)), 0.0);
-  for (auto* v : {&S.lu0, &S.lu1, &S.lu2, &S.mult}) v->resize(nz * static_cast<size_t>(nev));
-  S.piv.resize(nz * static_cast<size_t>(nev));
-  S.Y.resize(nz * static_cast<size_t>(nev));
+  SmallScratch S(n, nev);
   for (int64_t i = 0; i < n; ++i)
     for (int64_t p = L.ptr[static_cast<size_t>(i)]; p < L.ptr[static_cast<size_t>(i) + 1]; ++p)
-      S.A[static_cast<size_t>(i * n + L.idx[static_cast<size_t>(p)])] = L.val[static_cast<size_t>(p)];
-  householder_tridiag(n, S.A.data(), S.V.data(), S.tau.data(), S.d.data(), S.e.data(), S.p.data(), S.w.data());
-  S.e[nz - 1] = 0.0;
+      S.A[i * n + L.idx[static_cast<size_t>(p)]] = L.val[static_cast<size_t>(p)];
+  householder_tridiag(n, S.A, S.V, S.tau, S.d, S.e, S.p, S.w);
+  S.e[n - 1] = 0.0;
   double tnorm = 0.0;
   for (int64_t i = 0; i < n; ++i)
-    tnorm = std::max(tnorm, std::abs(S.d[static_cast<size_t>(i)]) + (i > 0 ? std::abs(S.e[static_cast<size_t>(i) - 1]) : 0.0) +
-                                (i + 1 < n ? std::abs(S.e[static_cast<size_t>(i)]) : 0.0));
+    tnorm = std::max(tnorm, std::abs(S.d[i]) + (i > 0 ? std::abs(S.e[i - 1]) : 0.0) + (i + 1 < n ? std::abs(S.e[i]) : 0.0));
   if (!std::isfinite(tnorm)) return false;
-  S.vals = S.d;
-  S.work = S.e;
-  if (!tridiag_values(n, S.vals.data(), S.work.data())) return false;
-  std::sort(S.vals.begin(), S.vals.end());
+  std::copy(S.d, S.d + n, S.vals);
+  std::copy(S.e, S.e + n, S.work);
+  if (!tridiag_values(n, S.vals, S.work)) return false;
+  std::sort(S.vals, S.vals + n);
   const double tiny = std::numeric_limits<double>::epsilon() * std::max(tnorm, 1e-300);
-  tridiag_factor(n, S.d.data(), S.e.data(), S.vals.data(), nev, tiny, S);
-  double* dots = S.w.data();  // [nev]
+  tridiag_factor(n, S.d, S.e, S.vals, nev, tiny, S);
+  double* dots = S.w;  // [nev]
   for (int64_t j = 0; j < nev; ++j) {
-    double* y = S.Y.data() + j * n;
+    double* y = S.Y + j * n;
     // Deterministic start vector (splitmix64 of the column index).
     uint64_t z = 0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(j + 1);
     for (int64_t i = 0; i < n; ++i) {
@@ -283,11 +303,11 @@ bool posenc::graph_detail::small_dense_pairs(const Lap& L, int64_t nev, Pairs* o
         for (int64_t q = 0; q < j; ++q) dots[q] = 0.0;
         for (int64_t i = 0; i < n; ++i) {
           const double yi = y[i];
-          const double* __restrict col = S.Y.data() + i;
+          const double* __restrict col = S.Y + i;
           for (int64_t q = 0; q < j; ++q) dots[q] += col[q * n] * yi;
         }
         for (int64_t q = 0; q < j; ++q) {
-          const double* __restrict yq = S.Y.data() + q * n;
+          const double* __restrict yq = S.Y + q * n;
           double* __restrict yy = y;
           const double dq = dots[q];
           for (int64_t i = 0; i < n; ++i) yy[i] -= dq * yq[i];
@@ -303,32 +323,32 @@ bool posenc::graph_detail::small_dense_pairs(const Lap& L, int64_t nev, Pairs* o
   // Back-transform: x = H_0 H_1 ... H_{n-2} y (the last reflector first), all columns at once
   // (the nev dot products with each reflector are independent sums).
   for (int64_t j = n - 2; j >= 0; --j) {
-    const double t = S.tau[static_cast<size_t>(j)];
+    const double t = S.tau[j];
     if (t == 0.0) continue;
-    const double* __restrict v = S.V.data() + j * n;
+    const double* __restrict v = S.V + j * n;
     for (int64_t c = 0; c < nev; ++c) dots[c] = 0.0;
     for (int64_t i = j + 1; i < n; ++i) {
       const double vi = v[i];
-      const double* __restrict yrow = S.Y.data() + i;
+      const double* __restrict yrow = S.Y + i;
       for (int64_t c = 0; c < nev; ++c) dots[c] += vi * yrow[c * n];
     }
     for (int64_t c = 0; c < nev; ++c) {
-      double* __restrict y = S.Y.data() + c * n;
+      double* __restrict y = S.Y + c * n;
       const double sc = dots[c] * t;
       for (int64_t i = j + 1; i < n; ++i) y[i] -= sc * v[i];
     }
   }
   out->vec.resize(n, nev);
   out->val.resize(nev);
-  std::vector<double> r(nz);
+  double* r = S.r;
   for (int64_t c = 0; c < nev; ++c) {
-    const double* y = S.Y.data() + c * n;
+    const double* y = S.Y + c * n;
     // Eigenvalue: the Rayleigh quotient of the back-transformed vector; the residual is checked.
-    L.shifted_apply(0.0, y, r.data());  // r = -L y
+    L.shifted_apply(0.0, y, r);  // r = -L y
     double lam = 0.0;
-    for (int64_t i = 0; i < n; ++i) lam -= y[i] * r[static_cast<size_t>(i)];
-    for (int64_t i = 0; i < n; ++i) r[static_cast<size_t>(i)] += lam * y[i];
-    if (!(std::sqrt(sum_sq(r.data(), n)) <= kSmallResidual * L.bound)) return false;
+    for (int64_t i = 0; i < n; ++i) lam -= y[i] * r[i];
+    for (int64_t i = 0; i < n; ++i) r[i] += lam * y[i];
+    if (!(std::sqrt(sum_sq(r, n)) <= kSmallResidual * L.bound)) return false;
     out->val[c] = lam;
     for (int64_t i = 0; i < n; ++i) out->vec(i, c) = y[i];
   }
