@@ -4,7 +4,7 @@
 // small dense eigensolver that LapPE uses for components of up to kSmallDenseMax nodes.
 //
 // Small dense path (small_dense_pairs; the molecules of ZINC / PCQM4Mv2: 10-50 nodes): Householder
-// tridiagonalization, all eigenvalues of the tridiagonal by implicit QL, the k smallest
+// tridiagonalization, all eigenvalues of the tridiagonal by root-free implicit QL (Pal-Walker-Kahan), the k smallest
 // eigenvectors by inverse iteration (2 solves) with full re-orthogonalization, and the Householder
 // back-transform: about a third of the work of Eigen's SelfAdjointEigenSolver, which computes all n
 // eigenvectors, and no allocation but its scratch. Every returned pair is checked (residual); a
@@ -37,58 +37,48 @@ namespace {
 constexpr double kSmallResidual = 1e-12;  // accepted residual ||L v - lambda v|| / c on that path
 constexpr int64_t kGraphsPerTile = 16;
 
-/// sqrt(a^2 + b^2) without hypot's cost where no overflow or underflow can occur.
-inline double fast_hypot(double a, double b) {
-  const double m = std::max(std::abs(a), std::abs(b));
-  if (m > 1e-150 && m < 1e150) return std::sqrt(a * a + b * b);
-  return std::hypot(a, b);
-}
-
-/// All eigenvalues of the symmetric tridiagonal (d, e) by the implicit QL method (EISPACK tql1,
-/// Wilkinson shift): e[i] couples d[i] and d[i+1], e[n-1] = 0. d receives the eigenvalues
-/// (unordered); false if an eigenvalue took more than 60 iterations.
-bool tridiag_values(int64_t n, double* d, double* e) {
-  const double eps = std::numeric_limits<double>::epsilon();
-  for (int64_t l = 0; l < n; ++l) {
+/// All eigenvalues of the symmetric tridiagonal (d, e) by the root-free implicit QL method of
+/// Pal, Walker and Kahan (LAPACK dsterf's QL branch): the sweep carries the squared off-diagonals,
+/// so a rotation costs two divisions and no square root (tql1: a square root and two divisions on
+/// its dependency chain). e[i] couples d[i] and d[i+1]; d receives the eigenvalues (unordered), e
+/// is overwritten; false if an eigenvalue took more than 60 sweeps or a value is not finite.
+bool tridiag_values_pwk(int64_t n, double* d, double* e) {
+  const double eps = std::numeric_limits<double>::epsilon(), eps2 = eps * eps;
+  for (int64_t i = 0; i + 1 < n; ++i) e[i] = e[i] * e[i];
+  if (n > 0) e[n - 1] = 0.0;
+  for (int64_t l = 0; l < n;) {
     int iter = 0;
-    int64_t m;
-    do {
-      for (m = l; m < n - 1; ++m) {
+    for (;;) {
+      int64_t m = l;
+      for (; m < n - 1; ++m) {
         const double dd = std::abs(d[m]) + std::abs(d[m + 1]);
-        if (std::abs(e[m]) <= eps * dd) break;
+        if (!(e[m] > eps2 * dd * dd)) break;  // |e_m| <= eps (|d_m| + |d_m+1|) (EISPACK tql1's test)
       }
-      if (m != l) {
-        if (iter++ == 60) return false;
-        double g = (d[l + 1] - d[l]) / (2.0 * e[l]);
-        double r = fast_hypot(g, 1.0);
-        g = d[m] - d[l] + e[l] / (g + std::copysign(r, g));
-        double s = 1.0, c = 1.0, p = 0.0;
-        int64_t i;
-        bool early = false;
-        for (i = m - 1; i >= l; --i) {
-          const double f = s * e[i], b = c * e[i];
-          r = fast_hypot(f, g);
-          e[i + 1] = r;
-          if (r == 0.0) {
-            d[i + 1] -= p;
-            e[m] = 0.0;
-            early = true;
-            break;
-          }
-          s = f / r;
-          c = g / r;
-          g = d[i + 1] - p;
-          r = (d[i] - g) * s + 2.0 * c * b;
-          p = s * r;
-          d[i + 1] = g + p;
-          g = c * r - b;
-        }
-        if (early) continue;
-        d[l] -= p;
-        e[l] = g;
-        e[m] = 0.0;
+      if (m < n - 1) e[m] = 0.0;
+      if (m == l) break;
+      if (iter++ == 60) return false;
+      // Wilkinson shift from the leading 2 x 2 block.
+      const double p0 = d[l], rte = std::sqrt(e[l]);
+      double sigma = (d[l + 1] - p0) / (2.0 * rte);
+      const double r0 = std::hypot(sigma, 1.0);
+      sigma = p0 - rte / (sigma + std::copysign(r0, sigma));
+      double c = 1.0, sn = 0.0, gamma = d[m] - sigma, p = gamma * gamma;
+      for (int64_t i = m - 1; i >= l; --i) {
+        const double bb = e[i], r = p + bb;
+        if (i != m - 1) e[i + 1] = sn * r;
+        const double oldc = c;
+        c = p / r;
+        sn = bb / r;
+        const double oldgam = gamma, alpha = d[i];
+        gamma = c * (alpha - sigma) - sn * oldgam;
+        d[i + 1] = oldgam + (alpha - gamma);
+        p = c != 0.0 ? (gamma * gamma) / c : oldc * bb;
       }
-    } while (m != l);
+      e[l] = sn * p;
+      d[l] = sigma + gamma;
+      if (!std::isfinite(d[l]) || !std::isfinite(e[l])) return false;
+    }
+    ++l;
   }
   return true;
 }
@@ -277,7 +267,7 @@ bool posenc::graph_detail::small_dense_pairs(const Lap& L, int64_t nev, Pairs* o
   if (!std::isfinite(tnorm)) return false;
   std::copy(S.d, S.d + n, S.vals);
   std::copy(S.e, S.e + n, S.work);
-  if (!tridiag_values(n, S.vals, S.work)) return false;
+  if (!tridiag_values_pwk(n, S.vals, S.work)) return false;
   std::sort(S.vals, S.vals + n);
   const double tiny = std::numeric_limits<double>::epsilon() * std::max(tnorm, 1e-300);
   tridiag_factor(n, S.d, S.e, S.vals, nev, tiny, S);
