@@ -593,6 +593,32 @@ POSENC_API posenc_status posenc_rope_plan_apply(const posenc_rope_plan* plan, po
                                                 int64_t head_dim, const posenc_rope_operand* q,
                                                 const posenc_rope_operand* k, int32_t inverse);
 
+/** RoPE out of place: q and k are read (never written) and their rotations written to q_out and
+ *  k_out, with a plan. Every operand is strided as posenc_rope_operand describes, independently
+ *  (e.g. q HF's transposed view [B, H, S, D], q_out packed [B, S, H, D]); all have the dtype,
+ *  batch, seq and head_dim of the call, and q_out / k_out the num_heads of q / k. The rotation,
+ *  positions, position_axes, layout, inverse and accuracy are those of posenc_rope_plan_apply,
+ *  and the results are bit-identical to posenc_rope_plan_apply run in place on a copy of q and k
+ *  (any ISA path, any thread count); the channels [rotary_dim, head_dim) of each head are copied
+ *  unchanged. q_out must be given exactly when q is (NULL with q NULL), likewise k_out with k.
+ *  Aliasing: an output may be exactly its input (same data, and the same strides wherever the
+ *  extent is > 1): that operand is rotated in place as posenc_rope_plan_apply does. Otherwise
+ *  the address range of an output (first to last element) must not intersect that of q, k or
+ *  the other output: such calls are rejected (INVALID_ARGUMENT naming both operands), including
+ *  disjoint interleavings such as q_out and k_out inside one fused buffer.
+ *  Cost: one read of the inputs and one write of the outputs (no copy pass): the autograd ops of
+ *  posenc.torch return new tensors this way.
+ *  Errors: those of posenc_rope_plan_apply for q, k, q_out and k_out (the message names the
+ *  operand); NULL_POINTER (q_out NULL with q given, k_out NULL with k given); INVALID_ARGUMENT
+ *  (q_out given with q NULL, k_out with k NULL, num_heads of an output differing from its
+ *  input's, outputs overlapping as above). On error nothing is written. */
+POSENC_API posenc_status posenc_rope_plan_apply_out(const posenc_rope_plan* plan, posenc_rope_dtype dtype,
+                                                    posenc_rope_layout layout, const int64_t* positions,
+                                                    int32_t position_axes, int64_t batch, int64_t seq,
+                                                    int64_t head_dim, const posenc_rope_operand* q,
+                                                    const posenc_rope_operand* k, const posenc_rope_operand* q_out,
+                                                    const posenc_rope_operand* k_out, int32_t inverse);
+
 /** As posenc_rope_plan_apply with the parameters given directly (a plan is made for the call).
  *  Errors: those of posenc_rope_plan_create and posenc_rope_plan_apply. */
 POSENC_API posenc_status posenc_rope_apply_strided(const posenc_rope_params* p, posenc_rope_dtype dtype,
@@ -1460,7 +1486,14 @@ POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info*
  *  their component's lowest node id.
  *
  *  Solver (chosen automatically per component): up to 1024 nodes, or when 3k >= the component's
- *  size, a dense Eigen SelfAdjointEigenSolver. Larger components use Spectra 1.0:
+ *  size, a dense solver: for components of up to 512 nodes (molecules) under AUTO, Householder
+ *  tridiagonalization, ALL eigenvalues of the tridiagonal by root-free implicit QL
+ *  (Pal-Walker-Kahan, as LAPACK dsterf: the k smallest are never missed), the k smallest
+ *  eigenvectors by inverse iteration (2 solves each, re-orthogonalized against the previous ones:
+ *  LAPACK dstein's scheme) and the Householder
+ *  back-transform, eigenvalues the Rayleigh quotients, each pair accepted only if ||L v - lambda
+ *  v||_2 <= 1e-12 c (about a third of the work of a full decomposition); otherwise, or if a pair is
+ *  rejected, Eigen's SelfAdjointEigenSolver (always with solver DENSE). Larger components use Spectra 1.0:
  *  (1) shift-invert (SymEigsShiftSolver) with sigma = -1e-3 * c/2 slightly BELOW 0 (never 0, where
  *  L is singular) and a sparse LDL^T factor with AMD ordering, attempted only when its symbolic
  *  analysis predicts at most 40x the nonzeros of L (meshes, geometric graphs; not expanders) and
@@ -1488,8 +1521,8 @@ POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info*
  *  the call returns NOT_CONVERGED. info reports the certificate, the recoveries, sigma and the
  *  count.
  *
- *  Accuracy: dense path, |lambda_j - exact| <= ~1e-13 c and residuals ~1e-14 c; iterative paths,
- *  residual <= 1e-9 c, the returned values are the k smallest to within 1e-8 c (certificate), each
+ *  Accuracy: dense path, |lambda_j - exact| <= ~1e-13 c and residuals ~1e-14 c (checked <= 1e-12 c
+ *  on the small path); iterative paths, residual <= 1e-9 c, the returned values are the k smallest to within 1e-8 c (certificate), each
  *  an eigenvalue to within its residual (Rayleigh quotient; ~residual^2 / gap when simple).
  *  Eigenvector error ~ residual / gap to the rest of the spectrum. The result is bitwise
  *  identical for any thread count and on every ISA path (no ISA-specific code).
@@ -1685,18 +1718,13 @@ POSENC_API posenc_status posenc_heat_kernel_apply_f64(int64_t num_nodes, const i
  *     still computed and written). The call returns the first failing graph's status and names
  *     it in the message, else POSENC_OK.
  *
- *  Method: connected graphs of 2..512 nodes take a small dense path: the dense Laplacian,
- *  Householder tridiagonalization (Eigen), all eigenvalues of the tridiagonal by implicit QL
- *  (EISPACK tql1; the k smallest are therefore never missed), the k smallest eigenvectors by
- *  inverse iteration (2 solves each, re-orthogonalized against all previous ones, twice after the
- *  last solve) and the
- *  Householder back-transform; eigenvalues are then the Rayleigh quotients and each pair is
- *  accepted only if ||L v - lambda v||_2 <= 1e-12 c (c as in posenc_laplacian_pe_f64). Graphs that
- *  are disconnected, larger, or fail that check take the posenc_laplacian_pe_f64 path. Values
- *  agree with posenc_laplacian_pe_f64 to ~1e-14 c and eigenspaces to ~1e-13 / gap (bases of
- *  repeated eigenvalues may differ: both are correct). Graphs are split over threads in fixed
- *  tiles of 16 and each graph is computed by one thread: bitwise identical for any thread count
- *  and on every ISA path (no ISA-specific code).
+ *  Method: each graph is computed by one thread, by the code of the single-graph calls: its LapPE
+ *  rows are bitwise posenc_laplacian_pe_f64's (solver AUTO, so its components of up to 512 nodes
+ *  take the small dense path described there), its RWSE rows bitwise posenc_rwse_f64's (the same
+ *  arithmetic; for small graphs over flat per-thread scratch). Graphs are split over threads in
+ *  fixed tiles of 16: bitwise identical for any thread count and on every ISA path (no
+ *  ISA-specific code). Cost on ZINC-like molecules (15-37 nodes, k = 10, steps = 16, 1 thread):
+ *  see docs/PERFORMANCE.md (tens of microseconds per graph, most of it the dense eigensolver).
  *
  *  Errors (nothing written): num_graphs <= 0, node_ptr[0] or edge_ptr[0] != 0, node_ptr or
  *  edge_ptr decreasing, an edge id outside its own graph's nodes (naming src[e] / dst[e] and the
@@ -1707,12 +1735,36 @@ POSENC_API posenc_status posenc_heat_kernel_apply_f64(int64_t num_nodes, const i
  *  written: the results are staged, about one more copy of the outputs, and copied at the end).
  *
  *  Sources: PyG torch_geometric.data.Batch (ptr, edge_index layout); GraphGPS's LapPE / RWSE
- *  precomputation (Rampasek et al. 2022); EISPACK tql1; inverse iteration (LAPACK dstein). */
+ *  precomputation (Rampasek et al. 2022). */
 POSENC_API posenc_status posenc_graph_batch_pe_f64(int64_t num_graphs, const int64_t* node_ptr,
                                                    const int64_t* edge_ptr, const int64_t* src, const int64_t* dst,
                                                    const double* weights, posenc_laplacian laplacian, int32_t k,
                                                    int32_t steps, double* eigvals, double* eigvecs, double* rwse,
                                                    int32_t* graph_status);
+
+/** posenc_graph_batch_pe_f64 with the PyG compatibility flags of the single-graph functions
+ *  (flags 0 = posenc_graph_batch_pe_f64, bitwise). flags: 0 or an OR of
+ *   - POSENC_GRAPH_BOTH_DIRECTIONS: both LapPE and RWSE read every graph as in "Graph
+ *     construction" with that flag (PyG's edge_index, both directions listed);
+ *   - POSENC_GRAPH_KEEP_SELF_LOOPS: RWSE only (LapPE ignores self-loops, as PyG's get_laplacian);
+ *   - POSENC_LAPPE_DROP_TRIVIAL, POSENC_LAPPE_NAN_PAD: LapPE, as in posenc_laplacian_pe_ex_f64.
+ *  Results, graph by graph (bitwise; the tests check it, on every ISA path and thread count):
+ *   - rwse rows of graph g = posenc_rwse_ex_f64(n_g, its edges, steps, flags &
+ *     (KEEP_SELF_LOOPS | BOTH_DIRECTIONS));
+ *   - with NAN_PAD: row g of eigvals and graph g's rows of eigvecs = posenc_laplacian_pe_ex_f64(n_g,
+ *     its edges, k) with info->flags = flags & (BOTH_DIRECTIONS | DROP_TRIVIAL | NAN_PAD) and
+ *     solver AUTO: GraphGPS's padding (NaN eigenvalues AND eigenvectors beyond the pairs available);
+ *   - without NAN_PAD: with a = n_g - (1 if DROP_TRIVIAL else 0) pairs available, the columns
+ *     j < min(k, a) are that call's result with k = min(k, a), and the columns j >= a have
+ *     eigvals NaN and eigvecs 0 (as posenc_graph_batch_pe_f64; a 1-node graph with DROP_TRIVIAL has
+ *     no pair: every column padded).
+ *  Method, accuracy, determinism, graph_status and errors as posenc_graph_batch_pe_f64; flags
+ *  with another bit -> INVALID_ARGUMENT naming flags. */
+POSENC_API posenc_status posenc_graph_batch_pe_ex_f64(int64_t num_graphs, const int64_t* node_ptr,
+                                                      const int64_t* edge_ptr, const int64_t* src, const int64_t* dst,
+                                                      const double* weights, posenc_laplacian laplacian, int32_t k,
+                                                      int32_t steps, uint32_t flags, double* eigvals, double* eigvecs,
+                                                      double* rwse, int32_t* graph_status);
 
 /** Relative random-walk probabilities (RRWP, GRIT: Ma et al., "Graph Inductive Biases in
  *  Transformers without Message Passing", ICML 2023), sparse: for every ordered node pair (i, j)

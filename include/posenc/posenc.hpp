@@ -200,6 +200,15 @@ class rope_plan {
     check(posenc_rope_plan_apply(plan_, dtype, layout, positions, position_axes, batch, seq, head_dim, q, k,
                                  inverse ? 1 : 0));
   }
+  /// posenc_rope_plan_apply_out: q / k read, their rotations written to q_out / k_out (an output
+  /// given exactly when its input is; see posenc.h for the aliasing rule).
+  void apply_out(posenc_rope_dtype dtype, posenc_rope_layout layout, const int64_t* positions,
+                 int32_t position_axes, int64_t batch, int64_t seq, int64_t head_dim, const posenc_rope_operand* q,
+                 const posenc_rope_operand* k, const posenc_rope_operand* q_out, const posenc_rope_operand* k_out,
+                 bool inverse = false) const {
+    check(posenc_rope_plan_apply_out(plan_, dtype, layout, positions, position_axes, batch, seq, head_dim, q, k,
+                                     q_out, k_out, inverse ? 1 : 0));
+  }
   /// posenc_rope_plan_rerotate: Q/K rotated with `from` become rotated with this plan.
   void rerotate_from(const rope_plan& from, posenc_rope_dtype dtype, posenc_rope_layout layout,
                      const int64_t* positions, int32_t position_axes, int64_t batch, int64_t seq, int64_t head_dim,
@@ -552,6 +561,18 @@ inline std::vector<int32_t> graph_batch_pe(int64_t num_graphs, const int64_t* no
   std::vector<int32_t> st = detail::out_buffer<int32_t>("graph_batch_pe", {num_graphs > 0 ? num_graphs : 0});
   check(posenc_graph_batch_pe_f64(num_graphs, node_ptr, edge_ptr, src, dst, weights, laplacian, k, steps, eigvals,
                                   eigvecs, rwse, st.data()));
+  return st;
+}
+/// posenc_graph_batch_pe_ex_f64: graph_batch_pe with the PyG compatibility flags
+/// (POSENC_GRAPH_BOTH_DIRECTIONS, POSENC_GRAPH_KEEP_SELF_LOOPS, POSENC_LAPPE_DROP_TRIVIAL,
+/// POSENC_LAPPE_NAN_PAD; 0 = graph_batch_pe). Returns the per-graph statuses.
+inline std::vector<int32_t> graph_batch_pe_ex(int64_t num_graphs, const int64_t* node_ptr, const int64_t* edge_ptr,
+                                              const int64_t* src, const int64_t* dst, const double* weights,
+                                              posenc_laplacian laplacian, int32_t k, int32_t steps, uint32_t flags,
+                                              double* eigvals, double* eigvecs, double* rwse) {
+  std::vector<int32_t> st = detail::out_buffer<int32_t>("graph_batch_pe_ex", {num_graphs > 0 ? num_graphs : 0});
+  check(posenc_graph_batch_pe_ex_f64(num_graphs, node_ptr, edge_ptr, src, dst, weights, laplacian, k, steps, flags,
+                                     eigvals, eigvecs, rwse, st.data()));
   return st;
 }
 /// Sparse pair encodings: pairs [num_pairs, 2] (i, j sorted), values [num_pairs, width].
