@@ -52,39 +52,6 @@ posenc_status check_linear_flags(int32_t flags) {
   return POSENC_OK;
 }
 
-namespace {
-/// The calling thread's kept buffer (reuse_fbuf).
-struct kept_buffer {
-  std::unique_ptr<float[]> p;
-  int64_t cap = 0;
-  bool busy = false;
-};
-thread_local kept_buffer t_kept;
-}  // namespace
-
-reuse_fbuf::reuse_fbuf(int64_t count) {
-  count = std::max<int64_t>(count, 1);
-  kept_buffer& kb = t_kept;
-  if (!kb.busy && count <= kReuseKeepFloats) {
-    if (kb.cap < count) {
-      kb.p.reset();  // free first: the peak is the new size, not old + new
-      kb.cap = 0;
-      kb.p.reset(new float[static_cast<size_t>(count)]);
-      kb.cap = count;
-    }
-    kb.busy = true;
-    leased_ = true;
-    p_ = kb.p.get();
-    return;
-  }
-  own_.reset(new float[static_cast<size_t>(count)]);
-  p_ = own_.get();
-}
-
-reuse_fbuf::~reuse_fbuf() {
-  if (leased_) t_kept.busy = false;
-}
-
 void transpose_to(const float* a, int64_t rows, int64_t cols, int64_t lda, float* b) {
   constexpr int64_t T = 32;  // 32 x 32 blocks: the strided side stays in L1
   for (int64_t i0 = 0; i0 < rows; i0 += T)
@@ -126,7 +93,7 @@ void linear_attention_run(const features_kernels_t* k, const float* phi_q, const
   }
   const int64_t C = 128;
   const int64_t nc = tiles_of(n, C);
-  reuse_fbuf st(nc * state);
+  fbuf st(nc * state);
   parallel_tiles(nc, [&](int64_t c) {
     const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
     float* s = st.data() + c * state;

@@ -97,39 +97,41 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
   // scratch: pass 1's buffer (below) for the largest chunk, the state a chunk sees and the
   // running block total of R, r; pass 2's running R, r and R^T.
   const int64_t cm = std::min(n, C), l2m = causal ? cm * cm : 0, ltm = causal ? cm : 0;
-  const int64_t slot = std::max(cm * dv + 2 * cm + F + 2 * l2m + (F + dv) * ltm + 2 * state, state + FD);
+  const int64_t slot = std::max(cm * dv + 2 * cm + F + 2 * l2m + (F + dv) * ltm + (F + dv) * ltm + 2 * state, state + FD);
   const int64_t slots = std::max<int64_t>(1, std::min<int64_t>(causal ? nb : nc, thread_count()));
   slot_pool<float> pool(slots, slot);
   slot_pool<double> dpool(slots, 2 * cm);  // pass 1's float64 row sums
-  // forward states S^T [dv, F] and z [F] of each chunk (S^T: the B operand of U = grad_out S^T as
-  // it is); pass 1 writes the chunk's R, r over its state once the state is consumed.
-  reuse_fbuf st(nc * state);
+  // causal: the chunks' R, r (pass 1), read by pass 2; non-causal: the tiles' states S [F, dv]
+  // and z [F] (the layout of the fast products here: F rows of 64 columns), then their R, r.
+  fbuf st(nc * state);
   // causal: per block, the exclusive prefix of the block totals of the states, then the
   // exclusive suffix of the block totals of R, r
   std::vector<float> blk(causal ? static_cast<size_t>(nb * state) : 0);
   std::vector<float> run(causal ? static_cast<size_t>(state) : 0);  // the running sum of the block scans
-  std::vector<float> total;  // non-causal: the one state, summed in tile order
+  std::vector<float> total;  // non-causal: the one state, summed in tile order, then S^T [dv, F] and z
   std::vector<double> acc;   // non-causal: R, r summed in tile order
-  if (!causal) total.assign(static_cast<size_t>(state), 0.0f), acc.assign(static_cast<size_t>(state), 0.0);
+  std::vector<float> acc_f;  // non-causal: S^T before it is copied into total
+  if (!causal) {
+    total.assign(static_cast<size_t>(state), 0.0f);
+    acc.assign(static_cast<size_t>(state), 0.0);
+    acc_f.resize(static_cast<size_t>(FD));
+  }
   // s (+)= the state of chunk c
   auto chunk_state = [&](int64_t c, float* s, bool accumulate) {
     const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
-    k->matmul(v + r0 * dv, 1, dv, phi_k + r0 * F, F, dv, F, len, s, F, accumulate ? 1 : 0);  // S^T = V^T phi_k
+    k->matmul(phi_k + r0 * F, 1, F, v + r0 * dv, dv, F, dv, len, s, dv, accumulate ? 1 : 0);  // S = phi_k^T V
     if (!accumulate) std::fill(s + FD, s + state, 0.0f);
     k->colsum_acc(phi_k + r0 * F, len, F, s + FD);
   };
   if (causal) {
-    // per block: st[c] = the sum of the states of the block's chunks before c (0 for the
-    // first chunk), blk[b] = the block total: a running sum in blk[b] that each chunk's product
-    // accumulates into, copied out before
+    // blk[b] = the block total of the chunk states, each chunk's product accumulating into it
+    // (pass 1 forms the same sums again, chunk by chunk: storing the n/64 partial sums and
+    // reading them back costs more memory traffic than the products)
     parallel_tiles(nb, [&](int64_t b) {
       const int64_t c0 = b * G, c1 = std::min(nc, c0 + G);
       float* tot = blk.data() + b * state;
       std::fill(tot, tot + state, 0.0f);
-      for (int64_t c = c0; c < c1; ++c) {
-        std::copy(tot, tot + state, st.data() + c * state);
-        chunk_state(c, tot, true);
-      }
+      for (int64_t c = c0; c < c1; ++c) chunk_state(c, tot, true);
     });
     std::fill(run.begin(), run.end(), 0.0f);  // exclusive prefix over blocks
     for (int64_t b = 0; b < nb; ++b) {
@@ -144,6 +146,9 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
     parallel_tiles(nc, [&](int64_t c) { chunk_state(c, st.data() + c * state, false); });
     for (int64_t t = 0; t < nc; ++t)
       for (int64_t e = 0; e < state; ++e) total[size_t(e)] += st[t * state + e];
+    std::vector<float>& sT = acc_f;  // S^T: the B operand of U = grad_out S^T for the 512-row tiles
+    k->transpose(total.data(), F, dv, dv, sT.data());
+    std::copy(sT.begin(), sT.end(), total.begin());
   }
   // pass 1 per chunk, with S, z the state the chunk's rows see: U = grad_out S^T [len, F]; causal:
   // the masked intra-chunk scores P = phi_q phi_k^T and G = grad_out V^T (j <= i). Per row, in
@@ -160,7 +165,8 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
     const float* kk = phi_k + r0 * F;
     const float* vv = v + r0 * dv;
     const float* go = grad_out + r0 * dv;
-    // a [len, dv], b, dinv [len], z [F]; causal: P, G [len, len], phi_k^T [F, len], V^T [dv, len]
+    // a [len, dv], b, dinv [len], z [F]; causal: P, G [len, len], phi_k^T [F, len], V^T [dv, len],
+    // grad_out^T [dv, len], U^T [F, len]
     const int64_t L2 = causal ? len * len : 0, LT = causal ? len : 0;
     float* a = buf;
     float* b = a + len * dv;
@@ -170,12 +176,20 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
     float* G = P + L2;
     float* kT = G + L2;
     float* vT = kT + F * LT;
+    float* goT = vT + dv * LT;
+    float* uT = goT + dv * LT;
     if (!causal) {
       std::copy(z, z + F, zc);
       z = zc;
     }
     float* gq = grad_phi_q + r0 * F;
-    k->matmul(go, dv, 1, s, F, len, F, dv, gq, F, 0);  // U = grad_out S^T, in place of grad_phi_q
+    if (causal) {  // U^T = S grad_out^T [F, len] (F rows of len columns), U into grad_phi_q
+      k->transpose(go, len, dv, dv, goT);
+      k->matmul(s, dv, 1, goT, len, F, len, dv, uT, len, 0);
+      k->transpose(uT, F, len, len, gq);
+    } else {  // s = S^T [dv, F]: U = grad_out S^T, in place of grad_phi_q
+      k->matmul(go, dv, 1, s, F, len, F, dv, gq, F, 0);
+    }
     // Causal: the intra-chunk products run on a staircase of kRowBlock-row blocks: rows [i0, i1)
     // of P and G are formed for the columns [0, i1) only (the strict upper part of the diagonal
     // block set to 0), and the products with M and P read only that part: the skipped entries
@@ -185,8 +199,11 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
       k->transpose(vv, len, dv, dv, vT);
       for (int64_t i0 = 0; i0 < len; i0 += kRowBlock) {
         const int64_t i1 = std::min(len, i0 + kRowBlock);
-        k->matmul(q + i0 * F, F, 1, kT, len, i1 - i0, i1, F, P + i0 * len, len, 0);
-        k->matmul(go + i0 * dv, dv, 1, vT, len, i1 - i0, i1, dv, G + i0 * len, len, 0);
+        // columns up to a whole register block (the micro-kernel's partial blocks load B through
+        // a copy): the extra columns j >= i1 of rows [i0, i1) are masked ones, never read below
+        const int64_t jc = std::min(len, round_up(i1, kFeaturesColPad));
+        k->matmul(q + i0 * F, F, 1, kT, len, i1 - i0, jc, F, P + i0 * len, len, 0);
+        k->matmul(go + i0 * dv, dv, 1, vT, len, i1 - i0, jc, dv, G + i0 * len, len, 0);
         for (int64_t i = i0; i < i1; ++i)
           for (int64_t j = i + 1; j < i1; ++j) P[size_t(i * len + j)] = G[size_t(i * len + j)] = 0.0f;
       }
@@ -264,8 +281,9 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
     });
     return;
   }
-  // causal pass 1 per block: chunk c sees the block's prefix plus st[c]; R, r then overwrite
-  // st[c]; the block's slot in blk receives the block total of R, r.
+  // causal pass 1 per block: the running state starts at the block's prefix and adds each
+  // chunk's state after the chunk; the chunk's R, r go to st[c]; the block's slot in blk
+  // receives the block total of R, r.
   parallel_tiles(nb, [&](int64_t bi) {
     const int64_t c0 = bi * G, c1 = std::min(nc, c0 + G);
     slot_pool<float>::lease buf(pool);
@@ -273,10 +291,11 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
     float* tot = blk.data() + bi * state;
     float* srun = buf.data() + (slot - 2 * state);
     float* racc = srun + state;
+    std::copy(tot, tot + state, srun);  // the block's prefix
     for (int64_t c = c0; c < c1; ++c) {
       float* s = rs + c * state;
-      for (int64_t e = 0; e < state; ++e) srun[e] = tot[e] + s[e];  // the block's prefix + st[c]
       pass1(c, srun, buf.data(), dbuf.data());
+      chunk_state(c, srun, true);  // the state chunk c + 1 sees
       chunk_r(c, buf.data(), s);
       if (c == c0) std::copy(s, s + state, racc);
       else add_to(racc, s, state);
@@ -327,10 +346,12 @@ extern "C" POSENC_API posenc_status posenc_linear_attention_backward_f32(
                                        "linear_attention_backward.global_unnormalized",
                                        "linear_attention_backward.causal_chunked_unnormalized"};
   path(kPaths[(causal ? 1 : 0) + (unnorm ? 2 : 0)]);
-  // Five n F dv products; causal adds the intra-chunk ones on the 64-row chunks' staircase
+  // Five n F dv products (causal: six, the chunk states are formed twice, for the block totals
+  // and for the running state); causal adds the intra-chunk ones on the 64-row chunks' staircase
   // (10 of the 16 16-row blocks of each chunk).
   work(4.0 * double(n) * 4.0 * (F + dv),
-       10.0 * double(n) * F * dv + (causal ? 0.625 * double(n) * 64 * (6.0 * F + 4.0 * dv) : 0.0), true);
+       (causal ? 12.0 : 10.0) * double(n) * F * dv + (causal ? 0.625 * double(n) * 64 * (6.0 * F + 4.0 * dv) : 0.0),
+       true);
   POSENC_SHAPE("n=%lld F=%d dv=%d", (long long)n, F, dv);
   return guarded([&] {
     // linear_attention_backward_run allocates all its scratch before it writes an output: an

@@ -50,29 +50,6 @@ struct fbuf {
   float& operator[](int64_t i) { return p[static_cast<size_t>(i)]; }
 };
 
-/// A float buffer of at least `count` floats, uninitialized, that stays with the calling thread
-/// between calls: the large per-call arrays of linear attention (the chunk states) would
-/// otherwise be fresh pages on every call, and faulting them in costs as much as a quarter of a
-/// causal pass. The calling thread keeps one buffer of up to kReuseKeepFloats floats (64 MiB),
-/// grown when a call needs more and freed when the thread exits; a larger request, or one made
-/// while the thread's buffer is in use (a nested call), gets its own allocation, freed at the
-/// end of the scope. Allocation failure throws std::bad_alloc, as fbuf.
-class reuse_fbuf {
- public:
-  explicit reuse_fbuf(int64_t count);
-  ~reuse_fbuf();
-  reuse_fbuf(const reuse_fbuf&) = delete;
-  reuse_fbuf& operator=(const reuse_fbuf&) = delete;
-  float* data() { return p_; }
-  float& operator[](int64_t i) { return p_[i]; }
-
- private:
-  float* p_ = nullptr;
-  bool leased_ = false;
-  std::unique_ptr<float[]> own_;
-};
-inline constexpr int64_t kReuseKeepFloats = int64_t(16) << 20;
-
 /// bfloat16 (the upper 16 bits of an IEEE float32) -> float32, exact.
 inline void bf16_widen(const uint16_t* in, int64_t count, float* out) {
   for (int64_t i = 0; i < count; ++i) {

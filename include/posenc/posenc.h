@@ -1109,10 +1109,7 @@ typedef enum {
  *  rows; the state of every chunk (F x dv + F) is reduced to exclusive prefix sums, and inside a
  *  chunk the masked block (phi_Q phi_K^T) V is added — O(n F dv + n 128 (F + dv)) work, all
  *  products in our register-blocked SIMD micro-kernel, float32 accumulation. Bitwise identical
- *  for any thread count. Memory: the causal chunk states (ceil(n/128) (F dv + F) floats here,
- *  ceil(n/64) (F dv + F) in the backward) live in a buffer that the calling thread keeps between
- *  calls when it is at most 64 MiB (grown as needed, freed when the thread exits), so repeated
- *  calls do not fault in fresh pages; larger states are allocated per call.
+ *  for any thread count.
  *
  *  eps >= 0 is added to the denominator (fast-transformers uses 1e-6 with elu+1 features of order
  *  1); a row whose denominator is exactly 0 is written as 0 (no NaN). For FAVOR+ features use
@@ -1200,7 +1197,9 @@ POSENC_API posenc_status posenc_rf_features_backward_f32(posenc_rf_kind kind, po
  *  masked intra-chunk blocks, formed on a staircase of 16-row blocks (the blocks above the
  *  diagonal, all masked, are skipped). Both scans run in two levels: blocks of 8 chunks, whose
  *  totals are scanned first, then the chunks of each block in order (the reverse scan in reverse
- *  order) with the running sum in the tile's scratch; the block size depends on n only. The forward output is not recomputed: with U = grad_out S^T and the
+ *  order) with the running sum in the tile's scratch (the chunk states are formed twice, for the
+ *  block totals and for the running state: cheaper than storing and re-reading n/64 of them);
+ *  the block size depends on n only. The forward output is not recomputed: with U = grad_out S^T and the
  *  intra-chunk P = phi_q phi_k^T, G = grad_out V^T, grad_out_i . out_i = (phi_q_i . U_i +
  *  sum_j P_ij G_ij) / D_i and grad_phi_q = U / D + b z^T + M phi_k. Float32 products in our SIMD
  *  micro-kernel, D_i and b_i in float64 (the row sums of float32 products widened exactly, in
@@ -1208,8 +1207,7 @@ POSENC_API posenc_status posenc_rf_features_backward_f32(posenc_rf_kind kind, po
  *
  *  Accuracy: against float64 central differences of the float64 forward (tested on every ISA
  *  path, causal and not, n = 300 and 1100: one and three blocks of 64-row chunks): abs error
- *  <= 2e-4 * (1 + max |reference|). Memory: the chunk states are kept by the calling thread as
- *  in posenc_linear_attention_f32.
+ *  <= 2e-4 * (1 + max |reference|).
  *
  *  Errors: NULL_POINTER (any array NULL while n > 0); INVALID_ARGUMENT (n < 0, F <= 0, dv <= 0,
  *  eps negative or not finite, flags with a bit other than posenc_linear_flags); SIZE_OVERFLOW.
