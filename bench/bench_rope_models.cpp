@@ -5,6 +5,7 @@
 // the torch anchors).
 #include "bench/bench_common.hpp"
 
+#include <cstring>
 #include <vector>
 
 using namespace posenc_bench;
@@ -124,6 +125,43 @@ void BM_rope_decode_call(benchmark::State& st) {
   st.SetLabel(mode == 0 ? "plan_apply" : mode == 1 ? "apply_f32(params)" : "apply_cached_f32");
 }
 
+// q [1, 32, T, 128] and k [1, 8, T, 128] in HF's transposed layout (views of [1, T, H*128]
+// projections), float32, plan made once. Args: tokens, mode: 0 = posenc_rope_plan_apply in place;
+// 1 = posenc_rope_plan_apply_out into packed [1, T, H, 128] outputs (what posenc.torch calls);
+// 2 = memcpy of q and k into those outputs, then the in-place call on them (clone + in-place,
+// the anchor the out-of-place call replaces).
+void BM_rope_plan_apply_out(benchmark::State& st) {
+  const int64_t T = tokens(st);
+  const int mode = static_cast<int>(st.range(1));
+  const auto p = llama31();
+  posenc_rope_plan* plan = nullptr;
+  if (!ok(st, posenc_rope_plan_create(&p, &plan))) return;
+  std::vector<int64_t> pos(static_cast<size_t>(T));
+  for (int64_t t = 0; t < T; ++t) pos[static_cast<size_t>(t)] = t;
+  std::vector<float> q(static_cast<size_t>(T * kQ * kHd), 1.0f), k(static_cast<size_t>(T * kK * kHd), 1.0f);
+  std::vector<float> qo(q.size(), 0.0f), ko(k.size(), 0.0f);  // written once here: no first touch timed
+  const posenc_rope_operand qi{q.data(), kQ, kHd, kQ * kHd, 0}, ki{k.data(), kK, kHd, kK * kHd, 0};
+  const posenc_rope_operand qp{qo.data(), kQ, 0, 0, 0}, kp{ko.data(), kK, 0, 0, 0};
+  for (auto _ : st) {
+    posenc_status s;
+    if (mode == 0) {
+      s = posenc_rope_plan_apply(plan, POSENC_ROPE_F32, POSENC_ROPE_NEOX, pos.data(), 1, 1, T, kHd, &qi, &ki, 0);
+    } else if (mode == 1) {
+      s = posenc_rope_plan_apply_out(plan, POSENC_ROPE_F32, POSENC_ROPE_NEOX, pos.data(), 1, 1, T, kHd, &qi, &ki, &qp,
+                                     &kp, 0);
+    } else {
+      std::memcpy(qo.data(), q.data(), q.size() * sizeof(float));
+      std::memcpy(ko.data(), k.data(), k.size() * sizeof(float));
+      s = posenc_rope_plan_apply(plan, POSENC_ROPE_F32, POSENC_ROPE_NEOX, pos.data(), 1, 1, T, kHd, &qi, &ki, 0);
+    }
+    if (!ok(st, s)) break;
+    benchmark::ClobberMemory();
+  }
+  posenc_rope_plan_destroy(plan);
+  st.SetBytesProcessed(st.iterations() * T * (kQ + kK) * kHd * 4 * (mode == 0 ? 2 : mode == 1 ? 2 : 4));
+  st.SetLabel(mode == 0 ? "in_place" : mode == 1 ? "out_of_place" : "memcpy+in_place");
+}
+
 }  // namespace
 
 BENCHMARK(BM_rope_mrope_apply_f32)->Arg(4096)->Unit(benchmark::kMicrosecond)->UseRealTime();
@@ -131,3 +169,5 @@ BENCHMARK(BM_rope_mrope_memcpy)->Arg(4096)->Unit(benchmark::kMicrosecond)->UseRe
 BENCHMARK(BM_rope_apply_f16)->Arg(4096)->Arg(64)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_rope_f16_memcpy)->Arg(4096)->Arg(64)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_rope_decode_call)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_rope_plan_apply_out)->ArgsProduct({{1, 64, 4096}, {0, 1, 2}})->ArgNames({"T", "mode"})
+    ->Unit(benchmark::kMicrosecond)->UseRealTime();

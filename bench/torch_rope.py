@@ -17,8 +17,9 @@ Reported per token count (both sides alternating, --reps samples each):
              forward and shares them across layers, so the per-layer cost is this),
   hf_full    HF rotary forward (cos/sin from position_ids) + apply_rotary_pos_emb,
   posenc     RotaryEmbedding.apply(q, k, position_ids) (cos/sin computed inside every call;
-             q and k copied once, the copies rotated; copies of >= 4 MiB hinted for transparent
-             huge pages before their first touch, see posenc.torch._common.huge_page_hint),
+             q and k read in place and their rotations written into new tensors by one
+             posenc_rope_plan_apply_out call; outputs of >= 4 MiB hinted for transparent huge
+             pages before their first touch, see posenc.torch._common.huge_page_hint),
   inplace    RotaryEmbedding.apply(q, k, position_ids, inplace=True) (q and k rotated in place,
              no copy; the backward still rotates a copy of the incoming gradient),
   floor      the step without any rotation: the views and autograd backward of the given
@@ -32,10 +33,11 @@ included; a sample times --batch steps in a row at 1 / 64 tokens, since reading 
 CPU clock costs several us on a VM) and, in brackets, the wall-clock minimum per step (the
 least disturbed run of each side).
 Per-call overhead (1 token, no grad; CPU-time medians of samples of 50 calls): the ctypes call of
-posenc_rope_plan_apply with the arguments the wrapper prepares (the C call alone), RotaryEmbedding.apply under no_grad (checks, clone of q
-and k, positions, the call; a layout seen before takes the prepared fast path), the two clones
-alone, apply with inplace=True (no clones), and the autograd forward+backward; overhead =
-apply - C call, also without the clones every out-of-place call needs.
+posenc_rope_plan_apply_out with the arguments the wrapper prepares (the C call alone),
+RotaryEmbedding.apply under no_grad (checks, the two new output tensors, positions, the call; a
+layout seen before takes the prepared fast path), the two torch.empty_like alone, apply with
+inplace=True (posenc_rope_plan_apply, no new tensors), and the autograd forward+backward;
+overhead = apply - C call, also without the two allocations every out-of-place call needs.
 Both torch and posenc use --threads threads (torch.set_num_threads, posenc.threads_set)."""
 import argparse
 import ctypes
@@ -178,9 +180,10 @@ def main():
         qo, ko = xq.detach().view(1, T, Hq, D).transpose(1, 2).clone(), xk.detach().view(1, T, Hk, D).transpose(1, 2).clone()
         alloc = cpu_median(lambda: torch.empty_like(xq).fill_(1.0), reps, batch) * 1e3
         alloc_huge = cpu_median(lambda: huge_page_hint(torch.empty_like(xq)).fill_(1.0), reps, batch) * 1e3
-        c_only = cpu_median(lambda: ptr._run(emb._cfg[True], pos, [qo, ko], False), reps, batch) * 1e3
+        qi, ki = qo.clone(), ko.clone()
+        c_only = cpu_median(lambda: ptr._run(emb._cfg[True], pos, [qi, ki], False, [qo, ko]), reps, batch) * 1e3
         print(f"{'':>7} anchors (CPU-time medians): new q-sized tensor written once {alloc:.4f} ms (with the huge-page "
-              f"hint {alloc_huge:.4f} ms); C rotation of preallocated q and k {c_only:.4f} ms = {c_only / meds[0]:.4f} "
+              f"hint {alloc_huge:.4f} ms); C rotation of q and k into preallocated outputs {c_only:.4f} ms = {c_only / meds[0]:.4f} "
               f"of hf_apply")
 
     # per-call overhead at 1 token
@@ -188,16 +191,18 @@ def main():
     k = torch.randn(1, 1, Hk * D).view(1, 1, Hk, D).transpose(1, 2).to(dtype)
     pos = torch.tensor([[1000]])
     cfg = emb._cfg[True]
-    qo, ko = q.clone(), k.clone()
-    e = ptr._FastEntry(cfg, [qo, ko])  # the operand structs and ctypes arguments the wrapper prepares
+    qo, ko = torch.empty_like(q), torch.empty_like(k)
+    e = ptr._FastEntry(cfg, [q, k], [qo, ko])  # the operand structs and ctypes arguments the wrapper prepares
+    for i, t in enumerate((q, k, qo, ko)):
+        e.ops[i].data = t.data_ptr()
     pptr, fwd = ctypes.c_void_p(pos.data_ptr()), ptr._INVERSE[0]
 
     def c_call():
-        cfg.raw(*e.pre, pptr, *e.post, fwd)
+        e.raw(*e.pre, pptr, *e.post, fwd)
 
-    def clones():  # the two new tensors an out-of-place rotation must return (the C ABI rotates in place)
-        q.clone()
-        k.clone()
+    def clones():  # the two new tensors an out-of-place rotation must return
+        torch.empty_like(q)
+        torch.empty_like(k)
 
     def no_grad_apply():
         with torch.no_grad():
@@ -220,7 +225,7 @@ def main():
     n = 2000
     res = {}
     for name, f in (("C call (ctypes, prepared operands)", c_call), ("RotaryEmbedding.apply, no grad", no_grad_apply),
-                    ("clone of q and k (anchor)", clones), ("RotaryEmbedding.apply inplace, no grad", no_grad_inplace),
+                    ("empty_like of q and k (anchor)", clones), ("RotaryEmbedding.apply inplace, no grad", no_grad_inplace),
                     ("RotaryEmbedding.apply fwd+bwd (autograd)", autograd_step)):
         for _ in range(50):
             f()
@@ -228,7 +233,7 @@ def main():
         print(f"  {name:44s} {res[name]:8.2f} us per call")
     names = list(res)
     print(f"  wrapper overhead (apply, no grad - C call): {res[names[1]] - res[names[0]]:.2f} us; without the two "
-          f"clones (apply - C call - clones): {res[names[1]] - res[names[0]] - res[names[2]]:.2f} us; inplace - C call: "
+          f"allocations (apply - C call - empty_like): {res[names[1]] - res[names[0]] - res[names[2]]:.2f} us; inplace - C call: "
           f"{res[names[3]] - res[names[0]]:.2f} us")
 
 

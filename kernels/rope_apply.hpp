@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// kernels/rope_apply.hpp — RoPE rotation of Q/K in place: float32, bfloat16 and IEEE binary16
+// kernels/rope_apply.hpp — RoPE rotation of Q/K in place or into separate outputs: float32, bfloat16 and IEEE binary16
 // storage, any head / token / batch strides, one-axis or multi-axis (M-RoPE, axial) positions,
 // re-rotation between two frequency sets. Compiled per ISA inside posenc::POSENC_NS.
 //
@@ -221,12 +221,15 @@ inline vec<float> swap_pairs(const vec<float>& v) {
 // ------------------------------------------------------------------------------------------
 // Rotation of one token's heads
 // ------------------------------------------------------------------------------------------
-/// Rotates the first rotary_dim channels of `heads` heads starting at x, head_stride apart.
+/// Rotates the first rotary_dim channels of `heads` heads read from src0 (heads src_stride apart)
+/// into x0 (heads head_stride apart); src0 == x0 (with equal strides) rotates in place. tail > 0
+/// (out of place only): the channels [rotary_dim, rotary_dim + tail) are copied unchanged.
 /// NEOX: cp/sp are [half] cos and (signed) sin. INTERLEAVED: cp/sp are [rotary_dim] with
 /// cp[2j] = cp[2j+1] = cos_j, sp[2j] = -sin_j, sp[2j+1] = +sin_j (signed for the inverse).
 template <class C>
-inline void rope_rotate_heads(typename C::E* x0, int64_t heads, int64_t head_stride, int32_t rotary_dim,
-                              int layout, const float* cp, const float* sp) {
+inline void rope_rotate_heads(typename C::E* x0, const typename C::E* src0, int64_t heads, int64_t head_stride,
+                              int64_t src_stride, int32_t rotary_dim, int64_t tail, int layout, const float* cp,
+                              const float* sp) {
   using V = vec<float>;
   using E = typename C::E;
   constexpr std::size_t W = width<float>;
@@ -236,18 +239,21 @@ inline void rope_rotate_heads(typename C::E* x0, int64_t heads, int64_t head_str
     // Indexed, not advanced: x0 + heads * head_stride (one past the last head) need not be a
     // valid pointer when the stride of a single head is arbitrary (the strided API accepts it).
     E* const x = x0 + hd * head_stride;
+    const E* const y = src0 + hd * src_stride;
+    if (tail > 0) std::memcpy(x + rotary_dim, y + rotary_dim, static_cast<std::size_t>(tail) * sizeof(E));
     if (layout == 0) {
       E* x2p = x + half;
+      const E* y2p = y + half;
       std::size_t j = 0;
       for (; j + W <= half; j += W) {
-        const V x1 = C::vload(x + j), x2 = C::vload(x2p + j);
+        const V x1 = C::vload(y + j), x2 = C::vload(y2p + j);
         const V c = load(cp + j), s = load(sp + j);
         C::vstore(x + j, madd(x1, c, negate(x2 * s)));
         C::vstore(x2p + j, madd(x2, c, x1 * s));
       }
       if (j < half) {
         const std::size_t cnt = half - j;
-        const V x1 = load_partial_as_f32<C>(x + j, cnt), x2 = load_partial_as_f32<C>(x2p + j, cnt);
+        const V x1 = load_partial_as_f32<C>(y + j, cnt), x2 = load_partial_as_f32<C>(y2p + j, cnt);
         const V c = load_partial(cp + j, cnt), s = load_partial(sp + j, cnt);
         store_partial_from_f32<C>(x + j, madd(x1, c, negate(x2 * s)), cnt);
         store_partial_from_f32<C>(x2p + j, madd(x2, c, x1 * s), cnt);
@@ -255,7 +261,7 @@ inline void rope_rotate_heads(typename C::E* x0, int64_t heads, int64_t head_str
     } else {
       if constexpr (W == 1) {
         for (std::size_t j = 0; j < rot; j += 2) {
-          const float a = C::widen(x[j]), b = C::widen(x[j + 1]);
+          const float a = C::widen(y[j]), b = C::widen(y[j + 1]);
           // same operations as the SIMD form x*c + swap(x)*s (the scalar path has no FMA)
           x[j] = C::narrow(a * cp[j] + b * sp[j]);
           x[j + 1] = C::narrow(b * cp[j + 1] + a * sp[j + 1]);
@@ -263,12 +269,12 @@ inline void rope_rotate_heads(typename C::E* x0, int64_t heads, int64_t head_str
       } else {
         std::size_t j = 0;
         for (; j + W <= rot; j += W) {
-          const V v = C::vload(x + j);
+          const V v = C::vload(y + j);
           C::vstore(x + j, madd(v, load(cp + j), swap_pairs(v) * load(sp + j)));
         }
         if (j < rot) {
           const std::size_t cnt = rot - j;
-          const V v = load_partial_as_f32<C>(x + j, cnt);
+          const V v = load_partial_as_f32<C>(y + j, cnt);
           store_partial_from_f32<C>(
               x + j, madd(v, load_partial(cp + j, cnt), swap_pairs(v) * load_partial(sp + j, cnt)), cnt);
         }
@@ -288,13 +294,30 @@ inline int64_t rope_token_offset(int64_t t, int64_t seq, int64_t token_stride, i
 template <class C>
 inline void rope_rotate_token(const float* cp, const float* sp, const rope_qk_t* h, int64_t t) {
   using E = typename C::E;
+  const int64_t tail = h->head_dim - h->rotary_dim;
   if (h->num_q_heads > 0) {
     E* q = static_cast<E*>(h->q) + rope_token_offset(t, h->seq, h->q_token_stride, h->q_batch_stride);
-    rope_rotate_heads<C>(q, h->num_q_heads, h->q_head_stride, h->rotary_dim, h->layout, cp, sp);
+    if (h->q_src == nullptr) {
+      rope_rotate_heads<C>(q, q, h->num_q_heads, h->q_head_stride, h->q_head_stride, h->rotary_dim, 0, h->layout, cp,
+                           sp);
+    } else {
+      const E* s = static_cast<const E*>(h->q_src) +
+                   rope_token_offset(t, h->seq, h->q_src_token_stride, h->q_src_batch_stride);
+      rope_rotate_heads<C>(q, s, h->num_q_heads, h->q_head_stride, h->q_src_head_stride, h->rotary_dim, tail,
+                           h->layout, cp, sp);
+    }
   }
   if (h->num_k_heads > 0) {
     E* k = static_cast<E*>(h->k) + rope_token_offset(t, h->seq, h->k_token_stride, h->k_batch_stride);
-    rope_rotate_heads<C>(k, h->num_k_heads, h->k_head_stride, h->rotary_dim, h->layout, cp, sp);
+    if (h->k_src == nullptr) {
+      rope_rotate_heads<C>(k, k, h->num_k_heads, h->k_head_stride, h->k_head_stride, h->rotary_dim, 0, h->layout, cp,
+                           sp);
+    } else {
+      const E* s = static_cast<const E*>(h->k_src) +
+                   rope_token_offset(t, h->seq, h->k_src_token_stride, h->k_src_batch_stride);
+      rope_rotate_heads<C>(k, s, h->num_k_heads, h->k_head_stride, h->k_src_head_stride, h->rotary_dim, tail,
+                           h->layout, cp, sp);
+    }
   }
 }
 

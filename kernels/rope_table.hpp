@@ -63,6 +63,17 @@ struct rope_qk_t {
   int64_t k_head_stride;
   int64_t k_token_stride;
   int64_t k_batch_stride;
+  /// Out of place (posenc_rope_plan_apply_out), else null: the values are read from q_src /
+  /// k_src (their own strides, same dtype and head_dim) and the rotated heads written to q / k,
+  /// channels [rotary_dim, head_dim) copied unchanged. Null: q / k are rotated in place.
+  const void* q_src;
+  int64_t q_src_head_stride;
+  int64_t q_src_token_stride;
+  int64_t q_src_batch_stride;
+  const void* k_src;
+  int64_t k_src_head_stride;
+  int64_t k_src_token_stride;
+  int64_t k_src_batch_stride;
 };
 
 /// Floats of scratch an apply tile of `tokens` tokens needs (rotary_dim padded to 16).

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// lib/rope_apply.cpp — RoPE rotation of Q/K in place: argument validation (packed and strided
-// operands, position axes), frequency selection, tiling over tokens, and the re-rotation.
+// lib/rope_apply.cpp — RoPE rotation of Q/K in place or into separate outputs: argument validation
+// (packed and strided operands, position axes, output aliasing), frequency selection, tiling over
+// tokens, and the re-rotation.
 #include "lib/rope_common.hpp"
 
 #include <algorithm>
@@ -191,11 +192,106 @@ const char* axes_name(int axes) {
   }
 }
 
-/// posenc_rope_plan_apply (from == NULL) and posenc_rope_plan_rerotate.
+/// One resolved operand (check_strided's outputs).
+struct resolved_op {
+  void* data = nullptr;
+  int64_t heads = 0, hs = 0, ts = 0, bs = 0;
+  /// Byte range [lo, hi) from the first to one past the last element (empty when no element).
+  uintptr_t lo = 0, hi = 0;
+  int64_t nb = 0, ns = 0;  ///< batch, seq
+  void range(int64_t batch, int64_t seq, int64_t head_dim, int64_t elem) {
+    nb = batch;
+    ns = seq;
+    if (data == nullptr || heads == 0 || batch == 0 || seq == 0) return;
+    // check_strided verified that this extent fits int64_t elements of elem bytes
+    const int64_t ext = head_dim + (heads - 1) * hs + (seq - 1) * ts + (batch - 1) * bs;
+    lo = reinterpret_cast<uintptr_t>(data);
+    hi = lo + static_cast<uintptr_t>(ext) * static_cast<uintptr_t>(elem);
+  }
+  bool overlaps(const resolved_op& o) const { return lo < hi && o.lo < o.hi && lo < o.hi && o.lo < hi; }
+  bool same_as(const resolved_op& o) const {
+    // the stride of a dimension of extent 1 addresses nothing: compared only where it matters
+    return data == o.data && heads == o.heads && (heads <= 1 || hs == o.hs) && (ns <= 1 || ts == o.ts) &&
+           (nb <= 1 || bs == o.bs);
+  }
+};
+
+/// Validates the outputs of posenc_rope_plan_apply_out against their inputs and fills h: the
+/// outputs become h.q / h.k, the inputs h.q_src / h.k_src (left null for an output that is
+/// exactly its input: rotated in place).
+posenc_status check_outputs(const posenc_rope_operand* q, const posenc_rope_operand* k,
+                            const posenc_rope_operand* q_out, const posenc_rope_operand* k_out, int64_t batch,
+                            int64_t seq, int64_t head_dim, int64_t es, rope_qk_t* h) {
+  const posenc_rope_operand* ins[2] = {q, k};
+  const posenc_rope_operand* outs[2] = {q_out, k_out};
+  const char* in_name[2] = {"q", "k"};
+  const char* out_name[2] = {"q_out", "k_out"};
+  for (int i = 0; i < 2; ++i) {
+    if (ins[i] == nullptr && outs[i] != nullptr)
+      return set_error(POSENC_ERR_INVALID_ARGUMENT, "%s must be NULL when %s is NULL", out_name[i], in_name[i]);
+    if (ins[i] != nullptr && outs[i] == nullptr)
+      return set_error(POSENC_ERR_NULL_POINTER, "%s must not be NULL when %s is given", out_name[i], in_name[i]);
+    if (ins[i] != nullptr && outs[i]->num_heads != ins[i]->num_heads)
+      return set_error(POSENC_ERR_INVALID_ARGUMENT, "%s->num_heads must equal %s->num_heads = %lld (got %lld)",
+                       out_name[i], in_name[i], static_cast<long long>(ins[i]->num_heads),
+                       static_cast<long long>(outs[i]->num_heads));
+  }
+  resolved_op in[2], out[2];
+  for (int i = 0; i < 2; ++i) {
+    POSENC_CHECK(check_strided(ins[i], in_name[i], batch, seq, head_dim, es, &in[i].data, &in[i].heads, &in[i].hs,
+                               &in[i].ts, &in[i].bs));
+    POSENC_CHECK(check_strided(outs[i], out_name[i], batch, seq, head_dim, es, &out[i].data, &out[i].heads,
+                               &out[i].hs, &out[i].ts, &out[i].bs));
+    in[i].range(batch, seq, head_dim, es);
+    out[i].range(batch, seq, head_dim, es);
+  }
+  // An output is either exactly its input (rotated in place) or shares no address range with
+  // either input and the other output.
+  bool inplace[2];
+  for (int i = 0; i < 2; ++i) inplace[i] = out[i].same_as(in[i]);
+  for (int i = 0; i < 2; ++i) {
+    if (inplace[i]) continue;
+    const resolved_op* others[3] = {&in[0], &in[1], &out[1 - i]};
+    const char* other_name[3] = {"q", "k", out_name[1 - i]};
+    for (int j = 0; j < 3; ++j)
+      if (out[i].overlaps(*others[j]))
+        return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                         "%s overlaps %s: an output must be exactly its input (same data and strides: rotated in "
+                         "place) or share no address with q, k and the other output",
+                         out_name[i], other_name[j]);
+  }
+  h->q = out[0].data;
+  h->num_q_heads = out[0].heads;
+  h->q_head_stride = out[0].hs;
+  h->q_token_stride = out[0].ts;
+  h->q_batch_stride = out[0].bs;
+  h->k = out[1].data;
+  h->num_k_heads = out[1].heads;
+  h->k_head_stride = out[1].hs;
+  h->k_token_stride = out[1].ts;
+  h->k_batch_stride = out[1].bs;
+  if (!inplace[0]) {
+    h->q_src = in[0].data;
+    h->q_src_head_stride = in[0].hs;
+    h->q_src_token_stride = in[0].ts;
+    h->q_src_batch_stride = in[0].bs;
+  }
+  if (!inplace[1]) {
+    h->k_src = in[1].data;
+    h->k_src_head_stride = in[1].hs;
+    h->k_src_token_stride = in[1].ts;
+    h->k_src_batch_stride = in[1].bs;
+  }
+  return POSENC_OK;
+}
+
+/// posenc_rope_plan_apply (from == NULL, out_of_place false), posenc_rope_plan_apply_out
+/// (out_of_place: q / k are read, q_out / k_out written) and posenc_rope_plan_rerotate.
 posenc_status strided_apply(const posenc_rope_plan* from, const posenc_rope_plan* pl, posenc_rope_dtype dtype,
                             posenc_rope_layout layout, const int64_t* positions, int32_t position_axes, int64_t batch,
                             int64_t seq, int64_t head_dim, const posenc_rope_operand* q, const posenc_rope_operand* k,
-                            int32_t inverse) {
+                            int32_t inverse, bool out_of_place = false, const posenc_rope_operand* q_out = nullptr,
+                            const posenc_rope_operand* k_out = nullptr) {
   const int dt = enum_bits(dtype);
   if (dt < kRopeF32 || dt > kRopeF16)
     return set_error(POSENC_ERR_INVALID_ARGUMENT, "dtype must be a posenc_rope_dtype (0..2) (got %d)", dt);
@@ -216,10 +312,14 @@ posenc_status strided_apply(const posenc_rope_plan* from, const posenc_rope_plan
                      static_cast<long long>(head_dim));
   rope_qk_t h{};
   const int64_t es = elem_size(dt);
-  POSENC_CHECK(check_strided(q, "q", batch, seq, head_dim, es, &h.q, &h.num_q_heads, &h.q_head_stride,
-                             &h.q_token_stride, &h.q_batch_stride));
-  POSENC_CHECK(check_strided(k, "k", batch, seq, head_dim, es, &h.k, &h.num_k_heads, &h.k_head_stride,
-                             &h.k_token_stride, &h.k_batch_stride));
+  if (out_of_place) {
+    POSENC_CHECK(check_outputs(q, k, q_out, k_out, batch, seq, head_dim, es, &h));
+  } else {
+    POSENC_CHECK(check_strided(q, "q", batch, seq, head_dim, es, &h.q, &h.num_q_heads, &h.q_head_stride,
+                               &h.q_token_stride, &h.q_batch_stride));
+    POSENC_CHECK(check_strided(k, "k", batch, seq, head_dim, es, &h.k, &h.num_k_heads, &h.k_head_stride,
+                               &h.k_token_stride, &h.k_batch_stride));
+  }
   if (positions == nullptr && pl->naxes > 1 && tokens > 0)
     return set_error(POSENC_ERR_NULL_POINTER, "positions must not be NULL for %s positions", axes_name(axes));
   int64_t count = 0, seq_len = 0;
@@ -330,6 +430,17 @@ extern "C" POSENC_API posenc_status posenc_rope_plan_apply(const posenc_rope_pla
   api_guard g("posenc_rope_plan_apply");
   POSENC_CHECK(check_not_null(plan, "plan"));
   return strided_apply(nullptr, plan, dtype, layout, positions, position_axes, batch, seq, head_dim, q, k, inverse);
+}
+
+extern "C" POSENC_API posenc_status posenc_rope_plan_apply_out(
+    const posenc_rope_plan* plan, posenc_rope_dtype dtype, posenc_rope_layout layout, const int64_t* positions,
+    int32_t position_axes, int64_t batch, int64_t seq, int64_t head_dim, const posenc_rope_operand* q,
+    const posenc_rope_operand* k, const posenc_rope_operand* q_out, const posenc_rope_operand* k_out,
+    int32_t inverse) {
+  api_guard g("posenc_rope_plan_apply_out");
+  POSENC_CHECK(check_not_null(plan, "plan"));
+  return strided_apply(nullptr, plan, dtype, layout, positions, position_axes, batch, seq, head_dim, q, k, inverse,
+                       true, q_out, k_out);
 }
 
 extern "C" POSENC_API posenc_status posenc_rope_apply_strided(const posenc_rope_params* p, posenc_rope_dtype dtype,

@@ -281,6 +281,16 @@ inline std::vector<ApiCall> make_api_calls() {
           add("posenc_rope_plan_apply", "rope", b, outs, [=] {
             return posenc_rope_plan_apply(plan, dt, POSENC_ROPE_INTERLEAVED, pos, naxes, B, S, D, qo, ko, 1);
           });
+          // out of place into separate outputs ([B, H, S, D] strides), q and k read only
+          void* qd2 = b->rf(qb / 4 + 1, -1, 1);  // qb / kb bytes, as floats (enough for either dtype)
+          void* kd2 = b->rf(kb / 4 + 1, -1, 1);
+          b->ops.push_back({qd2, hq, S * D, D, hq * S * D});
+          const posenc_rope_operand* qo2 = &b->ops.back();
+          b->ops.push_back({kd2, hk, S * D, D, hk * S * D});
+          const posenc_rope_operand* ko2 = &b->ops.back();
+          add("posenc_rope_plan_apply_out", "rope", b, {{qd2, qb}, {kd2, kb}, {qd, qb}, {kd, kb}}, [=] {
+            return posenc_rope_plan_apply_out(plan, dt, POSENC_ROPE_NEOX, pos, naxes, B, S, D, qo, ko, qo2, ko2, 0);
+          });
         } else {
           posenc_rope_params* p2 = params(*b, POSENC_ROPE_YARN);
           posenc_rope_plan* to = nullptr;

@@ -143,11 +143,14 @@ struct Inputs {
   posenc_rope_plan* plan = nullptr;      // made from p by the constructor
   posenc_rope_plan* made = nullptr;      // what the plan_create case makes (its undo destroys it)
   posenc_rope_operand qop{}, kop{};      // [1, 4, 2, 8] and [1, 4, 1, 8] float32 operands
+  posenc_rope_operand qout{}, kout{};    // outputs of the same shapes (posenc_rope_plan_apply_out)
   Inputs() {
     posenc_rope_params_init(&p, POSENC_ROPE_DEFAULT, 8, 1e4);
     posenc_rope_plan_create(&p, &plan);
     qop = {f32c.data(), 2, 0, 0, 0};
     kop = {f32c.data() + 256, 1, 0, 0, 0};
+    qout = {f32c.data() + 512, 2, 0, 0, 0};
+    kout = {f32c.data() + 768, 1, 0, 0, 0};
     posenc_laplacian_pe_info_init(&info);
     posenc_call_info_init(&ci);
     posenc_roofline_init(&rl);
@@ -201,6 +204,10 @@ std::map<std::string, Case> make_cases(Inputs& in, posenc_isa isa) {
   c["posenc_rope_plan_inv_freq"] = {[=] { return posenc_rope_plan_inv_freq(I->plan, od, nullptr); }, {}};
   c["posenc_rope_plan_apply"] = {[=] {
     return posenc_rope_plan_apply(I->plan, POSENC_ROPE_F32, POSENC_ROPE_NEOX, pos, 1, 1, 4, 8, &I->qop, &I->kop, 0);
+  }, {}};
+  c["posenc_rope_plan_apply_out"] = {[=] {
+    return posenc_rope_plan_apply_out(I->plan, POSENC_ROPE_F32, POSENC_ROPE_NEOX, pos, 1, 1, 4, 8, &I->qop, &I->kop,
+                                      &I->qout, &I->kout, 0);
   }, {}};
   c["posenc_rope_plan_rerotate"] = {[=] {
     return posenc_rope_plan_rerotate(I->plan, I->plan, POSENC_ROPE_F32, POSENC_ROPE_NEOX, pos, 1, 1, 4, 8, &I->qop,

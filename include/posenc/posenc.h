@@ -593,6 +593,32 @@ POSENC_API posenc_status posenc_rope_plan_apply(const posenc_rope_plan* plan, po
                                                 int64_t head_dim, const posenc_rope_operand* q,
                                                 const posenc_rope_operand* k, int32_t inverse);
 
+/** RoPE out of place: q and k are read (never written) and their rotations written to q_out and
+ *  k_out, with a plan. Every operand is strided as posenc_rope_operand describes, independently
+ *  (e.g. q HF's transposed view [B, H, S, D], q_out packed [B, S, H, D]); all have the dtype,
+ *  batch, seq and head_dim of the call, and q_out / k_out the num_heads of q / k. The rotation,
+ *  positions, position_axes, layout, inverse and accuracy are those of posenc_rope_plan_apply,
+ *  and the results are bit-identical to posenc_rope_plan_apply run in place on a copy of q and k
+ *  (any ISA path, any thread count); the channels [rotary_dim, head_dim) of each head are copied
+ *  unchanged. q_out must be given exactly when q is (NULL with q NULL), likewise k_out with k.
+ *  Aliasing: an output may be exactly its input (same data, and the same strides wherever the
+ *  extent is > 1): that operand is rotated in place as posenc_rope_plan_apply does. Otherwise
+ *  the address range of an output (first to last element) must not intersect that of q, k or
+ *  the other output: such calls are rejected (INVALID_ARGUMENT naming both operands), including
+ *  disjoint interleavings such as q_out and k_out inside one fused buffer.
+ *  Cost: one read of the inputs and one write of the outputs (no copy pass): the autograd ops of
+ *  posenc.torch return new tensors this way.
+ *  Errors: those of posenc_rope_plan_apply for q, k, q_out and k_out (the message names the
+ *  operand); NULL_POINTER (q_out NULL with q given, k_out NULL with k given); INVALID_ARGUMENT
+ *  (q_out given with q NULL, k_out with k NULL, num_heads of an output differing from its
+ *  input's, outputs overlapping as above). On error nothing is written. */
+POSENC_API posenc_status posenc_rope_plan_apply_out(const posenc_rope_plan* plan, posenc_rope_dtype dtype,
+                                                    posenc_rope_layout layout, const int64_t* positions,
+                                                    int32_t position_axes, int64_t batch, int64_t seq,
+                                                    int64_t head_dim, const posenc_rope_operand* q,
+                                                    const posenc_rope_operand* k, const posenc_rope_operand* q_out,
+                                                    const posenc_rope_operand* k_out, int32_t inverse);
+
 /** As posenc_rope_plan_apply with the parameters given directly (a plan is made for the call).
  *  Errors: those of posenc_rope_plan_create and posenc_rope_plan_apply. */
 POSENC_API posenc_status posenc_rope_apply_strided(const posenc_rope_params* p, posenc_rope_dtype dtype,

@@ -200,6 +200,15 @@ class rope_plan {
     check(posenc_rope_plan_apply(plan_, dtype, layout, positions, position_axes, batch, seq, head_dim, q, k,
                                  inverse ? 1 : 0));
   }
+  /// posenc_rope_plan_apply_out: q / k read, their rotations written to q_out / k_out (an output
+  /// given exactly when its input is; see posenc.h for the aliasing rule).
+  void apply_out(posenc_rope_dtype dtype, posenc_rope_layout layout, const int64_t* positions,
+                 int32_t position_axes, int64_t batch, int64_t seq, int64_t head_dim, const posenc_rope_operand* q,
+                 const posenc_rope_operand* k, const posenc_rope_operand* q_out, const posenc_rope_operand* k_out,
+                 bool inverse = false) const {
+    check(posenc_rope_plan_apply_out(plan_, dtype, layout, positions, position_axes, batch, seq, head_dim, q, k,
+                                     q_out, k_out, inverse ? 1 : 0));
+  }
   /// posenc_rope_plan_rerotate: Q/K rotated with `from` become rotated with this plan.
   void rerotate_from(const rope_plan& from, posenc_rope_dtype dtype, posenc_rope_layout layout,
                      const int64_t* positions, int32_t position_axes, int64_t batch, int64_t seq, int64_t head_dim,

@@ -77,6 +77,7 @@ _lib.register({
     "posenc_rope_plan_destroy": (None, [_P]),
     "posenc_rope_plan_inv_freq": (ctypes.c_int, [_P, _P, _P]),
     "posenc_rope_plan_apply": (ctypes.c_int, [_P] + _apply_args + [_c_i32]),
+    "posenc_rope_plan_apply_out": (ctypes.c_int, [_P] + _apply_args + [_P, _P, _c_i32]),
     "posenc_rope_apply_strided": (ctypes.c_int, [_P] + _apply_args + [_c_i32]),
     "posenc_rope_plan_rerotate": (ctypes.c_int, [_P, _P] + _apply_args),
     "posenc_sinusoidal_f32": (ctypes.c_int, [_P, _c_i64, _c_i32, _c_d, ctypes.c_int, _P]),
@@ -319,26 +320,9 @@ def _collapse(lead, strides):
     return int(np.prod(lead, dtype=np.int64)), (dims[-1][1] if dims else 0)
 
 
-def _rotate(fn_name, first, p, kind, q, k, positions, layout, extra, heads_first, convert):
-    """Common path of rope_apply* / rope_rerotate: checks, positions, one C call (or one per index
-    of leading dimensions whose strides do not collapse)."""
-    given = [(nm, a) for nm, a in (("q", q), ("k", k)) if a is not None]
-    if not given:
-        raise ArgumentError("give q, k or both")
-    codes = {_storage(a, nm, kind) for nm, a in given}
-    if len(codes) != 1:
-        raise ArgumentError("q and k must have the same dtype")
-    dtype = codes.pop()
-    ops = {nm: _operand(a, heads_first) for nm, a in given}
-    ref_nm, ref = given[0]
-    t_ax = -2 if heads_first else -3
-    lead, T, D = ref.shape[:-3], ref.shape[t_ax], ref.shape[-1]
-    for nm, a in given[1:]:
-        if a.shape[:-3] != lead or a.shape[t_ax] != T or a.shape[-1] != D:
-            raise ArgumentError(f"{nm} must have the leading dimensions, tokens and head_dim of {ref_nm} "
-                                f"(like q: {ref.shape}, got {a.shape})")
-    if q is not None and k is not None and np.shares_memory(q, k):
-        raise ArgumentError("q and k must not overlap (views of one fused QKV buffer are fine when disjoint)")
+def _apply_positions(p, positions, lead, T, convert):
+    """(position axes, is M-RoPE, positions int64 C-contiguous broadcast to what the C call reads:
+    [*lead, T], [3, *lead, T] (M-RoPE) or [*lead, T, axes] (AXIAL))."""
     na = _num_axes(p)
     multi = na > 1 or p.axes == RopeAxes.AXIAL
     if positions is None:
@@ -361,6 +345,30 @@ def _rotate(fn_name, first, p, kind, q, k, positions, layout, extra, heads_first
         positions = np.ascontiguousarray(np.broadcast_to(positions, want))
     except ValueError:
         raise ArgumentError(f"positions of shape {positions.shape} does not broadcast to {want}") from None
+    return na, mrope, positions
+
+
+def _rotate(fn_name, first, p, kind, q, k, positions, layout, extra, heads_first, convert):
+    """Common path of rope_apply* / rope_rerotate: checks, positions, one C call (or one per index
+    of leading dimensions whose strides do not collapse)."""
+    given = [(nm, a) for nm, a in (("q", q), ("k", k)) if a is not None]
+    if not given:
+        raise ArgumentError("give q, k or both")
+    codes = {_storage(a, nm, kind) for nm, a in given}
+    if len(codes) != 1:
+        raise ArgumentError("q and k must have the same dtype")
+    dtype = codes.pop()
+    ops = {nm: _operand(a, heads_first) for nm, a in given}
+    ref_nm, ref = given[0]
+    t_ax = -2 if heads_first else -3
+    lead, T, D = ref.shape[:-3], ref.shape[t_ax], ref.shape[-1]
+    for nm, a in given[1:]:
+        if a.shape[:-3] != lead or a.shape[t_ax] != T or a.shape[-1] != D:
+            raise ArgumentError(f"{nm} must have the leading dimensions, tokens and head_dim of {ref_nm} "
+                                f"(like q: {ref.shape}, got {a.shape})")
+    if q is not None and k is not None and np.shares_memory(q, k):
+        raise ArgumentError("q and k must not overlap (views of one fused QKV buffer are fine when disjoint)")
+    na, mrope, positions = _apply_positions(p, positions, lead, T, convert)
     collapsed = [_collapse(ops[nm][0], ops[nm][2]) for nm, _ in given]
     if all(c is not None for c in collapsed):
         calls = [((), collapsed)]
@@ -416,6 +424,68 @@ def rope_apply_f16(params, q, k=None, positions=None, layout=RopeLayout.NEOX, in
     patterns (exact widening, float32 math, round to nearest even)."""
     fn, first, p = _target(params)
     return _rotate(fn, first, p, _F16, q, k, positions, layout, [int(bool(inverse))], heads_first, convert)
+
+
+def rope_apply_out(params, q, k=None, positions=None, layout=RopeLayout.NEOX, inverse=False, convert=False,
+                   heads_first=False, bf16=False, out=None):
+    """RoPE out of place (posenc_rope_plan_apply_out): q and k are read, never written, and their
+    rotations returned as new C-contiguous arrays of their shapes and dtypes, bit for bit what
+    `rope_apply` leaves in a copy. q [..., tokens, q_heads, head_dim], k [..., tokens, k_heads,
+    head_dim] (heads_first: [..., heads, tokens, head_dim]); float32, float16, or uint16 bit
+    patterns (bfloat16 with bf16=True, else binary16); any strides (inputs the C call cannot
+    address are read through a C-contiguous copy). positions as `rope_apply`. params: RopeParams
+    or RopePlan (a plan is made for the call from RopeParams). out: None or (q_out, k_out),
+    C-contiguous arrays of the inputs' shapes and dtypes sharing no memory with q, k or each
+    other. Returns (q_rotated, k_rotated or None)."""
+    plan = params if isinstance(params, RopePlan) else RopePlan(params)
+    given = [(i, nm, a) for i, (nm, a) in enumerate((("q", q), ("k", k))) if a is not None]
+    if not given:
+        raise ArgumentError("give q, k or both")
+    codes = set()
+    arrs = {}
+    for _, nm, a in given:
+        if not isinstance(a, np.ndarray):
+            raise ArgumentError(f"{nm} must be a numpy.ndarray (got {type(a).__name__})")
+        code = {np.dtype(np.float32): _F32, np.dtype(np.float16): _F16,
+                np.dtype(np.uint16): _BF16 if bf16 else _F16}.get(a.dtype)
+        if code is None:
+            raise ArgumentError(f"{nm} must have dtype float32, float16 or uint16 (bf16 / f16 bits) (got {a.dtype})")
+        if a.ndim < 3:
+            raise ArgumentError(f"{nm} must have shape (..., tokens, heads, head_dim) (got {a.shape})")
+        codes.add(code)
+        size = a.itemsize
+        ok = not any(st < 0 or st % size for n, st in zip(a.shape, a.strides) if n > 1) and \
+            (a.shape[-1] <= 1 or a.strides[-1] == size)
+        if ok:
+            lead_, op_, lst = _operand(a, heads_first)
+            ok = _collapse(lead_, lst) is not None
+        arrs[nm] = a if ok else np.ascontiguousarray(a)
+    if len(codes) != 1:
+        raise ArgumentError("q and k must have the same dtype")
+    dtype = codes.pop()
+    t_ax = -2 if heads_first else -3
+    _, ref_nm, ref = given[0]
+    lead, T, D = ref.shape[:-3], ref.shape[t_ax], ref.shape[-1]
+    for _, nm, a in given[1:]:
+        if a.shape[:-3] != lead or a.shape[t_ax] != T or a.shape[-1] != D:
+            raise ArgumentError(f"{nm} must have the leading dimensions, tokens and head_dim of {ref_nm} "
+                                f"(like q: {ref.shape}, got {a.shape})")
+    na, _, pos = _apply_positions(plan.params, positions, lead, T, convert)
+    outs = _outs(out, 2)
+    res = [None, None]
+    ops_in, ops_out = [None, None], [None, None]
+    for i, nm, a in given:
+        o = _out(outs[i], a.shape, a.dtype, f"out[{i}]", inputs={"q": q, "k": k, "out[0]": res[0]})
+        res[i] = o
+        for ops, arr in ((ops_in, arrs[nm]), (ops_out, o)):
+            lead_, op, lst = _operand(arr, heads_first)
+            op.batch_stride = _collapse(lead_, lst)[1]
+            ops[i] = op
+    batch = int(np.prod(lead, dtype=np.int64))
+    ref_ = [None if o is None else ctypes.byref(o) for o in ops_in + ops_out]
+    _call("posenc_rope_plan_apply_out", plan._handle(), dtype, int(layout), _ptr(pos), na, batch, T, D, *ref_,
+          int(bool(inverse)))
+    return res[0], res[1]
 
 
 def rope_rerotate(src, dst, q=None, k=None, positions=None, layout=RopeLayout.NEOX, bf16=False, convert=False,
@@ -488,4 +558,5 @@ def rope_decay(inv_freq, count, n_begin=0, n_step=1, bound=False, convert=False,
 
 __all__ = ['RopeType', 'RopeLayout', 'RopeAxes', 'SinusoidalLayout', 'RopeParams', 'RopeOperand', 'RopePlan',
            'rope_params', 'rope_inv_freq', 'rope_cos_sin', 'rope_apply', 'rope_apply_bf16', 'rope_apply_f16',
+           'rope_apply_out',
            'rope_rerotate', 'rope_apply_cached', 'sinusoidal', 'rope_decay']

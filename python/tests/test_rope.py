@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-# requires: posenc_rope_params_init posenc_rope_inv_freq posenc_rope_cos_sin_f32 posenc_rope_apply_f32 posenc_rope_apply_cached_f32 posenc_rope_apply_bf16 posenc_rope_decay_f64 posenc_sinusoidal_f32
+# requires: posenc_rope_params_init posenc_rope_inv_freq posenc_rope_cos_sin_f32 posenc_rope_apply_f32 posenc_rope_apply_cached_f32 posenc_rope_apply_bf16 posenc_rope_decay_f64 posenc_sinusoidal_f32 posenc_rope_plan_apply_out posenc_rope_apply_strided
 """rope family against NumPy float64 on the same inputs."""
 import numpy as np
 import pytest
@@ -105,6 +105,58 @@ def test_apply_checks_in_place_arguments():
     with pytest.raises(posenc.Error) as e:
         posenc.rope_apply(p, q, positions=np.array([0, 1 << 60], np.int64))
     assert e.value.status == posenc.Status.ERR_INVALID_ARGUMENT
+
+
+@pytest.mark.parametrize("kind", ["f32", "f16", "bf16"])
+def test_apply_out_equals_in_place_apply_on_a_copy(kind):
+    """posenc_rope_plan_apply_out: the same bits as rope_apply on a copy (HF's transposed view in,
+    C-contiguous out), partial rotary (tail copied), inputs untouched, out= filled."""
+    B, T, hq, hk, hd, rd = 2, 9, 4, 2, 80, 64
+    p = posenc.rope_params(posenc.RopeType.DEFAULT, rd, 1e4)
+    plan = posenc.RopePlan(p)
+    pos = rng.integers(0, 50000, (B, T)).astype(np.int64)
+    x = rng.standard_normal((B, T, (hq + hk) * hd)).astype(np.float32)
+    if kind == "f16":
+        x = x.astype(np.float16)
+    elif kind == "bf16":
+        x = (x.view(np.uint32) >> 16).astype(np.uint16)
+    q = x[..., :hq * hd].reshape(B, T, hq, hd).transpose(0, 2, 1, 3)  # [B, H, T, D] views of a fused buffer
+    k = x[..., hq * hd:].reshape(B, T, hk, hd).transpose(0, 2, 1, 3)
+    x0 = x.copy()
+    bf16 = kind == "bf16"
+    for params in (p, plan):
+        for inverse in (False, True):
+            qo, ko = posenc.rope_apply_out(params, q, k, pos, inverse=inverse, heads_first=True, bf16=bf16)
+            assert qo.flags.c_contiguous and qo.shape == q.shape and qo.dtype == q.dtype
+            q2, k2 = q.copy(), k.copy()
+            fn = posenc.rope_apply_bf16 if bf16 else posenc.rope_apply
+            fn(p, q2, k2, pos, inverse=inverse, heads_first=True)
+            assert np.array_equal(qo.view(np.uint16 if kind != "f32" else np.uint32),
+                                  q2.view(np.uint16 if kind != "f32" else np.uint32))
+            assert np.array_equal(ko.view(np.uint8), k2.view(np.uint8))
+            assert np.array_equal(qo[..., rd:], q[..., rd:])
+    assert np.array_equal(x.view(np.uint8), x0.view(np.uint8))  # inputs untouched
+    qf, kf = posenc.rope_apply_out(plan, q, k, pos, heads_first=True, bf16=bf16)
+    oq, ok = np.empty(q.shape, q.dtype), np.empty(k.shape, k.dtype)
+    r = posenc.rope_apply_out(plan, q, k, pos, heads_first=True, bf16=bf16, out=(oq, ok))
+    assert r[0] is oq and r[1] is ok
+    assert np.array_equal(oq.view(np.uint8), qf.view(np.uint8)) and np.array_equal(ok.view(np.uint8), kf.view(np.uint8))
+
+
+def test_apply_out_rejects_overlapping_outputs():
+    p = posenc.rope_params(posenc.RopeType.DEFAULT, 8, 1e4)
+    q = rng.standard_normal((3, 2, 8)).astype(np.float32)
+    buf = np.empty((2, 3, 2, 8), np.float32)
+    with pytest.raises(posenc.ArgumentError, match="overlap"):
+        posenc.rope_apply_out(p, q, q, out=(buf[0], buf[0]))
+    with pytest.raises(posenc.ArgumentError, match="overlap"):
+        posenc.rope_apply_out(p, q, out=(q, None))
+    with pytest.raises(posenc.ArgumentError, match="dtype"):
+        posenc.rope_apply_out(p, q.astype(np.float64))
+    qo, _ = posenc.rope_apply_out(p, q)
+    q2 = q.copy()
+    posenc.rope_apply(p, q2)
+    assert np.array_equal(qo, q2)
 
 
 def test_decay_vs_numpy():

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-# requires: posenc_rope_plan_apply posenc_rope_apply_strided posenc_rope_cos_sin_f32 posenc_rope_plan_inv_freq
+# requires: posenc_rope_plan_apply posenc_rope_plan_apply_out posenc_rope_apply_strided posenc_rope_cos_sin_f32 posenc_rope_plan_inv_freq
 # needs-modules: torch
 """posenc.torch RoPE: the autograd op against torch autograd of a float64 reference rotation, bf16 /
 fp16 against the float32 path, strided layouts, double backward, errors, thread determinism, the
@@ -157,6 +157,16 @@ def test_strided_views_equal_contiguous_bitwise():
     q0 = q.clone()
     pt.rope_apply(plan, q, k, pos)
     assert torch.equal(q, q0)
+    # read where they are (posenc_rope_plan_apply_out), unless elements share an address: expand()ed
+    # heads / batch (stride 0) and non-collapsing leading dimensions go through a contiguous copy;
+    # with and without autograd, first call and the prepared (fast) path
+    one = torch.randn(1, S, 1, D)
+    for x in (one.expand(B, S, Hq, D), torch.randn(S, 3, B, Hq, D).permute(2, 1, 0, 3, 4)):
+        want, _ = pt.rope_apply(plan, x.contiguous(), None, torch.arange(S))
+        for grad in (False, True):
+            for _ in range(2):
+                got, _ = pt.rope_apply(plan, x.detach().requires_grad_(grad), None, torch.arange(S))
+                assert torch.equal(got, want)
 
 
 def test_double_backward_is_the_rotation_again():

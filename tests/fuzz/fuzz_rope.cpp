@@ -173,7 +173,17 @@ void strided_family(Input& in, int op) {
     // (Subnormal freq_factors, finite and > 0, give infinite frequencies and NaN: only nice input is checked.)
     if (posenc_rope_plan_inv_freq(plan, inv, &af) == POSENC_OK && in.nice && (std::isnan(af) || std::isnan(inv[0])))
       fail("posenc_rope_plan_inv_freq", "NaN");
-    if (op == 1) {
+    if (op == 1 && in.flag()) {
+      // out of place: q / k are inputs (never written, even on success), qo / ko separate outputs
+      fn = "posenc_rope_plan_apply_out";
+      Operand qo(in, dt, B, S, D), ko(in, dt, B, S, D);
+      const bool qo_null = in.u8() % 16 == 0;
+      s = posenc_rope_plan_apply_out(plan, dt, layout, pos.ptr(), axes, B, S, D, &q.op, k_null ? nullptr : &k.op,
+                                     qo_null ? nullptr : &qo.op, k_null ? nullptr : &ko.op, in.size32(0, 1));
+      if (s == POSENC_OK && !(q.untouched() && k.untouched())) fail(fn, "an input was modified");
+      if (s != POSENC_OK && s != POSENC_ERR_INTERNAL && !(qo.untouched() && ko.untouched()))
+        fail(fn, "an output was written by a failing call");
+    } else if (op == 1) {
       fn = "posenc_rope_plan_apply";
       s = posenc_rope_plan_apply(plan, dt, layout, pos.ptr(), axes, B, S, D, &q.op, k_null ? nullptr : &k.op, in.size32(0, 1));
     } else {

@@ -3,12 +3,11 @@
 
 `rope_apply` rotates q / k (float32, bfloat16, float16; any strides whose head_dim axis has unit
 stride, e.g. HF's [batch, heads, seq, head_dim] with ``heads_first=True``) and returns new
-tensors: the inputs are copied once (``clone``, keeping their strides) and the copies rotated in
-place by one C call (posenc_rope_plan_apply / posenc_rope_apply_strided, Q and K of a token in the
-same pass), through ``data_ptr`` — no NumPy round trip. Its backward is the transpose of the
-rotation (the C ABI's ``inverse=1``), itself differentiable, so double backward works too.
-`RotaryEmbedding` is a drop-in for transformers' ``LlamaRotaryEmbedding`` family built from a
-config dict."""
+tensors: one C call (posenc_rope_plan_apply_out, Q and K of a token in the same pass) reads q and
+k through ``data_ptr`` and writes the rotations into new tensors laid out as q and k (no copy
+pass, no NumPy round trip). Its backward is the transpose of the rotation (the C ABI's
+``inverse=1``), itself differentiable, so double backward works too. `RotaryEmbedding` is a
+drop-in for transformers' ``LlamaRotaryEmbedding`` family built from a config dict."""
 from __future__ import annotations
 
 import ctypes
@@ -27,21 +26,23 @@ _WHAT = ("the posenc C ABI rotates float32, bfloat16 and float16 storage (float6
 
 
 class _Cfg:
-    """What one rope call needs besides the tensors: the C function, its leading arguments
-    (plan handle or params), layout, heads_first, and the position axes."""
+    """What one rope call needs besides the tensors: the plan (made once from RopeParams), the
+    raw C functions (in place and out of place), layout, heads_first, and the position axes."""
 
-    __slots__ = ("fn", "raw", "first", "keep", "layout", "heads_first", "na", "mrope", "multi", "fast", "runs")
+    __slots__ = ("raw_in", "raw_out", "first", "keep", "layout", "heads_first", "na", "mrope", "multi", "fast",
+                 "runs", "bwd")
 
     def __init__(self, params, layout, heads_first):
-        if isinstance(params, RopePlan):
-            self.fn, self.first, p = cfn("posenc_rope_plan_apply"), (params._handle(),), params.params
-        elif isinstance(params, RopeParams):
-            self.fn, self.first, p = cfn("posenc_rope_apply_strided"), (ctypes.byref(params),), params
-        else:
+        if isinstance(params, RopeParams):
+            params = RopePlan(params)
+        elif not isinstance(params, RopePlan):
             raise ArgumentError("params must be a posenc.RopeParams, a posenc.RopePlan or a "
                                 f"posenc.torch.RotaryEmbedding (got {type(params).__name__})")
+        p = params.params
+        self.first = (params._handle(),)
         self.keep = params
-        self.raw = _raw(self.fn)
+        self.raw_in = _raw(cfn("posenc_rope_plan_apply"))
+        self.raw_out = _raw(cfn("posenc_rope_plan_apply_out"))
         self.layout = int(layout)
         self.heads_first = bool(heads_first)
         self.na = _num_axes(p)
@@ -49,6 +50,7 @@ class _Cfg:
         self.multi = self.na > 1 or p.axes == RopeAxes.AXIAL
         self.fast = {}  # _fast_key(...) -> _FastEntry: calls whose arguments passed the checks before
         self.runs = {}  # _run_key(...) -> _FastEntry: prepared operand structs of rotated tensors
+        self.bwd = {}  # _grad_rotated's key -> _FastEntry: prepared backward calls
 
 
 _I32, _I64, _VP = ctypes.c_int32, ctypes.c_int64, ctypes.c_void_p
@@ -82,6 +84,15 @@ def _layout(shape, st, heads_first):
     batch = 1
     for n in shape[:nd - 3]:
         batch *= n
+    # no two elements at one address (e.g. expand()ed dimensions of stride 0): what the C ABI
+    # requires of an operand (sorted by stride, each at least the extent inside it)
+    extent = shape[-1]
+    for n, s in sorted(((shape[h_ax], st[h_ax]), (shape[t_ax], st[t_ax]), (batch, dims[-1][1] if dims else 0)),
+                       key=lambda d: d[1]):
+        if n > 1:
+            if s < extent:
+                return None
+            extent += (n - 1) * s
     return (shape[h_ax], st[h_ax] if shape[h_ax] > 1 else 0, st[t_ax] if shape[t_ax] > 1 else 0,
             dims[-1][1] if dims else 0, batch, shape[t_ax])
 
@@ -102,69 +113,112 @@ def _operand(x, heads_first):
     return RopeOperand(x.data_ptr(), lay[0], lay[1], lay[2], lay[3]), lay[4], lay[5]
 
 
-def _clone(x):
-    """x.clone() (x's strides when dense); a large one is allocated first, hinted for huge pages
-    (huge_page_hint) and then written."""
-    if x.numel() * x.element_size() < HUGE_PAGES_MIN_BYTES:
-        return x.clone()
-    return huge_page_hint(torch.empty_like(x)).copy_(x)
+def _new_like(x, small=False):
+    """A new, unwritten tensor with x's layout (torch.empty_like: x's strides when x is dense); a
+    large one is hinted for huge pages before its first touch (huge_page_hint)."""
+    return torch.empty_like(x) if small else huge_page_hint(torch.empty_like(x))
 
 
-def _fresh_op(x, heads_first):
-    """(y, operand of y): a new tensor y with x's values that the C ABI can rotate in place (x's own
-    strides when they are dense with a unit-stride head_dim, else C-contiguous)."""
-    y = _clone(x)
-    op = _operand(y, heads_first)
-    if op is None:
-        y = x.clone(memory_format=torch.contiguous_format)
-        op = _operand(y, heads_first)
-    return y, op
+def _readable(x, heads_first):
+    """x itself when the C ABI can read it (unit-stride head_dim, leading dimensions that
+    collapse, no two elements at one address), else a C-contiguous copy."""
+    key = (x.shape, x.stride(), heads_first)
+    lay = _LAYOUTS.get(key, False)
+    if lay is False:
+        return x if _operand(x, heads_first) is not None else x.contiguous()
+    return x if lay is not None else x.contiguous()
 
 
-def _run_key(xs):
+def _fresh_out(x, heads_first):
+    """A new tensor for the rotation of x: x's layout when the C ABI can address it, else
+    C-contiguous."""
+    y = _new_like(x)
+    if _operand(y, heads_first) is None:
+        y = huge_page_hint(torch.empty(x.shape, dtype=x.dtype))
+    return y
+
+
+def _run_key(xs, outs):
     x = xs[0]
     if len(xs) == 1:
-        return (_ident(), x.dtype, x.shape, x.stride())
-    return (_ident(), x.dtype, x.shape, x.stride(), xs[1].shape, xs[1].stride())
+        return (_ident(), x.dtype, x.shape, x.stride(), outs[0].stride() if outs else None)
+    return (_ident(), x.dtype, x.shape, x.stride(), xs[1].shape, xs[1].stride(),
+            (outs[0].stride(), outs[1].stride()) if outs else None)
 
 
-def _run(cfg, positions, xs, inverse, e=None):
-    """One C call rotating the (one or two) tensors xs in place. xs must be rotatable as they are
+def _run(cfg, positions, xs, inverse, outs=None, e=None):
+    """One C call rotating the (one or two) tensors xs, in place (outs None) or into outs (the
+    same shapes, posenc_rope_plan_apply_out). xs / outs must be addressable as they are
     (_operand not None); their operand structs are prepared once per (thread, dtype, shapes,
-    strides) and only the data pointers are written per call (e: the prepared entry of xs's
+    strides) and only the data pointers are written per call (e: the prepared entry of the
     layout when the caller has it)."""
     if e is None:
-        key = _run_key(xs)
+        key = _run_key(xs, outs)
         e = cfg.runs.get(key)
         if e is None:
             if len(cfg.runs) > 256:
                 cfg.runs.clear()
-            e = cfg.runs[key] = _FastEntry(cfg, xs)
+            e = cfg.runs[key] = _FastEntry(cfg, xs, outs)
     ops = e.ops
     ops[0].data = xs[0].data_ptr()
     if len(xs) > 1:
         ops[1].data = xs[1].data_ptr()
-    check(cfg.raw(*e.pre, None if positions is None else _VP(positions.data_ptr()), *e.post, _INVERSE[int(inverse)]))
+    if outs is not None:
+        ops[2].data = outs[0].data_ptr()
+        if len(outs) > 1:
+            ops[3].data = outs[1].data_ptr()
+    st = e.raw(*e.pre, None if positions is None else _VP(positions.data_ptr()), *e.post, _INVERSE[int(inverse)])
+    if st:
+        check(st)
+    return e
 
 
-def _rotated_copies(cfg, positions, xs, inverse):
-    """New tensors: the rotations of xs (one C call on copies)."""
-    outs = [_fresh_op(x, cfg.heads_first)[0] for x in xs]
-    _run(cfg, positions, outs, inverse)
-    return outs
+def _rotated(cfg, positions, xs, inverse, layouts=None):
+    """New tensors: the rotations of xs (one out-of-place C call). layouts: None (each output laid
+    out as its input, see _fresh_out) or (shape, strides, contiguous) per tensor (the layouts of
+    the forward outputs, for gradients)."""
+    return _rotated_entry(cfg, positions, xs, inverse, layouts)[0]
 
 
-def _copies_as(gs, layouts):
-    """New tensors with the values of gs, each laid out as (shape, strides, contiguous) of layouts
-    (the forward outputs': rotatable, and for HF's transposed views the layout whose transpose
-    back is contiguous, so that autograd's view backward needs no further copy); a gradient
-    already in that layout, or contiguous where the output was, is cloned as it is."""
-    outs = []
-    for g, (shape, st, contig) in zip(gs, layouts):
-        if g.stride() == st or (contig and g.is_contiguous()):
-            outs.append(_clone(g))
-        else:
-            outs.append(huge_page_hint(torch.empty_strided(shape, st, dtype=g.dtype)).copy_(g))
+def _rotated_entry(cfg, positions, xs, inverse, layouts=None):
+    """(outputs of _rotated, the prepared entry of the call, whether xs were read as they are)."""
+    hf = cfg.heads_first
+    ins = [_readable(x, hf) for x in xs]
+    if layouts is None:
+        outs = [_fresh_out(x, hf) for x in ins]
+    else:
+        outs = [huge_page_hint(torch.empty_strided(shape, st, dtype=x.dtype)) for x, (shape, st, _) in zip(ins, layouts)]
+    e = _run(cfg, positions, ins, inverse, outs)
+    return outs, e, all(a is b for a, b in zip(ins, xs))
+
+
+def _grad_rotated(ctx, gs, idx):
+    """The backward without create_graph: the transposed rotation of the gradients gs (of the
+    outputs idx) written in the forward outputs' layouts. A call whose (thread, dtype, gradient
+    shapes and strides, output layouts) was seen before reuses its prepared entry."""
+    cfg = ctx.cfg
+    layouts = ctx.layouts if len(idx) == len(ctx.layouts) else [ctx.layouts[i] for i in idx]
+    g0 = gs[0]
+    if len(gs) == 1:
+        key = (_ident(), g0.dtype, g0.shape, g0.stride(), layouts[0][1])
+    else:
+        g1 = gs[1]
+        key = (_ident(), g0.dtype, g0.shape, g0.stride(), g1.shape, g1.stride(), layouts[0][1], layouts[1][1])
+    bwd = cfg.bwd
+    e = bwd.get(key)
+    if e is None:
+        outs, e, as_is = _rotated_entry(cfg, ctx.positions, gs, not ctx.inverse, layouts)
+        if as_is:
+            if len(bwd) > 256:
+                bwd.clear()
+            bwd[key] = e
+        return outs
+    dt = g0.dtype
+    if e.small:
+        outs = [_empty_strided(lay[0], lay[1], dtype=dt) for lay in layouts]
+    else:
+        outs = [huge_page_hint(_empty_strided(lay[0], lay[1], dtype=dt)) for lay in layouts]
+    _run(cfg, ctx.positions, gs, not ctx.inverse, outs, e)
     return outs
 
 
@@ -195,21 +249,22 @@ class _RopeInPlace(torch.autograd.Function):
         if torch.is_grad_enabled():
             (out,) = _RopeFunction.apply(ctx.cfg, ctx.positions, not ctx.inverse, None, g)
         else:
-            (out,) = _rotated_copies(ctx.cfg, ctx.positions, [g], not ctx.inverse)
+            (out,) = _rotated(ctx.cfg, ctx.positions, [g], not ctx.inverse)
         return out, None, None, None
 
 
 class _RopeFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, cfg, positions, inverse, e, *xs):
-        """e: the prepared entry (_known) of xs's layout, whose clones keep it, or None."""
+        """e: the prepared entry (_known) of xs's layout, whose outputs keep it, or None."""
         if e is None:
-            outs = _rotated_copies(cfg, positions, xs, inverse)
+            outs = _rotated(cfg, positions, xs, inverse)
         else:
-            outs = [x.clone() for x in xs] if e.small else [_clone(x) for x in xs]
-            _run(cfg, positions, outs, inverse, e)
+            small = e.small
+            outs = [_new_like(x, small) for x in xs]
+            _run(cfg, positions, xs, inverse, outs, e)
         ctx.cfg, ctx.positions, ctx.inverse = cfg, positions, inverse
-        ctx.layouts = [(o.shape, o.stride(), o.is_contiguous()) for o in outs]
+        ctx.layouts = [(o.shape, o.stride(), o.is_contiguous()) for o in outs] if e is None else e.lays_out
         ctx.set_materialize_grads(False)
         return tuple(outs)
 
@@ -221,9 +276,8 @@ class _RopeFunction(torch.autograd.Function):
             gs = [grads[i] for i in idx]
             if _grad_enabled():  # create_graph: the backward is itself a rope op
                 outs = _RopeFunction.apply(ctx.cfg, ctx.positions, not ctx.inverse, None, *gs)
-            else:  # copies in the forward outputs' layouts, rotated back in place
-                outs = _copies_as(gs, [ctx.layouts[i] for i in idx])
-                _run(ctx.cfg, ctx.positions, outs, not ctx.inverse)  # (the backward may run on another thread)
+            else:  # written in the forward outputs' layouts (autograd's view backward then copies nothing)
+                outs = _grad_rotated(ctx, gs, idx)
             for i, o in zip(idx, outs):
                 res[i] = o
         return (None, None, None, None) + tuple(res)
@@ -276,26 +330,34 @@ def _check_qk(q, k, heads_first):
 
 
 _Tensor = torch.Tensor
+_empty_strided = torch.empty_strided
 _ident = threading.get_ident
 _grad_enabled = torch.is_grad_enabled
 
 
 class _FastEntry:
     """A prepared call for one (thread, shapes, strides, dtypes) key: operand structs whose data
-    pointer alone changes per call, and the C call's other arguments."""
+    pointer alone changes per call (inputs, then outputs when out of place), the raw C function
+    and its other arguments."""
 
-    __slots__ = ("ops", "pre", "post", "small")
+    __slots__ = ("ops", "raw", "pre", "post", "small", "lays_out")
 
-    def __init__(self, cfg, outs):
-        lays = [_operand(o, cfg.heads_first) for o in outs]
-        self.ops = [lay[0] for lay in lays]
-        addrs = [_VP(ctypes.addressof(op)) for op in self.ops] + [None] * (2 - len(self.ops))
+    def __init__(self, cfg, xs, outs=None):
+        lays = [_operand(x, cfg.heads_first) for x in xs]
+        ops = [lay[0] for lay in lays] + [None] * (2 - len(xs))
+        if outs is not None:
+            ops += [_operand(o, cfg.heads_first)[0] for o in outs] + [None] * (2 - len(outs))
+        self.ops = ops
+        addrs = [None if op is None else _VP(ctypes.addressof(op)) for op in ops]
         _, batch, seq = lays[0]
         # the C call's arguments around positions (and before inverse), as ctypes objects
-        self.pre = tuple(cfg.first) + (_I32(_DTYPES[outs[0].dtype]), _I32(cfg.layout))
-        self.post = (_I32(cfg.na), _I64(batch), _I64(seq), _I64(outs[0].shape[-1]), addrs[0], addrs[1])
-        # all tensors of this layout below the huge-page threshold: plain clones (see _clone)
-        self.small = all(o.numel() * o.element_size() < HUGE_PAGES_MIN_BYTES for o in outs)
+        self.raw = cfg.raw_in if outs is None else cfg.raw_out
+        self.pre = tuple(cfg.first) + (_I32(_DTYPES[xs[0].dtype]), _I32(cfg.layout))
+        self.post = (_I32(cfg.na), _I64(batch), _I64(seq), _I64(xs[0].shape[-1])) + tuple(addrs)
+        # all tensors of this layout below the huge-page threshold: no hint (see _new_like)
+        self.small = all(x.numel() * x.element_size() < HUGE_PAGES_MIN_BYTES for x in xs)
+        # (shape, strides, contiguous) of each output: what the backward writes its gradient in
+        self.lays_out = None if outs is None else [(o.shape, o.stride(), o.is_contiguous()) for o in outs]
 
 
 def _fast_key(q, k, positions, inverse, inplace):
@@ -330,19 +392,21 @@ def _fast(cfg, q, k, positions, inverse, inplace):
     e = _known(cfg, q, k, positions, inverse, inplace)
     if e is None:
         return None
+    ops = e.ops
+    ops[0].data = q.data_ptr()
+    if k is not None:
+        ops[1].data = k.data_ptr()
     if inplace:
         oq, ok = q, k
-    elif e.small:
-        oq = q.clone()
-        ok = None if k is None else k.clone()
     else:
-        oq = _clone(q)
-        ok = None if k is None else _clone(k)
-    ops = e.ops
-    ops[0].data = oq.data_ptr()
-    if ok is not None:
-        ops[1].data = ok.data_ptr()
-    st = cfg.raw(*e.pre, None if positions is None else _VP(positions.data_ptr()), *e.post, _INVERSE[inverse])
+        small = e.small
+        oq = _new_like(q, small)
+        ops[2].data = oq.data_ptr()
+        ok = None
+        if k is not None:
+            ok = _new_like(k, small)
+            ops[3].data = ok.data_ptr()
+    st = e.raw(*e.pre, None if positions is None else _VP(positions.data_ptr()), *e.post, _INVERSE[inverse])
     if st:
         check(st)
     return oq, ok
@@ -375,17 +439,18 @@ def _rope(cfg, q, k, positions, inverse, inplace):
             outs = _in_place(xs, cfg.heads_first)
             _run(cfg, pos, outs, inverse)
         else:
-            outs = _rotated_copies(cfg, pos, xs, inverse)
+            outs = _rotated(cfg, pos, xs, inverse)
     # remember the checked arguments for _known when the next call with this key can take them as
-    # they are: the positions used unchanged (int64, contiguous, no broadcast) and the copies with
-    # q / k's strides (with autograd: out-of-place calls only)
+    # they are: the positions used unchanged (int64, contiguous, no broadcast), q / k read as they
+    # are and the outputs with their strides (with autograd: out-of-place calls only)
     if (positions is None or pos is positions) and not (grad and inplace) and \
             all(o.stride() == x.stride() for o, x in zip(outs, xs)) and \
+            all(_operand(x, cfg.heads_first) is not None for x in xs) and \
             type(q) is _Tensor and (k is None or type(k) is _Tensor) and \
             (positions is None or type(positions) is _Tensor):
         if len(cfg.fast) > 256:
             cfg.fast.clear()
-        cfg.fast[_fast_key(q, k, positions, inverse, inplace)] = _FastEntry(cfg, outs)
+        cfg.fast[_fast_key(q, k, positions, inverse, inplace)] = _FastEntry(cfg, xs, None if inplace else outs)
     return (outs[0], outs[1] if k is not None else None)
 
 
