@@ -978,10 +978,18 @@ POSENC_API posenc_status posenc_sph_rotate_real_f64(int32_t lmax, const double* 
 /** How posenc_rf_sample_f32 draws the rows omega_i of Omega [m, d]. */
 typedef enum {
   POSENC_RF_IID = 0,        /**< omega_i ~ N(0, I/sigma^2), i.i.d. (Rahimi & Recht 2007) */
-  POSENC_RF_ORTHOGONAL = 1, /**< ORF (Yu et al. 2016; Performer Thm 2): blocks of d rows from the
-                                 Q of a Householder QR of a Gaussian d x d matrix, columns of Q
-                                 sign-fixed by sign(diag R), each row scaled by an independent chi_d
-                                 norm; blocks stacked when m > d (the last one truncated) */
+  POSENC_RF_ORTHOGONAL = 1, /**< ORF (Yu et al. 2016; Performer Thm 2): blocks of d rows, each the
+                                 columns of a Haar-distributed orthogonal Q, each row scaled by an
+                                 independent chi_d norm; blocks stacked when m > d (the last one
+                                 truncated). Q is built as the Q factor of a Householder QR of a
+                                 Gaussian d x d matrix without forming the matrix (Stewart, SIAM
+                                 J. Numer. Anal. 17(3), 1980): reflector k of the block is the
+                                 Householder reflector (Eigen's makeHouseholder) of a fresh
+                                 N(0, I_{d-k}) vector on coordinates k..d-1, Q = H_0 ... H_{r-1} for
+                                 a block of r rows, column k sign-fixed by the sign of the diagonal
+                                 entry of R that reflector produces; the norms are
+                                 sqrt(2 Gamma(d/2)), Gamma by Marsaglia & Tsang (ACM TOMS 26(3),
+                                 2000, exact rejection sampler), from a stream of their own */
   POSENC_RF_QMC = 2,        /**< randomized quasi-Monte Carlo: point i of the d-dimensional Sobol
                                  sequence (Boost.Random sobol, zero point skipped), XORed with a
                                  per-coordinate 64-bit digital shift drawn from the seed,
@@ -1213,14 +1221,19 @@ POSENC_API posenc_status posenc_rf_features_backward_f32(posenc_rf_kind kind, po
  *  grad_phi_q; the chunks' R, r as a REVERSE exclusive prefix scan (suffix sums over later chunks,
  *  fast-transformers' causal_dot_backward computed in chunks) for grad_phi_k and grad_v, plus the
  *  masked intra-chunk blocks, formed on a staircase of 16-row blocks (the blocks above the
- *  diagonal, all masked, are skipped). The forward output is not recomputed: with U = grad_out S^T and the
+ *  diagonal, all masked, are skipped). Both scans run in two levels: blocks of 8 chunks, whose
+ *  totals are scanned first, then the chunks of each block in order (the reverse scan in reverse
+ *  order) with the running sum in the tile's scratch (the chunk states are formed twice, for the
+ *  block totals and for the running state: cheaper than storing and re-reading n/64 of them);
+ *  the block size depends on n only. The forward output is not recomputed: with U = grad_out S^T and the
  *  intra-chunk P = phi_q phi_k^T, G = grad_out V^T, grad_out_i . out_i = (phi_q_i . U_i +
  *  sum_j P_ij G_ij) / D_i and grad_phi_q = U / D + b z^T + M phi_k. Float32 products in our SIMD
  *  micro-kernel, D_i and b_i in float64 (the row sums of float32 products widened exactly, in
  *  SIMD). Bitwise identical for any thread count.
  *
  *  Accuracy: against float64 central differences of the float64 forward (tested on every ISA
- *  path, causal and not, n = 300 with 64-row chunks): abs error <= 2e-4 * (1 + max |reference|).
+ *  path, causal and not, n = 300 and 1100: one and three blocks of 64-row chunks): abs error
+ *  <= 2e-4 * (1 + max |reference|).
  *
  *  Errors: NULL_POINTER (any array NULL while n > 0); INVALID_ARGUMENT (n < 0, F <= 0, dv <= 0,
  *  eps negative or not finite, flags with a bit other than posenc_linear_flags); SIZE_OVERFLOW.
