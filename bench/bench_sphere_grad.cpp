@@ -108,6 +108,17 @@ BENCHMARK_TEMPLATE(BM_sph_grad_sphericart, double) SPH_GRAD_ARGS;
 BENCHMARK_TEMPLATE(BM_sph_grad_posenc, float) SPH_GRAD_ARGS;
 BENCHMARK_TEMPLATE(BM_sph_grad_sphericart, float) SPH_GRAD_ARGS;
 
+/// The memory floor of the same outputs: memcpy of as many bytes as one float64 call of
+/// BM_sph_grad_* writes (100000 points; mode 0 values, 1 values + gradients), into a reused
+/// buffer like theirs (it reads as many bytes as it writes; a kernel reads 24 bytes a point).
+void BM_sph_grad_memcpy(benchmark::State& st) {
+  const int L = int(st.range(0)), mode = int(st.range(1));
+  const int64_t K = int64_t(L + 1) * (L + 1);
+  memcpy_anchor(st, size_t(npts() * K * 8 * (mode == 1 ? 4 : 1)));
+}
+BENCHMARK(BM_sph_grad_memcpy)->Args({1, 0})->Args({2, 0})->Args({3, 0})->Args({1, 1})->Args({3, 1})
+    ->ArgNames({"L", "mode"})->Unit(benchmark::kMillisecond)->UseRealTime();
+
 /// The lon/lat front end against the Cartesian entry point for the same directions (lonlat 1 / 0),
 /// float64, 100000 points (at most 64 MB of output: fewer at L = 40).
 void BM_sph_front(benchmark::State& st) {

@@ -5,12 +5,15 @@ posenc's batched call vs a PyG/GraphGPS-style numpy/SciPy loop and vs posenc's s
 
 Run from the repository root after building the release preset:
     PYTHONPATH=python POSENC_LIBRARY=build/release/libposenc.so POSENC_NUM_THREADS=1 \
-        /usr/bin/python3 bench/graph_batch_vs_numpy.py [--graphs 2000] [--reps 5]
+        /usr/bin/python3 bench/graph_batch_vs_numpy.py [--graphs 2000] [--reps 5] [--baseline-lib OTHER.so]
 
 Graphs: --graphs random molecule-like graphs, 15..37 nodes (uniform), a random tree (each node
 attached to one of the 3 previous) plus up to n/8 random extra edges (no duplicates), every edge
 in both directions (PyG's edge_index), seed 0. Contestants, each over the whole dataset:
   * batch:  posenc.graph.graph_batch_pe(ptr, edge_index, 10, 16) (one call, PyG Batch layout);
+  * batch (GraphGPS flags): the same with both_directions, keep_self_loops and nan_pad;
+  * baseline: with --baseline-lib, posenc_graph_batch_pe_f64 of another build of libposenc (e.g.
+            an older commit's), called through ctypes in the same process (an A/B of two builds);
   * single: posenc.graph.laplacian_pe + posenc.graph.rwse per graph;
   * numpy:  per graph what GraphGPS's precomputation does: L_sym from scipy.sparse
             (get_laplacian(normalization="sym") equivalent), np.linalg.eigh of the dense L, the k
@@ -64,6 +67,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--graphs", type=int, default=2000)
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--baseline-lib", default=None)
     args = ap.parse_args()
     gs = molecules(args.graphs)
     ptr = np.zeros(len(gs) + 1, np.int64)
@@ -74,6 +78,29 @@ def main():
 
     def batch():
         graph.graph_batch_pe(ptr, ei, k, steps)
+
+    def batch_flags():
+        graph.graph_batch_pe(ptr, ei, k, steps, both_directions=True, keep_self_loops=True, nan_pad=True)
+
+    base = None
+    if args.baseline_lib:
+        import ctypes
+        base = ctypes.CDLL(args.baseline_lib)
+        P = ctypes.c_void_p
+        base.posenc_graph_batch_pe_f64.argtypes = [ctypes.c_int64, P, P, P, P, P, ctypes.c_int, ctypes.c_int32,
+                                                   ctypes.c_int32, P, P, P, P]
+        src, dst = np.ascontiguousarray(ei[0]), np.ascontiguousarray(ei[1])
+        eptr = np.searchsorted(src, ptr, side="left").astype(np.int64)
+        eptr[0], eptr[-1] = 0, src.shape[0]
+
+    def baseline():
+        ng, n = len(gs), int(ptr[-1])
+        vals, vecs, rw = np.empty((ng, k)), np.empty((n, k)), np.empty((n, steps))
+        st = np.zeros(ng, np.int32)
+        rc = base.posenc_graph_batch_pe_f64(ng, ptr.ctypes.data, eptr.ctypes.data, src.ctypes.data, dst.ctypes.data,
+                                            None, 0, k, steps, vals.ctypes.data, vecs.ctypes.data, rw.ctypes.data,
+                                            st.ctypes.data)
+        assert rc == 0
 
     def batch_lappe():
         graph.graph_batch_pe(ptr, ei, k, 0)
@@ -97,8 +124,10 @@ def main():
         v, _, r = numpy_pe(n, s, d, k, steps)
         dv = max(dv, np.abs(v - vals[i]).max())
         dr = max(dr, np.abs(r - rw[ptr[i]:ptr[i + 1]]).max())
-    fns = {"batch": batch, "single": single, "numpy": numpy_loop, "batch (LapPE only)": batch_lappe,
-           "batch (RWSE only)": batch_rwse}
+    fns = {"batch": batch, "batch (GraphGPS flags)": batch_flags, "single": single, "numpy": numpy_loop,
+           "batch (LapPE only)": batch_lappe, "batch (RWSE only)": batch_rwse}
+    if base is not None:
+        fns["baseline lib batch"] = baseline
     times = {name: [] for name in fns}
     for _ in range(args.reps):
         for name, f in fns.items():
@@ -108,9 +137,11 @@ def main():
     med = {k_: float(np.median(v)) for k_, v in times.items()}
     print(f"threads={posenc.threads_get()} graphs={len(gs)} nodes={int(ptr[-1])} k={k} steps={steps}")
     for name in fns:
-        print(f"{name:18s} {med[name] / len(gs) * 1e6:8.1f} us/graph  {len(gs) / med[name]:9.0f} graphs/s")
+        print(f"{name:22s} {med[name] / len(gs) * 1e6:8.1f} us/graph  {len(gs) / med[name]:9.0f} graphs/s")
     print(f"batch vs numpy: {med['numpy'] / med['batch']:.1f}x faster; batch vs single calls: "
           f"{med['single'] / med['batch']:.2f}x; max |dlambda| {dv:.1e}, max |dRWSE| {dr:.1e}")
+    if base is not None:
+        print(f"batch vs baseline lib: {med['baseline lib batch'] / med['batch']:.2f}x faster")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/random/sobol.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -61,6 +62,77 @@ void qmc_normals(int32_t d, int32_t m, uint64_t seed, int sampling, std::vector<
     }
 }
 
+/// Gamma(a, 1) (a > 0), exact: Marsaglia & Tsang, "A simple method for generating gamma
+/// variables", ACM TOMS 26(3), 2000 (squeeze and log test, normals by PPND16); a < 1 through
+/// Gamma(a) = Gamma(a + 1) U^(1/a) (their section 6).
+double gamma_mt(splitmix64& rng, double a) {
+  if (a < 1.0) {
+    const double g = gamma_mt(rng, a + 1.0);
+    return g * std::pow(rng.uniform(), 1.0 / a);
+  }
+  const double dd = a - 1.0 / 3.0, c = 1.0 / std::sqrt(9.0 * dd);
+  for (;;) {
+    double x, v;
+    do {
+      x = rng.normal();
+      v = 1.0 + c * x;
+    } while (v <= 0.0);
+    v = v * v * v;
+    const double u = rng.uniform(), x2 = x * x;
+    if (u < 1.0 - 0.0331 * x2 * x2) return dd * v;
+    if (std::log(u) < 0.5 * x2 + dd * (1.0 - v + std::log(v))) return dd * v;
+  }
+}
+
+/// The ORTHOGONAL sampler's float64 work arrays for one d.
+struct orf_workspace {
+  Eigen::MatrixXd v, q;  // Householder vectors (essential parts below the diagonal), Q
+  Eigen::VectorXd tau, x, work;
+  std::vector<double> sign;
+  explicit orf_workspace(int32_t dim)
+      : v(dim, dim), q(dim, dim), tau(dim), x(dim), work(dim), sign(static_cast<size_t>(dim)) {}
+};
+
+/// ORTHOGONAL rows into omega [m, d]; all scratch is allocated before omega is written. Per
+/// block of d rows (the last one: rows < d), Stewart's construction of the Q factor of a
+/// Householder QR of a Gaussian d x d matrix without the matrix: reflector k (k < rows) is
+/// Eigen's makeHouseholder of a fresh N(0, I_{d-k}) vector x (coordinates k..d-1), with
+/// beta_k = -sign(x_0) |x| the diagonal entry of R it would produce; Q = H_0 ... H_{rows-1}
+/// (columns j < rows need no later reflector), column k times sign(beta_k) (R's diagonal made
+/// positive: Q Haar-distributed), row b0 + k of omega = that column times its chi_d norm / sigma.
+void orthogonal_rows(int32_t d, int32_t m, double sigma, uint64_t seed, float* omega) {
+  orf_workspace ws(d);
+  orf_workspace* const w = &ws;
+  std::vector<double> norms(static_cast<size_t>(m));
+  // chi_d norms: sqrt(2 Gamma(d/2, 1)), from their own stream
+  splitmix64 nrm = stream(seed, POSENC_RF_ORTHOGONAL, 3);
+  const double inv_sigma = 1.0 / sigma;
+  for (auto& r : norms) r = std::sqrt(2.0 * gamma_mt(nrm, 0.5 * d)) * inv_sigma;
+  splitmix64 rng = stream(seed, POSENC_RF_ORTHOGONAL, 0);
+  const size_t D = static_cast<size_t>(d);
+  for (int32_t b0 = 0; b0 < m; b0 += d) {
+    const int32_t rows = std::min(d, m - b0);
+    for (int32_t k = 0; k < rows; ++k) {
+      const int32_t len = d - k;
+      double* xp = w->x.data();
+      for (int32_t e = 0; e < len; ++e) xp[e] = rng.normal();
+      auto ess = w->v.col(k).tail(len - 1);
+      double beta = 0.0;
+      w->x.head(len).makeHouseholder(ess, w->tau(k), beta);
+      w->sign[size_t(k)] = beta < 0.0 ? -1.0 : 1.0;
+    }
+    Eigen::HouseholderSequence<Eigen::MatrixXd, Eigen::VectorXd> h(w->v, w->tau);
+    h.setLength(rows);
+    h.evalTo(w->q, w->work);
+    for (int32_t i = 0; i < rows; ++i) {  // row b0 + i: column i of Q, sign-fixed, times its norm
+      const double s = w->sign[size_t(i)] * norms[size_t(b0 + i)];
+      const double* qc = w->q.data() + size_t(i) * D;
+      float* row = omega + static_cast<size_t>(b0 + i) * D;
+      for (size_t k = 0; k < D; ++k) row[k] = static_cast<float>(qc[k] * s);
+    }
+  }
+}
+
 void sample_rows(posenc_rf_sampling sampling, int32_t d, int32_t m, double sigma, uint64_t seed, float* omega) {
   const size_t D = static_cast<size_t>(d);
   const double inv_sigma = 1.0 / sigma;
@@ -70,31 +142,9 @@ void sample_rows(posenc_rf_sampling sampling, int32_t d, int32_t m, double sigma
       for (size_t i = 0; i < static_cast<size_t>(m) * D; ++i) omega[i] = static_cast<float>(rng.normal() * inv_sigma);
       break;
     }
-    case POSENC_RF_ORTHOGONAL: {
-      splitmix64 rng = stream(seed, sampling, 0);
-      Eigen::MatrixXd g(d, d);
-      for (int32_t b0 = 0; b0 < m; b0 += d) {
-        for (int32_t i = 0; i < d; ++i)
-          for (int32_t j = 0; j < d; ++j) g(i, j) = rng.normal();
-        Eigen::HouseholderQR<Eigen::MatrixXd> qr(g);
-        Eigen::MatrixXd q = qr.householderQ();
-        const Eigen::MatrixXd& r = qr.matrixQR();
-        for (int32_t j = 0; j < d; ++j)
-          if (r(j, j) < 0.0) q.col(j) = -q.col(j);
-        const int32_t rows = std::min(d, m - b0);
-        for (int32_t i = 0; i < rows; ++i) {
-          double ss = 0.0;  // chi_d norm: |N(0, I_d)|
-          for (int32_t k = 0; k < d; ++k) {
-            const double z = rng.normal();
-            ss += z * z;
-          }
-          const double s = std::sqrt(ss) * inv_sigma;
-          float* row = omega + static_cast<size_t>(b0 + i) * D;
-          for (int32_t k = 0; k < d; ++k) row[k] = static_cast<float>(q(k, i) * s);  // column i of Q
-        }
-      }
+    case POSENC_RF_ORTHOGONAL:
+      orthogonal_rows(d, m, sigma, seed, omega);
       break;
-    }
     case POSENC_RF_QMC: {
       std::vector<double> g;
       qmc_normals(d, m, seed, sampling, g);
@@ -155,6 +205,10 @@ extern "C" POSENC_API posenc_status posenc_rf_sample_f32(posenc_rf_sampling samp
   path(kSamplePaths[sv]);
   POSENC_SHAPE("d=%d m=%d", d, m);
   return guarded([&] {
+    if (sampling == POSENC_RF_ORTHOGONAL) {  // allocates all its scratch before it writes omega
+      orthogonal_rows(d, m, sigma, seed, omega);
+      return POSENC_OK;
+    }
     // Sample into a scratch buffer so a failure (e.g. bad_alloc) leaves omega untouched.
     std::vector<float> tmp(static_cast<size_t>(total));
     sample_rows(sampling, d, m, sigma, seed, tmp.data());

@@ -23,6 +23,8 @@ namespace detail {
 namespace {
 /// Rows per block of the causal backward's intra-chunk staircase (see pass 1).
 constexpr int64_t kRowBlock = 16;
+/// Chunks per block of the causal backward's running prefix and suffix sums (see below).
+constexpr int64_t kBlockChunks = 8;
 
 /// Scratch for the tiles of one call, one slot per tile that runs at a time, all allocated when
 /// the pool is built (before the call writes any output: an allocation that fails later would
@@ -71,6 +73,11 @@ class slot_pool {
   std::mutex m_;
   std::vector<T*> free_;
 };
+
+/// dst[0..count) += src[0..count)
+void add_to(float* dst, const float* src, int64_t count) {
+  for (int64_t e = 0; e < count; ++e) dst[e] += src[e];
+}
 }  // namespace
 
 void linear_attention_backward_run(const features_kernels_t* k, const float* phi_q, const float* phi_k, const float* v, int64_t n,
@@ -79,47 +86,69 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
   const int64_t C = causal ? 64 : 512;  // rows per chunk (causal) or tile
   const int64_t nc = tiles_of(n, C);
   const int64_t FD = static_cast<int64_t>(F) * dv, state = FD + F;
-  const int64_t eg = 2048;  // state elements per tile of the prefix scans
+  // Causal: the chunks are grouped into blocks of kBlockChunks; a tile of passes 1 and 2 walks
+  // the chunks of one block in order (pass 2: in reverse order) with the running state in its
+  // scratch, so the prefix sums of the chunk states (and the suffix sums of R, r) are formed on
+  // the way instead of in separate passes over the whole state array; only the block totals are
+  // scanned. The block size depends on the problem only: the bits do not depend on the threads.
+  const int64_t G = causal ? kBlockChunks : 1;
+  const int64_t nb = tiles_of(nc, G);
   // Every allocation comes first (no output is written before they all succeed). Per-tile
-  // scratch: pass 1's buffer (below) for the largest chunk, pass 2's R^T, a scan tile's sums.
+  // scratch: pass 1's buffer (below) for the largest chunk, the state a chunk sees and the
+  // running block total of R, r; pass 2's running R, r and R^T.
   const int64_t cm = std::min(n, C), l2m = causal ? cm * cm : 0, ltm = causal ? cm : 0;
-  const int64_t slot = std::max({cm * dv + 2 * cm + F + 2 * l2m + (F + dv) * ltm, FD, eg});
-  const int64_t slots = std::max<int64_t>(1, std::min<int64_t>(nc, thread_count()));
+  const int64_t slot = std::max(cm * dv + 2 * cm + F + 2 * l2m + (F + dv) * ltm + (F + dv) * ltm + 2 * state, state + FD);
+  const int64_t slots = std::max<int64_t>(1, std::min<int64_t>(causal ? nb : nc, thread_count()));
   slot_pool<float> pool(slots, slot);
   slot_pool<double> dpool(slots, 2 * cm);  // pass 1's float64 row sums
-  // forward states S^T [dv, F] and z [F] (S^T: the B operand of U = grad_out S^T as it is):
-  // causal: exclusive prefix sums of the chunk states; else one global state (st is reused for
-  // the chunks' R, r in pass 1: chunk c alone reads st[c] and writes it after)
+  // causal: the chunks' R, r (pass 1), read by pass 2; non-causal: the tiles' states S [F, dv]
+  // and z [F] (the layout of the fast products here: F rows of 64 columns), then their R, r.
   fbuf st(nc * state);
-  std::vector<float> total;  // non-causal: the one state, summed in tile order
+  // causal: per block, the exclusive prefix of the block totals of the states, then the
+  // exclusive suffix of the block totals of R, r
+  std::vector<float> blk(causal ? static_cast<size_t>(nb * state) : 0);
+  std::vector<float> run(causal ? static_cast<size_t>(state) : 0);  // the running sum of the block scans
+  std::vector<float> total;  // non-causal: the one state, summed in tile order, then S^T [dv, F] and z
   std::vector<double> acc;   // non-causal: R, r summed in tile order
-  if (!causal) total.assign(static_cast<size_t>(state), 0.0f), acc.assign(static_cast<size_t>(state), 0.0);
-  parallel_tiles(nc, [&](int64_t c) {
+  std::vector<float> acc_f;  // non-causal: S^T before it is copied into total
+  if (!causal) {
+    total.assign(static_cast<size_t>(state), 0.0f);
+    acc.assign(static_cast<size_t>(state), 0.0);
+    acc_f.resize(static_cast<size_t>(FD));
+  }
+  // s (+)= the state of chunk c
+  auto chunk_state = [&](int64_t c, float* s, bool accumulate) {
     const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
-    float* s = st.data() + c * state;
-    k->matmul(v + r0 * dv, 1, dv, phi_k + r0 * F, F, dv, F, len, s, F, 0);  // S^T = V^T phi_k
-    std::fill(s + FD, s + state, 0.0f);
+    k->matmul(phi_k + r0 * F, 1, F, v + r0 * dv, dv, F, dv, len, s, dv, accumulate ? 1 : 0);  // S = phi_k^T V
+    if (!accumulate) std::fill(s + FD, s + state, 0.0f);
     k->colsum_acc(phi_k + r0 * F, len, F, s + FD);
-  });
+  };
   if (causal) {
-    // exclusive prefix (run before adding)
-    parallel_tiles(tiles_of(state, eg), [&](int64_t t) {
-      const int64_t e0 = t * eg, e1 = std::min(state, e0 + eg);
-      slot_pool<float>::lease ls(pool);
-      float* run = ls.data();
-      std::fill(run, run + (e1 - e0), 0.0f);
-      for (int64_t c = 0; c < nc; ++c) {
-        float* s = st.data() + c * state;
-        for (int64_t e = e0; e < e1; ++e) {
-          const float tmp = s[e];
-          s[e] = run[size_t(e - e0)];
-          run[size_t(e - e0)] += tmp;
-        }
-      }
+    // blk[b] = the block total of the chunk states, each chunk's product accumulating into it
+    // (pass 1 forms the same sums again, chunk by chunk: storing the n/64 partial sums and
+    // reading them back costs more memory traffic than the products)
+    parallel_tiles(nb, [&](int64_t b) {
+      const int64_t c0 = b * G, c1 = std::min(nc, c0 + G);
+      float* tot = blk.data() + b * state;
+      std::fill(tot, tot + state, 0.0f);
+      for (int64_t c = c0; c < c1; ++c) chunk_state(c, tot, true);
     });
+    std::fill(run.begin(), run.end(), 0.0f);  // exclusive prefix over blocks
+    for (int64_t b = 0; b < nb; ++b) {
+      float* tot = blk.data() + b * state;
+      for (int64_t e = 0; e < state; ++e) {
+        const float tmp = tot[e];
+        tot[e] = run[size_t(e)];
+        run[size_t(e)] += tmp;
+      }
+    }
   } else {
+    parallel_tiles(nc, [&](int64_t c) { chunk_state(c, st.data() + c * state, false); });
     for (int64_t t = 0; t < nc; ++t)
-      for (int64_t e = 0; e < state; ++e) total[size_t(e)] += st[size_t(t * state + e)];
+      for (int64_t e = 0; e < state; ++e) total[size_t(e)] += st[t * state + e];
+    std::vector<float>& sT = acc_f;  // S^T: the B operand of U = grad_out S^T for the 512-row tiles
+    k->transpose(total.data(), F, dv, dv, sT.data());
+    std::copy(sT.begin(), sT.end(), total.begin());
   }
   // pass 1 per chunk, with S, z the state the chunk's rows see: U = grad_out S^T [len, F]; causal:
   // the masked intra-chunk scores P = phi_q phi_k^T and G = grad_out V^T (j <= i). Per row, in
@@ -129,32 +158,38 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
   // M_ij = G_ij / D_i + b_i (j <= i), the intra-chunk grad_phi_k = M^T phi_q and grad_v = P^T A,
   // and the chunk's R = phi_q^T A [F, dv] and r = sum_i b_i phi_q_i [F].
   float* const rs = st.data();  // R, r of chunk c overwrite its state once the state is consumed
-  parallel_tiles(nc, [&](int64_t c) {
+  auto pass1 = [&](int64_t c, const float* s, float* buf, double* dots) {
     const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
-    const float* s = causal ? st.data() + c * state : total.data();
     const float* z = s + FD;
     const float* q = phi_q + r0 * F;
     const float* kk = phi_k + r0 * F;
     const float* vv = v + r0 * dv;
     const float* go = grad_out + r0 * dv;
-    // one uninitialized scratch: a [len, dv], b, dinv [len], z [F]; causal: P, G [len, len],
-    // phi_k^T [F, len], V^T [dv, len]
+    // a [len, dv], b, dinv [len], z [F]; causal: P, G [len, len], phi_k^T [F, len], V^T [dv, len],
+    // grad_out^T [dv, len], U^T [F, len]
     const int64_t L2 = causal ? len * len : 0, LT = causal ? len : 0;
-    slot_pool<float>::lease buf(pool);
-    slot_pool<double>::lease dbuf(dpool);
-    double* const dots = dbuf.data();
-    float* a = buf.data();
+    float* a = buf;
     float* b = a + len * dv;
     float* dinv = b + len;
-    float* zc = dinv + len;  // z copied: the chunk's state slot receives R, r below
+    float* zc = dinv + len;  // non-causal: z copied (the state slot receives R, r below)
     float* P = zc + F;
     float* G = P + L2;
     float* kT = G + L2;
     float* vT = kT + F * LT;
-    std::copy(z, z + F, zc);
-    z = zc;
+    float* goT = vT + dv * LT;
+    float* uT = goT + dv * LT;
+    if (!causal) {
+      std::copy(z, z + F, zc);
+      z = zc;
+    }
     float* gq = grad_phi_q + r0 * F;
-    k->matmul(go, dv, 1, s, F, len, F, dv, gq, F, 0);  // U = grad_out S^T, in place of grad_phi_q
+    if (causal) {  // U^T = S grad_out^T [F, len] (F rows of len columns), U into grad_phi_q
+      k->transpose(go, len, dv, dv, goT);
+      k->matmul(s, dv, 1, goT, len, F, len, dv, uT, len, 0);
+      k->transpose(uT, F, len, len, gq);
+    } else {  // s = S^T [dv, F]: U = grad_out S^T, in place of grad_phi_q
+      k->matmul(go, dv, 1, s, F, len, F, dv, gq, F, 0);
+    }
     // Causal: the intra-chunk products run on a staircase of kRowBlock-row blocks: rows [i0, i1)
     // of P and G are formed for the columns [0, i1) only (the strict upper part of the diagonal
     // block set to 0), and the products with M and P read only that part: the skipped entries
@@ -164,8 +199,11 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
       k->transpose(vv, len, dv, dv, vT);
       for (int64_t i0 = 0; i0 < len; i0 += kRowBlock) {
         const int64_t i1 = std::min(len, i0 + kRowBlock);
-        k->matmul(q + i0 * F, F, 1, kT, len, i1 - i0, i1, F, P + i0 * len, len, 0);
-        k->matmul(go + i0 * dv, dv, 1, vT, len, i1 - i0, i1, dv, G + i0 * len, len, 0);
+        // columns up to a whole register block (the micro-kernel's partial blocks load B through
+        // a copy): the extra columns j >= i1 of rows [i0, i1) are masked ones, never read below
+        const int64_t jc = std::min(len, round_up(i1, kFeaturesColPad));
+        k->matmul(q + i0 * F, F, 1, kT, len, i1 - i0, jc, F, P + i0 * len, len, 0);
+        k->matmul(go + i0 * dv, dv, 1, vT, len, i1 - i0, jc, dv, G + i0 * len, len, 0);
         for (int64_t i = i0; i < i1; ++i)
           for (int64_t j = i + 1; j < i1; ++j) P[size_t(i * len + j)] = G[size_t(i * len + j)] = 0.0f;
       }
@@ -197,53 +235,97 @@ void linear_attention_backward_run(const features_kernels_t* k, const float* phi
       for (int64_t i = 0; i < len; ++i)
         for (int64_t j = 0; j <= i; ++j) M[size_t(i * len + j)] = M[size_t(i * len + j)] * dinv[size_t(i)] + b[size_t(i)];
       for (int64_t i0 = 0; i0 < len; i0 += kRowBlock) {
-        const int64_t i1 = std::min(len, i0 + kRowBlock), nb = i1 - i0;
+        const int64_t i1 = std::min(len, i0 + kRowBlock), nb_ = i1 - i0;
         // M phi_k for the queries [i0, i1) (keys j < i1); M^T phi_q and P^T A for the keys
         // [i0, i1) (queries i >= i0)
-        k->matmul(M + i0 * len, len, 1, kk, F, nb, F, i1, gq + i0 * F, F, 1);
-        k->matmul(M + i0 * len + i0, 1, len, q + i0 * F, F, nb, F, len - i0, grad_phi_k + (r0 + i0) * F, F, 0);
-        k->matmul(P + i0 * len + i0, 1, len, a + i0 * dv, dv, nb, dv, len - i0, grad_v + (r0 + i0) * dv, dv, 0);
+        k->matmul(M + i0 * len, len, 1, kk, F, nb_, F, i1, gq + i0 * F, F, 1);
+        k->matmul(M + i0 * len + i0, 1, len, q + i0 * F, F, nb_, F, len - i0, grad_phi_k + (r0 + i0) * F, F, 0);
+        k->matmul(P + i0 * len + i0, 1, len, a + i0 * dv, dv, nb_, dv, len - i0, grad_v + (r0 + i0) * dv, dv, 0);
       }
     }
-    float* r = rs + c * state;
-    k->matmul(q, 1, F, a, dv, F, dv, len, r, dv, 0);  // R = phi_q^T A
+  };
+  // the chunk's R = phi_q^T A and r = sum_i b_i phi_q_i into r (a, b from pass1's buffer)
+  auto chunk_r = [&](int64_t c, const float* buf, float* r) {
+    const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
+    const float* q = phi_q + r0 * F;
+    const float* a = buf;
+    const float* b = a + len * dv;
+    k->matmul(q, 1, F, a, dv, F, dv, len, r, dv, 0);
     std::fill(r + FD, r + state, 0.0f);
     for (int64_t i = 0; i < len; ++i)
       for (int32_t f = 0; f < F; ++f) r[FD + f] += b[size_t(i)] * q[i * F + f];
-  });
-  // R, r seen by chunk c: causal: the sum over later chunks (reverse exclusive scan); else all.
-  if (causal) {
-    parallel_tiles(tiles_of(state, eg), [&](int64_t t) {
-      const int64_t e0 = t * eg, e1 = std::min(state, e0 + eg);
-      slot_pool<float>::lease ls(pool);
-      float* run = ls.data();
-      std::fill(run, run + (e1 - e0), 0.0f);
-      for (int64_t c = nc - 1; c >= 0; --c) {
-        float* s = rs + c * state;
-        for (int64_t e = e0; e < e1; ++e) {
-          const float tmp = s[e];
-          s[e] = run[size_t(e - e0)];
-          run[size_t(e - e0)] += tmp;
-        }
-      }
-    });
-  } else {
-    for (int64_t t = 0; t < nc; ++t)
-      for (int64_t e = 0; e < state; ++e) acc[size_t(e)] += rs[size_t(t * state + e)];
-    for (int64_t e = 0; e < state; ++e) rs[size_t(e)] = static_cast<float>(acc[size_t(e)]);
-  }
-  // pass 2: grad_phi_k += V R^T + r, grad_v += phi_k R
-  parallel_tiles(nc, [&](int64_t c) {
+  };
+  // pass 2 of one chunk with the R, r it sees: grad_phi_k += V R^T + r, grad_v += phi_k R
+  auto pass2 = [&](int64_t c, const float* r, float* rT) {
     const int64_t r0 = c * C, len = std::min(n, r0 + C) - r0;
-    const float* r = rs + (causal ? c * state : 0);
-    slot_pool<float>::lease rT(pool);
-    k->transpose(r, F, dv, dv, rT.data());
+    k->transpose(r, F, dv, dv, rT);
     float* gk = grad_phi_k + r0 * F;
     float* gv = grad_v + r0 * dv;
-    k->matmul(v + r0 * dv, dv, 1, rT.data(), F, len, F, dv, gk, F, causal ? 1 : 0);
-    for (int64_t i = 0; i < len; ++i)
-      for (int32_t f = 0; f < F; ++f) gk[i * F + f] += r[FD + f];
+    k->matmul(v + r0 * dv, dv, 1, rT, F, len, F, dv, gk, F, causal ? 1 : 0);
+    for (int64_t i = 0; i < len; ++i) add_to(gk + i * F, r + FD, F);
     k->matmul(phi_k + r0 * F, F, 1, r, dv, len, dv, F, gv, dv, causal ? 1 : 0);
+  };
+  if (!causal) {
+    parallel_tiles(nc, [&](int64_t c) {
+      slot_pool<float>::lease buf(pool);
+      slot_pool<double>::lease dbuf(dpool);
+      pass1(c, total.data(), buf.data(), dbuf.data());
+      chunk_r(c, buf.data(), rs + c * state);
+    });
+    for (int64_t t = 0; t < nc; ++t)
+      for (int64_t e = 0; e < state; ++e) acc[size_t(e)] += rs[t * state + e];
+    for (int64_t e = 0; e < state; ++e) rs[e] = static_cast<float>(acc[size_t(e)]);
+    parallel_tiles(nc, [&](int64_t c) {
+      slot_pool<float>::lease rT(pool);
+      pass2(c, rs, rT.data());
+    });
+    return;
+  }
+  // causal pass 1 per block: the running state starts at the block's prefix and adds each
+  // chunk's state after the chunk; the chunk's R, r go to st[c]; the block's slot in blk
+  // receives the block total of R, r.
+  parallel_tiles(nb, [&](int64_t bi) {
+    const int64_t c0 = bi * G, c1 = std::min(nc, c0 + G);
+    slot_pool<float>::lease buf(pool);
+    slot_pool<double>::lease dbuf(dpool);
+    float* tot = blk.data() + bi * state;
+    float* srun = buf.data() + (slot - 2 * state);
+    float* racc = srun + state;
+    std::copy(tot, tot + state, srun);  // the block's prefix
+    for (int64_t c = c0; c < c1; ++c) {
+      float* s = rs + c * state;
+      pass1(c, srun, buf.data(), dbuf.data());
+      chunk_state(c, srun, true);  // the state chunk c + 1 sees
+      chunk_r(c, buf.data(), s);
+      if (c == c0) std::copy(s, s + state, racc);
+      else add_to(racc, s, state);
+    }
+    std::copy(racc, racc + state, tot);
+  });
+  {  // exclusive suffix over blocks
+    std::fill(run.begin(), run.end(), 0.0f);
+    for (int64_t b = nb - 1; b >= 0; --b) {
+      float* tot = blk.data() + b * state;
+      for (int64_t e = 0; e < state; ++e) {
+        const float tmp = tot[e];
+        tot[e] = run[size_t(e)];
+        run[size_t(e)] += tmp;
+      }
+    }
+  }
+  // causal pass 2 per block, chunks in reverse order: the running R, r starts at the block's
+  // suffix and adds each chunk's R, r after the chunk is done
+  parallel_tiles(nb, [&](int64_t bi) {
+    const int64_t c0 = bi * G, c1 = std::min(nc, c0 + G);
+    slot_pool<float>::lease buf(pool);
+    float* rrun = buf.data();
+    float* rT = rrun + state;
+    const float* tot = blk.data() + bi * state;
+    std::copy(tot, tot + state, rrun);
+    for (int64_t c = c1 - 1; c >= c0; --c) {
+      pass2(c, rrun, rT);
+      add_to(rrun, rs + c * state, state);
+    }
   });
 }
 }  // namespace detail
@@ -264,10 +346,12 @@ extern "C" POSENC_API posenc_status posenc_linear_attention_backward_f32(
                                        "linear_attention_backward.global_unnormalized",
                                        "linear_attention_backward.causal_chunked_unnormalized"};
   path(kPaths[(causal ? 1 : 0) + (unnorm ? 2 : 0)]);
-  // Five n F dv products; causal adds the intra-chunk ones on the 64-row chunks' staircase
+  // Five n F dv products (causal: six, the chunk states are formed twice, for the block totals
+  // and for the running state); causal adds the intra-chunk ones on the 64-row chunks' staircase
   // (10 of the 16 16-row blocks of each chunk).
   work(4.0 * double(n) * 4.0 * (F + dv),
-       10.0 * double(n) * F * dv + (causal ? 0.625 * double(n) * 64 * (6.0 * F + 4.0 * dv) : 0.0), true);
+       (causal ? 12.0 : 10.0) * double(n) * F * dv + (causal ? 0.625 * double(n) * 64 * (6.0 * F + 4.0 * dv) : 0.0),
+       true);
   POSENC_SHAPE("n=%lld F=%d dv=%d", (long long)n, F, dv);
   return guarded([&] {
     // linear_attention_backward_run allocates all its scratch before it writes an output: an

@@ -1,25 +1,32 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // lib/graph_batch.cpp — graph family: LapPE and RWSE of many graphs in one call (PyG's Batch
-// layout: concatenated edge lists with node and edge offsets), parallel over graphs.
+// layout: concatenated edge lists with node and edge offsets), parallel over graphs, and the
+// small dense eigensolver that LapPE uses for components of up to kSmallDenseMax nodes.
 //
-// Small connected graphs (the molecules of ZINC / PCQM4Mv2: 10-50 nodes) take a dense path built
-// for them: Householder tridiagonalization (Eigen), all eigenvalues of the tridiagonal by implicit
-// QL, the k smallest eigenvectors by inverse iteration (2 solves) with full re-orthogonalization, and the
-// Householder back-transform: about a third of the work of Eigen's SelfAdjointEigenSolver, which
-// computes all n eigenvectors. Every returned pair is checked (residual); a graph that fails the
-// check, is disconnected or is larger takes the single-graph code (lib/graph_lappe.cpp). RWSE
-// uses the single-graph kernel unchanged (bitwise equal to posenc_rwse_f64).
+// Small dense path (small_dense_pairs; the molecules of ZINC / PCQM4Mv2: 10-50 nodes): Householder
+// tridiagonalization, all eigenvalues of the tridiagonal by root-free implicit QL (Pal-Walker-Kahan), the k smallest
+// eigenvectors by inverse iteration (2 solves) with full re-orthogonalization, and the Householder
+// back-transform: about a third of the work of Eigen's SelfAdjointEigenSolver, which computes all n
+// eigenvectors, and no allocation but its scratch. Every returned pair is checked (residual); a
+// component that fails the check takes Eigen's solver (lib/graph_lappe.cpp, component_pairs).
 //
-// Each graph is computed by one thread from its own data only, in fixed tiles of graphs: the
-// result is bitwise identical for any thread count.
+// Batch: every graph is graph g's posenc_laplacian_pe_ex_f64 call (the same internal function,
+// so bitwise the same result) and its posenc_rwse_ex_f64 result (rwse_block's arithmetic, written
+// over flat scratch for small graphs: bitwise the same). Each graph is computed by one thread from
+// its own data only, in fixed tiles of graphs: the result is bitwise identical for any thread count.
 #include "lib/graph_common.hpp"
-
-#include <Eigen/Eigenvalues>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
 #include <limits>
 #include <numeric>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 using namespace posenc;
 using namespace posenc::detail;
@@ -27,162 +34,246 @@ using namespace posenc::graph_detail;
 
 namespace {
 
-constexpr int64_t kSmallMax = 512;       // connected graphs up to this size: the tridiagonal path
 constexpr double kSmallResidual = 1e-12;  // accepted residual ||L v - lambda v|| / c on that path
 constexpr int64_t kGraphsPerTile = 16;
 
-/// sqrt(a^2 + b^2) without hypot's cost where no overflow or underflow can occur.
-inline double fast_hypot(double a, double b) {
-  const double m = std::max(std::abs(a), std::abs(b));
-  if (m > 1e-150 && m < 1e150) return std::sqrt(a * a + b * b);
-  return std::hypot(a, b);
-}
-
-/// All eigenvalues of the symmetric tridiagonal (d, e) by the implicit QL method (EISPACK tql1,
-/// Wilkinson shift): e[i] couples d[i] and d[i+1], e[n-1] = 0. d receives the eigenvalues
-/// (unordered); false if an eigenvalue took more than 60 iterations.
-bool tridiag_values(int64_t n, double* d, double* e) {
-  const double eps = std::numeric_limits<double>::epsilon();
-  for (int64_t l = 0; l < n; ++l) {
+/// All eigenvalues of the symmetric tridiagonal (d, e) by the root-free implicit QL method of
+/// Pal, Walker and Kahan (LAPACK dsterf's QL branch): the sweep carries the squared off-diagonals,
+/// so a rotation costs two divisions and no square root (tql1: a square root and two divisions on
+/// its dependency chain). e[i] couples d[i] and d[i+1]; d receives the eigenvalues (unordered), e
+/// is overwritten; false if an eigenvalue took more than 60 sweeps or a value is not finite.
+bool tridiag_values_pwk(int64_t n, double* d, double* e) {
+  const double eps = std::numeric_limits<double>::epsilon(), eps2 = eps * eps;
+  for (int64_t i = 0; i + 1 < n; ++i) e[i] = e[i] * e[i];
+  if (n > 0) e[n - 1] = 0.0;
+  for (int64_t l = 0; l < n;) {
     int iter = 0;
-    int64_t m;
-    do {
-      for (m = l; m < n - 1; ++m) {
+    for (;;) {
+      int64_t m = l;
+      for (; m < n - 1; ++m) {
         const double dd = std::abs(d[m]) + std::abs(d[m + 1]);
-        if (std::abs(e[m]) <= eps * dd) break;
+        if (!(e[m] > eps2 * dd * dd)) break;  // |e_m| <= eps (|d_m| + |d_m+1|) (EISPACK tql1's test)
       }
-      if (m != l) {
-        if (iter++ == 60) return false;
-        double g = (d[l + 1] - d[l]) / (2.0 * e[l]);
-        double r = fast_hypot(g, 1.0);
-        g = d[m] - d[l] + e[l] / (g + std::copysign(r, g));
-        double s = 1.0, c = 1.0, p = 0.0;
-        int64_t i;
-        bool early = false;
-        for (i = m - 1; i >= l; --i) {
-          const double f = s * e[i], b = c * e[i];
-          r = fast_hypot(f, g);
-          e[i + 1] = r;
-          if (r == 0.0) {
-            d[i + 1] -= p;
-            e[m] = 0.0;
-            early = true;
-            break;
-          }
-          s = f / r;
-          c = g / r;
-          g = d[i + 1] - p;
-          r = (d[i] - g) * s + 2.0 * c * b;
-          p = s * r;
-          d[i + 1] = g + p;
-          g = c * r - b;
-        }
-        if (early) continue;
-        d[l] -= p;
-        e[l] = g;
-        e[m] = 0.0;
+      if (m < n - 1) e[m] = 0.0;
+      if (m == l) break;
+      if (iter++ == 60) return false;
+      // Wilkinson shift from the leading 2 x 2 block.
+      const double p0 = d[l], rte = std::sqrt(e[l]);
+      double sigma = (d[l + 1] - p0) / (2.0 * rte);
+      const double r0 = std::hypot(sigma, 1.0);
+      sigma = p0 - rte / (sigma + std::copysign(r0, sigma));
+      double c = 1.0, sn = 0.0, gamma = d[m] - sigma, p = gamma * gamma;
+      for (int64_t i = m - 1; i >= l; --i) {
+        const double bb = e[i], r = p + bb;
+        if (i != m - 1) e[i + 1] = sn * r;
+        const double oldc = c;
+        c = p / r;
+        sn = bb / r;
+        const double oldgam = gamma, alpha = d[i];
+        gamma = c * (alpha - sigma) - sn * oldgam;
+        d[i + 1] = oldgam + (alpha - gamma);
+        p = c != 0.0 ? (gamma * gamma) / c : oldc * bb;
       }
-    } while (m != l);
+      e[l] = sn * p;
+      d[l] = sigma + gamma;
+      if (!std::isfinite(d[l]) || !std::isfinite(e[l])) return false;
+    }
+    ++l;
   }
   return true;
 }
 
-/// Scratch of the tridiagonal path (per thread).
-/// One per graph, sized at construction: Eigen's dynamic storage frees its old block before it
-/// allocates a new one of another size and keeps the freed pointer when that allocation throws
-/// (a double free when the object is destroyed), so a scratch reused for graphs of different
-/// sizes is not exception-safe (tests/test_oom.cpp found it).
-struct SmallScratch {
-  explicit SmallScratch(Eigen::Index n) : tri(n) {}
-  Eigen::MatrixXd A, Y;
-  Eigen::Tridiagonalization<Eigen::MatrixXd> tri;
-  std::vector<double> d, e, lu0, lu1, lu2, mult, y;
-  std::vector<char> piv;
-};
+/// sum_i x_i^2 with four partial sums (a fixed order: the same bits on every machine).
+double sum_sq(const double* x, int64_t n) {
+  double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    a0 += x[i] * x[i];
+    a1 += x[i + 1] * x[i + 1];
+    a2 += x[i + 2] * x[i + 2];
+    a3 += x[i + 3] * x[i + 3];
+  }
+  for (; i < n; ++i) a0 += x[i] * x[i];
+  return (a0 + a1) + (a2 + a3);
+}
 
-/// LU factorization with partial pivoting of T - lambda I (T = (d, e) tridiagonal) for inverse
-/// iteration; zero pivots are replaced by tiny (= eps ||T||). Stores U's three diagonals (the
-/// first as reciprocals), the multipliers and the row swaps in S.
-void tridiag_factor(int64_t n, const double* d, const double* e, double lambda, double tiny, SmallScratch& S) {
-  double* u0 = S.lu0.data();
-  double* u1 = S.lu1.data();
-  double* u2 = S.lu2.data();
-  double* mu = S.mult.data();
-  char* pv = S.piv.data();
-  double cd = d[0] - lambda, cs = n > 1 ? e[0] : 0.0;
-  for (int64_t i = 0; i + 1 < n; ++i) {
-    const double sub = e[i], dg = d[i + 1] - lambda, sup = i + 2 < n ? e[i + 1] : 0.0;
-    if (std::abs(cd) >= std::abs(sub)) {
-      if (cd == 0.0) cd = tiny;
-      const double m = sub / cd;
-      u0[i] = 1.0 / cd;
-      u1[i] = cs;
-      u2[i] = 0.0;
-      cd = dg - m * cs;
-      cs = sup;
-      mu[i] = m;
-      pv[i] = 0;
-    } else {
-      const double m = cd / sub;
-      u0[i] = 1.0 / sub;
-      u1[i] = dg;
-      u2[i] = sup;
-      cd = cs - m * dg;
-      cs = -m * sup;
-      mu[i] = m;
-      pv[i] = 1;
+/// Householder reduction of the symmetric n x n matrix A (row-major, overwritten) to tridiagonal
+/// form T = Q^T A Q (LAPACK dsytd2, lower): d [n], e [n-1], the reflectors H_j = I - tau_j v_j v_j^T
+/// in V (row j holds v_j on entries j+1..n-1, v_j[j+1] = 1) and tau [n-1]. p, w: scratch [n].
+void householder_tridiag(int64_t n, double* A, double* V, double* tau, double* d, double* e, double* p, double* w) {
+  for (int64_t j = 0; j + 1 < n; ++j) {
+    const int64_t m = n - j - 1, o = j + 1;  // trailing block: rows / columns o .. n-1
+    double* v = V + j * n;
+    const double alpha = A[o * n + j];
+    double sigma = 0.0;
+    for (int64_t i = 1; i < m; ++i) sigma += A[(o + i) * n + j] * A[(o + i) * n + j];
+    d[j] = A[j * n + j];
+    if (!(sigma > 0.0)) {  // nothing below the subdiagonal (or NaN: the residual check rejects it)
+      tau[j] = 0.0;
+      e[j] = alpha;
+      continue;
+    }
+    const double beta = -std::copysign(std::sqrt(alpha * alpha + sigma), alpha);
+    const double t = (beta - alpha) / beta, scale = 1.0 / (alpha - beta);
+    tau[j] = t;
+    e[j] = beta;
+    v[o] = 1.0;
+    for (int64_t i = 1; i < m; ++i) v[o + i] = A[(o + i) * n + j] * scale;
+    // B = trailing block: p = t B v, w = p - (t/2)(p.v) v, B -= v w^T + w v^T.
+    // B v as a sum of B's rows (B is symmetric): independent lanes instead of m dot products.
+    for (int64_t r = 0; r < m; ++r) p[r] = 0.0;
+    for (int64_t c = 0; c < m; ++c) {
+      const double* __restrict row = A + (o + c) * n + o;
+      double* __restrict pp = p;
+      const double vc = v[o + c];
+      for (int64_t r = 0; r < m; ++r) pp[r] += row[r] * vc;
+    }
+    double pv = 0.0;
+    for (int64_t r = 0; r < m; ++r) {
+      p[r] *= t;
+      pv += p[r] * v[o + r];
+    }
+    const double K = -0.5 * t * pv;
+    for (int64_t r = 0; r < m; ++r) w[r] = p[r] + K * v[o + r];
+    for (int64_t r = 0; r < m; ++r) {
+      double* row = A + (o + r) * n + o;
+      const double* vv = v + o;
+      const double vr = vv[r], wr = w[r];
+      for (int64_t c = 0; c < m; ++c) row[c] -= vr * w[c] + wr * vv[c];
     }
   }
-  u0[n - 1] = 1.0 / (cd == 0.0 ? tiny : cd);
+  d[n - 1] = A[(n - 1) * n + (n - 1)];
 }
 
-/// Solves (T - lambda I) x = y with the factorization of tridiag_factor; y is overwritten with x.
-void tridiag_solve(int64_t n, const SmallScratch& S, double* y) {
-  const double* u0 = S.lu0.data();
-  const double* u1 = S.lu1.data();
-  const double* u2 = S.lu2.data();
-  const double* mu = S.mult.data();
-  const char* pv = S.piv.data();
-  for (int64_t i = 0; i + 1 < n; ++i) {
-    if (pv[i]) std::swap(y[i], y[i + 1]);
-    y[i + 1] -= mu[i] * y[i];
+/// Scratch of the tridiagonal path (one per call: std::vector only, so that an allocation failing
+/// anywhere leaves nothing half-freed).
+struct SmallScratch {
+  /// One allocation for every array (allocations were a tenth of the time on molecules).
+  SmallScratch(int64_t n, int64_t nev) {
+    const size_t nz = static_cast<size_t>(n), L = static_cast<size_t>(std::max(n, nev)),
+                 nk = nz * static_cast<size_t>(nev);
+    buf.resize(2 * nz * nz + 5 * L + 3 * nz + 6 * nk);
+    double* q = buf.data();
+    auto take = [&](size_t c) {
+      double* r = q;
+      q += c;
+      return r;
+    };
+    A = take(nz * nz);
+    V = take(nz * nz);
+    tau = take(L);
+    d = take(L);
+    e = take(L);
+    p = take(L);
+    w = take(L);
+    vals = take(nz);
+    work = take(nz);
+    r = take(nz);
+    lu0 = take(nk);
+    lu1 = take(nk);
+    lu2 = take(nk);
+    mult = take(nk);
+    piv = take(nk);
+    Y = take(nk);
   }
-  y[n - 1] *= u0[n - 1];
-  if (n > 1) y[n - 2] = (y[n - 2] - u1[n - 2] * y[n - 1]) * u0[n - 2];
-  for (int64_t i = n - 3; i >= 0; --i) y[i] = (y[i] - u1[i] * y[i + 1] - u2[i] * y[i + 2]) * u0[i];
+  std::vector<double> buf;  // zeroed
+  double *A, *V, *tau, *d, *e, *p, *w, *vals, *work, *r, *lu0, *lu1, *lu2, *mult, *piv, *Y;
+};
+
+/// LU factorizations with partial pivoting of T - lambda_j I (T = (d, e) tridiagonal, j < nev)
+/// for inverse iteration; zero pivots are replaced by tiny (= eps ||T||). Stores U's three
+/// diagonals (the first as reciprocals), the multipliers and the row swaps in S, entry (i, j) at
+/// i * nev + j. The nev factorizations are independent: the loop over j is innermost so that
+/// their divisions overlap instead of waiting for each other (each one's arithmetic is that of a
+/// factorization alone).
+void tridiag_factor(int64_t n, const double* d, const double* e, const double* lambda, int64_t nev, double tiny,
+                    SmallScratch& S) {
+  double* u0 = S.lu0;
+  double* u1 = S.lu1;
+  double* u2 = S.lu2;
+  double* mu = S.mult;
+  double* pv = S.piv;  // 0 or 1: rows i and i + 1 swapped
+  double* cdv = S.p;   // [nev] current diagonal and superdiagonal of each factorization
+  double* csv = S.w;
+  for (int64_t j = 0; j < nev; ++j) {
+    cdv[j] = d[0] - lambda[j];
+    csv[j] = n > 1 ? e[0] : 0.0;
+  }
+  for (int64_t i = 0; i + 1 < n; ++i) {
+    const double sub = e[i], sup = i + 2 < n ? e[i + 1] : 0.0;
+    for (int64_t j = 0; j < nev; ++j) {
+      const int64_t q = i * nev + j;
+      const double dg = d[i + 1] - lambda[j];
+      double cd = cdv[j];
+      const double cs = csv[j];
+      if (std::abs(cd) >= std::abs(sub)) {
+        if (cd == 0.0) cd = tiny;
+        const double m = sub / cd;
+        u0[q] = 1.0 / cd;
+        u1[q] = cs;
+        u2[q] = 0.0;
+        cdv[j] = dg - m * cs;
+        csv[j] = sup;
+        mu[q] = m;
+        pv[q] = 0.0;
+      } else {
+        const double m = cd / sub;
+        u0[q] = 1.0 / sub;
+        u1[q] = dg;
+        u2[q] = sup;
+        cdv[j] = cs - m * dg;
+        csv[j] = -m * sup;
+        mu[q] = m;
+        pv[q] = 1.0;
+      }
+    }
+  }
+  for (int64_t j = 0; j < nev; ++j) u0[(n - 1) * nev + j] = 1.0 / (cdv[j] == 0.0 ? tiny : cdv[j]);
 }
 
-/// The nev smallest eigenpairs of the connected component Laplacian L (all its n nodes) by the
-/// tridiagonal path; false if an eigenvalue did not converge or a residual exceeds kSmallResidual c.
-bool small_pairs(const Lap& L, int64_t nev, SmallScratch& S, Pairs* out) {
+/// Solves (T - lambda_j I) x = y with factorization j of tridiag_factor; y is overwritten with x.
+void tridiag_solve(int64_t n, int64_t nev, int64_t j, const SmallScratch& S, double* y) {
+  const double* u0 = S.lu0 + j;
+  const double* u1 = S.lu1 + j;
+  const double* u2 = S.lu2 + j;
+  const double* mu = S.mult + j;
+  const double* pv = S.piv + j;
+  for (int64_t i = 0; i + 1 < n; ++i) {
+    if (pv[i * nev] != 0.0) std::swap(y[i], y[i + 1]);
+    y[i + 1] -= mu[i * nev] * y[i];
+  }
+  y[n - 1] *= u0[(n - 1) * nev];
+  if (n > 1) y[n - 2] = (y[n - 2] - u1[(n - 2) * nev] * y[n - 1]) * u0[(n - 2) * nev];
+  for (int64_t i = n - 3; i >= 0; --i)
+    y[i] = (y[i] - u1[i * nev] * y[i + 1] - u2[i * nev] * y[i + 2]) * u0[i * nev];
+}
+
+}  // namespace
+
+/// The nev smallest eigenpairs of a connected component's Laplacian L (2 <= n <= kSmallDenseMax)
+/// by the tridiagonal path; false if an eigenvalue did not converge or a residual exceeds
+/// kSmallResidual c (the caller then takes Eigen's SelfAdjointEigenSolver).
+bool posenc::graph_detail::small_dense_pairs(const Lap& L, int64_t nev, Pairs* out) {
   const int64_t n = L.n;
-  S.A.setZero(n, n);
+  SmallScratch S(n, nev);
   for (int64_t i = 0; i < n; ++i)
     for (int64_t p = L.ptr[static_cast<size_t>(i)]; p < L.ptr[static_cast<size_t>(i) + 1]; ++p)
-      S.A(i, L.idx[static_cast<size_t>(p)]) = L.val[static_cast<size_t>(p)];
-  S.tri.compute(S.A);
-  const auto diag = S.tri.diagonal();
-  const auto sub = S.tri.subDiagonal();
-  S.d.resize(static_cast<size_t>(n));
-  S.e.assign(static_cast<size_t>(n), 0.0);
-  for (int64_t i = 0; i < n; ++i) S.d[static_cast<size_t>(i)] = diag[i];  // (a strided view of T)
-  for (int64_t i = 0; i + 1 < n; ++i) S.e[static_cast<size_t>(i)] = sub[i];
+      S.A[i * n + L.idx[static_cast<size_t>(p)]] = L.val[static_cast<size_t>(p)];
+  householder_tridiag(n, S.A, S.V, S.tau, S.d, S.e, S.p, S.w);
+  S.e[n - 1] = 0.0;
   double tnorm = 0.0;
   for (int64_t i = 0; i < n; ++i)
-    tnorm = std::max(tnorm, std::abs(S.d[static_cast<size_t>(i)]) + (i > 0 ? std::abs(S.e[static_cast<size_t>(i) - 1]) : 0.0) +
-                                (i + 1 < n ? std::abs(S.e[static_cast<size_t>(i)]) : 0.0));
-  std::vector<double> vals(S.d), work(S.e);
-  if (!tridiag_values(n, vals.data(), work.data())) return false;
-  std::sort(vals.begin(), vals.end());
-  S.lu0.resize(static_cast<size_t>(n));
-  S.lu1.resize(static_cast<size_t>(n));
-  S.lu2.resize(static_cast<size_t>(n));
-  S.mult.resize(static_cast<size_t>(n));
-  S.piv.resize(static_cast<size_t>(n));
-  S.Y.resize(n, nev);
+    tnorm = std::max(tnorm, std::abs(S.d[i]) + (i > 0 ? std::abs(S.e[i - 1]) : 0.0) + (i + 1 < n ? std::abs(S.e[i]) : 0.0));
+  if (!std::isfinite(tnorm)) return false;
+  std::copy(S.d, S.d + n, S.vals);
+  std::copy(S.e, S.e + n, S.work);
+  if (!tridiag_values_pwk(n, S.vals, S.work)) return false;
+  std::sort(S.vals, S.vals + n);
   const double tiny = std::numeric_limits<double>::epsilon() * std::max(tnorm, 1e-300);
+  tridiag_factor(n, S.d, S.e, S.vals, nev, tiny, S);
+  double* dots = S.w;  // [nev]
   for (int64_t j = 0; j < nev; ++j) {
-    double* y = S.Y.col(j).data();
+    double* y = S.Y + j * n;
     // Deterministic start vector (splitmix64 of the column index).
     uint64_t z = 0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(j + 1);
     for (int64_t i = 0; i < n; ++i) {
@@ -193,38 +284,193 @@ bool small_pairs(const Lap& L, int64_t nev, SmallScratch& S, Pairs* out) {
       w ^= w >> 31;
       y[i] = static_cast<double>(w >> 11) * 0x1.0p-53 - 0.5;
     }
-    tridiag_factor(n, S.d.data(), S.e.data(), vals[static_cast<size_t>(j)], tiny, S);
     for (int it = 0; it < 2; ++it) {
-      tridiag_solve(n, S, y);
-      // Modified Gram-Schmidt against the previous vectors; twice after the last solve ("twice is
-      // enough").
-      for (int pass = 0; pass < 1 + it; ++pass)
-        for (int64_t q = 0; q < j; ++q) {
-          const double* yq = S.Y.col(q).data();
-          double dot = 0.0;
-          for (int64_t i = 0; i < n; ++i) dot += yq[i] * y[i];
-          for (int64_t i = 0; i < n; ++i) y[i] -= dot * yq[i];
+      tridiag_solve(n, nev, j, S, y);
+      // Classical Gram-Schmidt against the previous vectors, once after the first solve and twice
+      // after the last ("twice is enough", CGS2): the j dot products are independent sums.
+      for (int pass = 0; pass < 1 + it; ++pass) {
+        if (j == 0) break;
+        for (int64_t q = 0; q < j; ++q) dots[q] = 0.0;
+        for (int64_t i = 0; i < n; ++i) {
+          const double yi = y[i];
+          const double* __restrict col = S.Y + i;
+          for (int64_t q = 0; q < j; ++q) dots[q] += col[q * n] * yi;
         }
-      double nrm = 0.0;
-      for (int64_t i = 0; i < n; ++i) nrm += y[i] * y[i];
+        for (int64_t q = 0; q < j; ++q) {
+          const double* __restrict yq = S.Y + q * n;
+          double* __restrict yy = y;
+          const double dq = dots[q];
+          for (int64_t i = 0; i < n; ++i) yy[i] -= dq * yq[i];
+        }
+      }
+      double nrm = sum_sq(y, n);
       nrm = std::sqrt(nrm);
       if (!(nrm > 0.0) || !std::isfinite(nrm)) return false;
-      for (int64_t i = 0; i < n; ++i) y[i] /= nrm;
+      const double inv = 1.0 / nrm;
+      for (int64_t i = 0; i < n; ++i) y[i] *= inv;
     }
   }
-  out->vec = S.tri.matrixQ() * S.Y;
+  // Back-transform: x = H_0 H_1 ... H_{n-2} y (the last reflector first), all columns at once
+  // (the nev dot products with each reflector are independent sums).
+  for (int64_t j = n - 2; j >= 0; --j) {
+    const double t = S.tau[j];
+    if (t == 0.0) continue;
+    const double* __restrict v = S.V + j * n;
+    for (int64_t c = 0; c < nev; ++c) dots[c] = 0.0;
+    for (int64_t i = j + 1; i < n; ++i) {
+      const double vi = v[i];
+      const double* __restrict yrow = S.Y + i;
+      for (int64_t c = 0; c < nev; ++c) dots[c] += vi * yrow[c * n];
+    }
+    for (int64_t c = 0; c < nev; ++c) {
+      double* __restrict y = S.Y + c * n;
+      const double sc = dots[c] * t;
+      for (int64_t i = j + 1; i < n; ++i) y[i] -= sc * v[i];
+    }
+  }
+  out->vec.resize(n, nev);
   out->val.resize(nev);
-  // Eigenvalues: Rayleigh quotients of the back-transformed vectors; every residual checked.
-  Eigen::VectorXd v(n), r(n);
-  for (int64_t j = 0; j < nev; ++j) {
-    v = out->vec.col(j);
-    L.shifted_apply(0.0, v.data(), r.data());  // r = -L v
-    const double lam = -v.dot(r);
-    r += lam * v;
-    if (!(r.norm() <= kSmallResidual * L.bound)) return false;
-    out->val[j] = lam;
+  double* r = S.r;
+  for (int64_t c = 0; c < nev; ++c) {
+    const double* y = S.Y + c * n;
+    // Eigenvalue: the Rayleigh quotient of the back-transformed vector; the residual is checked.
+    L.shifted_apply(0.0, y, r);  // r = -L y
+    double lam = 0.0;
+    for (int64_t i = 0; i < n; ++i) lam -= y[i] * r[i];
+    for (int64_t i = 0; i < n; ++i) r[i] += lam * y[i];
+    if (!(std::sqrt(sum_sq(r, n)) <= kSmallResidual * L.bound)) return false;
+    out->val[c] = lam;
+    for (int64_t i = 0; i < n; ++i) out->vec(i, c) = y[i];
   }
   return true;
+}
+
+namespace {
+
+/// rwse_block (lib/graph_rwse.cpp) for a small graph, with the same arithmetic in the same order
+/// (so bitwise equal to it, hence to posenc_rwse_ex_f64): the walk distributions of the step s
+/// live in one flat slab r[s] of n rows of kBlock lanes (rows in discovery order), sized once per
+/// graph instead of grown node by node, and the lane loops are written over restrict pointers so
+/// that the compiler vectorizes them. Each lane's value is the same sequence of roundings as in
+/// rwse_block: the sum, in discovery order of the node u, of (x_u * invdeg_u) * a_uw (a term with
+/// x_u = 0 adds +0, which changes nothing as every value is >= 0; whole zero rows are skipped by
+/// both), and acc += (xa * xb) * invdeg over the rows of r[t/2].
+struct FlatRwse {
+  std::vector<double> r;        // [(H + 1) * n * kBlock]
+  std::vector<int64_t> rows;    // rows[s]: nodes discovered by the end of step s
+  std::vector<int32_t> local;   // [n], -1 = not reached
+  std::vector<int32_t> nodes;   // [n], discovery order
+  std::vector<double> invdeg;   // [n]
+  std::vector<int32_t> order;   // sources (BFS order, degree > 0)
+};
+
+/// Graphs for which the flat slabs hold at most this many doubles take rwse_block_flat.
+constexpr int64_t kFlatRwseMax = int64_t{1} << 18;
+
+void rwse_block_flat(const Graph& g, const double* invdeg, const int32_t* src_nodes, int nb, int32_t steps,
+                     FlatRwse& S, double* out) {
+  const int64_t n = g.n;
+  const int32_t H = (steps + 1) / 2;
+  const int64_t slab = n * kBlock;
+  int32_t* __restrict local = S.local.data();
+  int32_t* __restrict nodes = S.nodes.data();
+  int64_t cnt = 0;
+  double* __restrict r0 = S.r.data();
+  for (int64_t i = 0; i < static_cast<int64_t>(nb) * kBlock; ++i) r0[i] = 0.0;
+  for (int b = 0; b < nb; ++b) {
+    const int32_t v = src_nodes[b];
+    int32_t l = local[v];
+    if (l < 0) {
+      l = static_cast<int32_t>(cnt);
+      local[v] = l;
+      nodes[cnt++] = v;
+    }
+    r0[static_cast<int64_t>(l) * kBlock + b] = 1.0;
+  }
+  S.rows[0] = cnt;
+  const int64_t* ptr = g.ptr.data();
+  const int32_t* idx = g.idx.data();
+  const double* val = g.val.data();
+  for (int32_t s = 1; s <= H; ++s) {
+    const double* __restrict prev = S.r.data() + (s - 1) * slab;
+    double* __restrict cur = S.r.data() + s * slab;
+    for (int64_t i = 0; i < cnt * kBlock; ++i) cur[i] = 0.0;
+    const int64_t rows = S.rows[static_cast<size_t>(s) - 1];
+    for (int64_t j = 0; j < rows; ++j) {
+      const double* __restrict x = prev + j * kBlock;
+      bool any = false;
+      for (int b = 0; b < kBlock; ++b) any |= x[b] != 0.0;
+      if (!any) continue;
+      const int32_t u = nodes[j];
+      double xs[kBlock];
+      const double iu = invdeg[u];
+      for (int b = 0; b < kBlock; ++b) xs[b] = x[b] * iu;
+      for (int64_t p = ptr[u]; p < ptr[u + 1]; ++p) {
+        const int32_t w = idx[p];
+        int32_t l = local[w];
+        if (l < 0) {
+          l = static_cast<int32_t>(cnt);
+          local[w] = l;
+          nodes[cnt++] = w;
+          double* z = cur + static_cast<int64_t>(l) * kBlock;
+          for (int b = 0; b < kBlock; ++b) z[b] = 0.0;
+        }
+        double* __restrict y = cur + static_cast<int64_t>(l) * kBlock;
+        const double a = val[p];
+        for (int b = 0; b < kBlock; ++b) y[b] += xs[b] * a;
+      }
+    }
+    S.rows[static_cast<size_t>(s)] = cnt;
+  }
+  for (int32_t t = 1; t <= steps; ++t) {
+    const double* __restrict ra = S.r.data() + ((t + 1) / 2) * slab;
+    const double* __restrict rb = S.r.data() + (t / 2) * slab;
+    double acc[kBlock] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    const int64_t rows = S.rows[static_cast<size_t>(t / 2)];
+    for (int64_t j = 0; j < rows; ++j) {
+      const double id = invdeg[nodes[j]];
+      const double* xa = ra + j * kBlock;
+      const double* xb = rb + j * kBlock;
+      for (int b = 0; b < kBlock; ++b) acc[b] += (xa[b] * xb[b]) * id;
+    }
+    for (int b = 0; b < nb; ++b) {
+      const int32_t v = src_nodes[b];
+      out[static_cast<int64_t>(v) * steps + t - 1] = g.deg[static_cast<size_t>(v)] * acc[b];
+    }
+  }
+  for (int64_t j = 0; j < cnt; ++j) local[nodes[j]] = -1;
+}
+static_assert(kBlock == 8, "rwse_block_flat's accumulator initializer assumes kBlock == 8");
+
+/// RWSE of one graph into out [n, steps] (zeros first): posenc_rwse_ex_f64's result, bitwise.
+void graph_rwse(const Graph& gr, int32_t steps, FlatRwse& F, RwseScratch& R, double* out) {
+  const int64_t n = gr.n;
+  std::fill(out, out + n * steps, 0.0);
+  F.invdeg.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    F.invdeg[static_cast<size_t>(i)] = gr.deg[static_cast<size_t>(i)] > 0.0 ? 1.0 / gr.deg[static_cast<size_t>(i)] : 0.0;
+  F.order.clear();
+  for (int32_t v : bfs_order(gr))
+    if (gr.deg[static_cast<size_t>(v)] > 0.0) F.order.push_back(v);
+  const int64_t cnt = static_cast<int64_t>(F.order.size());
+  const int32_t H = (steps + 1) / 2;
+  const bool flat = (static_cast<int64_t>(H) + 1) * n * kBlock <= kFlatRwseMax;
+  if (flat) {
+    F.r.resize(static_cast<size_t>((static_cast<int64_t>(H) + 1) * n * kBlock));
+    F.rows.resize(static_cast<size_t>(H) + 1);
+    F.nodes.resize(static_cast<size_t>(n));
+    F.local.assign(static_cast<size_t>(n), -1);
+  } else {
+    if (static_cast<int64_t>(R.local.size()) < n) R.local.resize(static_cast<size_t>(n), -1);
+    if (R.r.size() < static_cast<size_t>(H) + 1) R.r.resize(static_cast<size_t>(H) + 1);
+  }
+  for (int64_t i = 0; i < cnt; i += kBlock) {
+    const int nb = static_cast<int>(std::min<int64_t>(kBlock, cnt - i));
+    if (flat)
+      rwse_block_flat(gr, F.invdeg.data(), F.order.data() + i, nb, steps, F, out);
+    else
+      rwse_block(gr, F.invdeg.data(), F.order.data() + i, nb, steps, R, out);
+  }
 }
 
 /// Scratch of one tile of graphs (a local of the tile: a tbb::enumerable_thread_specific here
@@ -232,7 +478,42 @@ bool small_pairs(const Lap& L, int64_t nev, SmallScratch& S, Pairs* out) {
 struct BatchScratch {
   std::vector<int64_t> src, dst;
   RwseScratch rw;
+  FlatRwse flat;
   std::vector<double> vals, vecs;
+};
+
+/// A staging array of the batch's outputs: every element is written before it is read, so it is
+/// not zeroed, and, on Linux, a large one asks for transparent huge pages (a fresh 4 KiB page costs
+/// a page fault on first touch, which dominated the staging of small graphs' results).
+class Staging {
+ public:
+  explicit Staging(int64_t count) : n_(static_cast<size_t>(count)) {
+    if (n_ == 0) return;
+    const size_t bytes = n_ * sizeof(double);
+#if defined(__linux__)
+    constexpr size_t kHuge = size_t{2} << 20;
+    if (bytes >= kHuge) {
+      const size_t rounded = (bytes + kHuge - 1) / kHuge * kHuge;
+      p_ = static_cast<double*>(std::aligned_alloc(kHuge, rounded));
+      if (p_ == nullptr) throw std::bad_alloc();
+      (void)madvise(p_, rounded, MADV_HUGEPAGE);
+      return;
+    }
+#endif
+    p_ = static_cast<double*>(std::malloc(bytes));
+    if (p_ == nullptr) throw std::bad_alloc();
+  }
+  ~Staging() { std::free(p_); }
+  Staging(const Staging&) = delete;
+  Staging& operator=(const Staging&) = delete;
+  double* data() { return p_; }
+  void copy_to(double* out) const {
+    if (n_ > 0) std::memcpy(out, p_, n_ * sizeof(double));
+  }
+
+ private:
+  size_t n_;
+  double* p_ = nullptr;
 };
 
 posenc_status check_offsets(const int64_t* ptr, int64_t num_graphs, const char* name, int64_t limit_each) {
@@ -251,15 +532,11 @@ posenc_status check_offsets(const int64_t* ptr, int64_t num_graphs, const char* 
   return POSENC_OK;
 }
 
-}  // namespace
 
-extern "C" POSENC_API posenc_status posenc_graph_batch_pe_f64(int64_t num_graphs, const int64_t* node_ptr,
-                                                             const int64_t* edge_ptr, const int64_t* src,
-                                                             const int64_t* dst, const double* weights,
-                                                             posenc_laplacian laplacian, int32_t k, int32_t steps,
-                                                             double* eigvals, double* eigvecs, double* rwse,
-                                                             int32_t* graph_status) {
-  api_guard g("posenc_graph_batch_pe_f64");
+posenc_status graph_batch_pe(int64_t num_graphs, const int64_t* node_ptr, const int64_t* edge_ptr,
+                             const int64_t* src, const int64_t* dst, const double* weights,
+                             const posenc_laplacian& laplacian, int32_t k, int32_t steps, uint32_t flags,
+                             double* eigvals, double* eigvecs, double* rwse, int32_t* graph_status) {
   POSENC_CHECK(check_positive(num_graphs, "num_graphs"));
   POSENC_CHECK(check_not_null(node_ptr, "node_ptr"));
   POSENC_CHECK(check_not_null(edge_ptr, "edge_ptr"));
@@ -269,6 +546,13 @@ extern "C" POSENC_API posenc_status posenc_graph_batch_pe_f64(int64_t num_graphs
   if (steps < 0) return set_error(POSENC_ERR_INVALID_ARGUMENT, "steps must be >= 0 (got %d)", steps);
   if (k == 0 && steps == 0)
     return set_error(POSENC_ERR_INVALID_ARGUMENT, "k and steps must not both be 0 (nothing to compute)");
+  constexpr uint32_t kKnown = POSENC_GRAPH_BOTH_DIRECTIONS | POSENC_GRAPH_KEEP_SELF_LOOPS | POSENC_LAPPE_DROP_TRIVIAL |
+                              POSENC_LAPPE_NAN_PAD;
+  if ((flags & ~kKnown) != 0)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     "flags may hold only POSENC_GRAPH_BOTH_DIRECTIONS, POSENC_GRAPH_KEEP_SELF_LOOPS, "
+                     "POSENC_LAPPE_DROP_TRIVIAL and POSENC_LAPPE_NAN_PAD (got 0x%x)",
+                     static_cast<unsigned>(flags));
   int64_t ng1 = 0;
   POSENC_CHECK(checked_mul(num_graphs, 1, &ng1, "num_graphs", sizeof(int64_t)));
   POSENC_CHECK(check_offsets(node_ptr, num_graphs, "node_ptr", static_cast<int64_t>(std::numeric_limits<int32_t>::max()) - 2));
@@ -304,14 +588,17 @@ extern "C" POSENC_API posenc_status posenc_graph_batch_pe_f64(int64_t num_graphs
     }
   }
   const posenc_laplacian kind = static_cast<posenc_laplacian>(lap_raw);
+  const uint32_t lap_flags = flags & (POSENC_GRAPH_BOTH_DIRECTIONS | POSENC_LAPPE_DROP_TRIVIAL | POSENC_LAPPE_NAN_PAD);
+  const uint32_t rw_flags = flags & (POSENC_GRAPH_BOTH_DIRECTIONS | POSENC_GRAPH_KEEP_SELF_LOOPS);
+  const int64_t drop = (flags & POSENC_LAPPE_DROP_TRIVIAL) != 0 ? 1 : 0;
+  const bool pad = (flags & POSENC_LAPPE_NAN_PAD) != 0;
   return guarded([&]() -> posenc_status {
     // The results are computed into staging arrays and copied to the caller's at the end: an
     // allocation failing in any graph (OUT_OF_MEMORY for the whole call) then leaves every output
     // untouched. A graph whose eigensolver does not converge is reported in graph_status.
     std::vector<int32_t> st(static_cast<size_t>(num_graphs), POSENC_OK);
-    std::vector<double> eigvals_s(static_cast<size_t>(k > 0 ? num_graphs * k : 0)),
-        eigvecs_s(static_cast<size_t>(k > 0 ? total_nodes * k : 0)),
-        rwse_s(static_cast<size_t>(steps > 0 ? total_nodes * steps : 0));
+    Staging eigvals_s(k > 0 ? num_graphs * k : 0), eigvecs_s(k > 0 ? total_nodes * k : 0),
+        rwse_s(steps > 0 ? total_nodes * steps : 0);
     const double nan = std::numeric_limits<double>::quiet_NaN();
     parallel_tiles(tiles_of(num_graphs, kGraphsPerTile), [&](int64_t tile) {
       BatchScratch S;
@@ -329,76 +616,20 @@ extern "C" POSENC_API posenc_status posenc_graph_batch_pe_f64(int64_t num_graphs
           S.dst[static_cast<size_t>(e)] = dst[e0 + e] - off;
         }
         const double* w = weights != nullptr ? weights + e0 : nullptr;
-        const Graph gr = build_graph(n, S.src.data(), S.dst.data(), w, m);
         if (steps > 0) {
-          double* out = rwse_s.data() + off * steps;
-          std::fill(out, out + n * steps, 0.0);
-          std::vector<double> invdeg(static_cast<size_t>(n));
-          for (int64_t i = 0; i < n; ++i)
-            invdeg[static_cast<size_t>(i)] = gr.deg[static_cast<size_t>(i)] > 0.0 ? 1.0 / gr.deg[static_cast<size_t>(i)] : 0.0;
-          std::vector<int32_t> order;
-          for (int32_t v : bfs_order(gr))
-            if (gr.deg[static_cast<size_t>(v)] > 0.0) order.push_back(v);
-          if (static_cast<int64_t>(S.rw.local.size()) < n) S.rw.local.resize(static_cast<size_t>(n), -1);
-          if (S.rw.r.size() < static_cast<size_t>((steps + 1) / 2) + 1) S.rw.r.resize(static_cast<size_t>((steps + 1) / 2) + 1);
-          const int64_t cnt = static_cast<int64_t>(order.size());
-          for (int64_t i = 0; i < cnt; i += kBlock) {
-            const int nb = static_cast<int>(std::min<int64_t>(kBlock, cnt - i));
-            rwse_block(gr, invdeg.data(), order.data() + i, nb, steps, S.rw, out);
-          }
+          const Graph gr = build_graph(n, S.src.data(), S.dst.data(), w, m, rw_flags);
+          graph_rwse(gr, steps, S.flat, S.rw, rwse_s.data() + off * steps);
         }
         if (k == 0) continue;
-        const int64_t kk = std::min<int64_t>(k, n);
+        // Graph g's posenc_laplacian_pe_ex_f64 call with the same flags: kk columns (all k with
+        // NAN_PAD; else the pairs available, the rest padded here: NaN eigenvalues, 0 vectors).
+        const int64_t kk = pad ? k : std::min<int64_t>(k, n - drop);
         double* vecs = eigvecs_s.data() + off * k;
-        bool done = false;
-        if (n >= 2 && n <= kSmallMax) {
-          // connected? (BFS from node 0 reaches every node)
-          int64_t reach = 1;
-          {
-            std::vector<char> seen(static_cast<size_t>(n), 0);
-            std::vector<int32_t> q{0};
-            seen[0] = 1;
-            for (size_t h = 0; h < q.size(); ++h)
-              for (int64_t p = gr.ptr[static_cast<size_t>(q[h])]; p < gr.ptr[static_cast<size_t>(q[h]) + 1]; ++p) {
-                const int32_t u = gr.idx[static_cast<size_t>(p)];
-                if (!seen[static_cast<size_t>(u)]) {
-                  seen[static_cast<size_t>(u)] = 1;
-                  q.push_back(u);
-                }
-              }
-            reach = static_cast<int64_t>(q.size());
-          }
-          if (reach == n) {
-            std::vector<int32_t> all(static_cast<size_t>(n));
-            std::iota(all.begin(), all.end(), 0);
-            const Lap L = component_laplacian(gr, all, all, kind);
-            Pairs P;
-            SmallScratch sm(n);
-            if (small_pairs(L, kk, sm, &P)) {
-              // The smallest eigenvalue of a connected graph is exactly 0 with a known null vector
-              // (as in posenc_laplacian_pe_f64).
-              if (std::abs(P.val[0]) <= 1e-8 * L.bound) {
-                Eigen::VectorXd z(n);
-                for (int64_t j = 0; j < n; ++j)
-                  z[j] = kind == POSENC_LAPLACIAN_SYM ? std::sqrt(gr.deg[static_cast<size_t>(j)]) : 1.0;
-                z /= z.norm();
-                P.val[0] = 0.0;
-                P.vec.col(0) = z;
-              }
-              for (int64_t j = 0; j < kk; ++j) {
-                vals[j] = P.val[j];
-                for (int64_t r = 0; r < n; ++r) vecs[r * k + j] = P.vec(r, j);
-                fix_sign(vecs + j, n, k);
-              }
-              done = true;
-            }
-          }
-        }
-        if (!done) {
+        if (kk >= 1) {
           S.vals.resize(static_cast<size_t>(kk));
           S.vecs.resize(static_cast<size_t>(n * kk));
-          const posenc_status s = laplacian_pe_core(n, S.src.data(), S.dst.data(), w, m, kind,
-                                                    static_cast<int32_t>(kk), S.vals.data(), S.vecs.data());
+          const posenc_status s = laplacian_pe_core(n, S.src.data(), S.dst.data(), w, m, kind, static_cast<int32_t>(kk),
+                                                    lap_flags, S.vals.data(), S.vecs.data());
           if (s == POSENC_ERR_OUT_OF_MEMORY) throw std::bad_alloc();
           if (s != POSENC_OK) {
             st[static_cast<size_t>(gi)] = s;
@@ -411,15 +642,15 @@ extern "C" POSENC_API posenc_status posenc_graph_batch_pe_f64(int64_t num_graphs
             for (int64_t j = 0; j < kk; ++j) vecs[r * k + j] = S.vecs[static_cast<size_t>(r * kk + j)];
         }
         for (int64_t r = 0; r < n; ++r)
-          for (int64_t j = kk; j < k; ++j) vecs[r * k + j] = 0.0;
+          for (int64_t j = std::max<int64_t>(kk, 0); j < k; ++j) vecs[r * k + j] = 0.0;
       }
     });
-    path("graph_batch_pe.tridiagonal");
-    POSENC_SHAPE("graphs=%lld nodes=%lld edges=%lld k=%d steps=%d", (long long)num_graphs, (long long)total_nodes,
-                 (long long)num_edges, k, steps);
-    std::copy(eigvals_s.begin(), eigvals_s.end(), eigvals);
-    std::copy(eigvecs_s.begin(), eigvecs_s.end(), eigvecs);
-    std::copy(rwse_s.begin(), rwse_s.end(), rwse);
+    path("graph_batch_pe.per_graph");
+    POSENC_SHAPE("graphs=%lld nodes=%lld edges=%lld k=%d steps=%d flags=0x%x", (long long)num_graphs,
+                 (long long)total_nodes, (long long)num_edges, k, steps, static_cast<unsigned>(flags));
+    eigvals_s.copy_to(eigvals);
+    eigvecs_s.copy_to(eigvecs);
+    rwse_s.copy_to(rwse);
     if (graph_status != nullptr) std::copy(st.begin(), st.end(), graph_status);
     for (int64_t gi = 0; gi < num_graphs; ++gi)
       if (st[static_cast<size_t>(gi)] != POSENC_OK)
@@ -428,4 +659,28 @@ extern "C" POSENC_API posenc_status posenc_graph_batch_pe_f64(int64_t num_graphs
                          static_cast<long long>(gi));
     return POSENC_OK;
   });
+}
+
+}  // namespace
+
+extern "C" POSENC_API posenc_status posenc_graph_batch_pe_f64(int64_t num_graphs, const int64_t* node_ptr,
+                                                             const int64_t* edge_ptr, const int64_t* src,
+                                                             const int64_t* dst, const double* weights,
+                                                             posenc_laplacian laplacian, int32_t k, int32_t steps,
+                                                             double* eigvals, double* eigvecs, double* rwse,
+                                                             int32_t* graph_status) {
+  api_guard g("posenc_graph_batch_pe_f64");
+  return graph_batch_pe(num_graphs, node_ptr, edge_ptr, src, dst, weights, laplacian, k, steps, 0u, eigvals, eigvecs,
+                        rwse, graph_status);
+}
+
+extern "C" POSENC_API posenc_status posenc_graph_batch_pe_ex_f64(int64_t num_graphs, const int64_t* node_ptr,
+                                                                const int64_t* edge_ptr, const int64_t* src,
+                                                                const int64_t* dst, const double* weights,
+                                                                posenc_laplacian laplacian, int32_t k, int32_t steps,
+                                                                uint32_t flags, double* eigvals, double* eigvecs,
+                                                                double* rwse, int32_t* graph_status) {
+  api_guard g("posenc_graph_batch_pe_ex_f64");
+  return graph_batch_pe(num_graphs, node_ptr, edge_ptr, src, dst, weights, laplacian, k, steps, flags, eigvals,
+                        eigvecs, rwse, graph_status);
 }

@@ -115,11 +115,20 @@ struct RwseScratch {
 void rwse_block(const Graph& g, const double* invdeg, const int32_t* src_nodes, int nb, int32_t steps,
                 RwseScratch& S, double* out);
 
-/// posenc_laplacian_pe_f64 without the api_guard (validates its arguments, sets the message on
-/// failure): the batched API's path for graphs the small dense path does not take.
+/// posenc_laplacian_pe_ex_f64 with info->flags = flags (solver AUTO) without the api_guard
+/// (validates its arguments, sets the message on failure): the batched API's per-graph call.
 posenc_status laplacian_pe_core(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
-                                int64_t num_edges, posenc_laplacian laplacian, int32_t k, double* eigvals,
-                                double* eigvecs);
+                                int64_t num_edges, posenc_laplacian laplacian, int32_t k, uint32_t flags,
+                                double* eigvals, double* eigvecs);
+
+/// Components of 2 .. kSmallDenseMax nodes take small_dense_pairs under POSENC_LAPPE_AUTO.
+constexpr int64_t kSmallDenseMax = 512;
+
+/// The nev smallest eigenpairs of a connected component's Laplacian (2 <= L.n <= kSmallDenseMax)
+/// by Householder tridiagonalization, root-free implicit QL (all eigenvalues of the tridiagonal), inverse
+/// iteration for the nev smallest and the back-transform; eigenvalues are the Rayleigh quotients,
+/// every residual ||L v - lambda v|| <= 1e-12 L.bound. false if not accepted (lib/graph_batch.cpp).
+bool small_dense_pairs(const Lap& L, int64_t nev, Pairs* out);
 
 /// Chebyshev coefficients of exp(-z (1 + s)) on s in [-1, 1] (see lib/graph_heat.cpp).
 std::vector<double> heat_chebyshev(double z, double tol, double* tail);

@@ -414,6 +414,8 @@ posenc_status component_pairs(const Lap& L, int64_t nev, posenc_lappe_method sol
   *cert = CompCert{};
   if (3 * nev >= L.n || solver == POSENC_LAPPE_DENSE || (solver == POSENC_LAPPE_AUTO && L.n <= kDenseMax)) {
     st->method = "dense";
+    // Small components (molecules): the tridiagonal path, Eigen's solver if it rejects its result.
+    if (solver == POSENC_LAPPE_AUTO && L.n <= kSmallDenseMax && small_dense_pairs(L, nev, out)) return POSENC_OK;
     if (!dense_pairs(L, nev, out))
       return set_error(POSENC_ERR_NOT_CONVERGED,
                        "dense symmetric eigensolver (Eigen SelfAdjointEigenSolver, %lld nodes) did not converge",
@@ -763,9 +765,13 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
 
 posenc_status posenc::graph_detail::laplacian_pe_core(int64_t num_nodes, const int64_t* src, const int64_t* dst,
                                                       const double* weights, int64_t num_edges,
-                                                      posenc_laplacian laplacian, int32_t k, double* eigvals,
-                                                      double* eigvecs) {
-  return laplacian_pe(num_nodes, src, dst, weights, num_edges, laplacian, k, eigvals, eigvecs, nullptr);
+                                                      posenc_laplacian laplacian, int32_t k, uint32_t flags,
+                                                      double* eigvals, double* eigvecs) {
+  posenc_laplacian_pe_info info{};
+  info.struct_size = sizeof(posenc_laplacian_pe_info);
+  info.solver = POSENC_LAPPE_AUTO;
+  info.flags = flags;
+  return laplacian_pe(num_nodes, src, dst, weights, num_edges, laplacian, k, eigvals, eigvecs, &info);
 }
 
 extern "C" POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info* info) {

@@ -840,6 +840,34 @@ inline std::vector<ApiCall> make_api_calls() {
                                              k ? val : nullptr, k ? vec : nullptr, steps ? rw : nullptr, st);
           });
     }
+    {  // the batched API with flags: both directions listed, self-loops kept for RWSE, the trivial
+       // pair dropped, NaN padding (the 4-node path has fewer pairs than k + 1)
+      auto b = fresh();
+      int64_t *src, *dst, n, m;
+      double* w;
+      graph(*b, src, dst, w, n, m);
+      const int64_t G = 3, N = n + 4;
+      std::vector<int64_t> s2(src, src + m), d2(dst, dst + m);
+      for (int i = 0; i < 3; ++i) { s2.push_back(n + i); d2.push_back(n + i + 1); }
+      s2.push_back(n + 1); d2.push_back(n + 1);  // a self-loop
+      const int64_t* node_ptr = b->iv({0, 20, n, N});
+      const int64_t* edge_ptr = b->iv({0, m - 3, m, m + 4});
+      const int64_t* bs = b->iv(s2);
+      const int64_t* bd = b->iv(d2);
+      const double* bw = b->rd(static_cast<size_t>(m + 4), 0.5, 2);
+      const int32_t k = 4, steps = 5;
+      double* val = b->od(static_cast<size_t>(G * k));
+      double* vec = b->od(static_cast<size_t>(N * k));
+      double* rw = b->od(static_cast<size_t>(N * steps));
+      int32_t* st = b->oi32(static_cast<size_t>(G));
+      add("posenc_graph_batch_pe_ex_f64", "graph", b,
+          {region(val, G * k), region(vec, N * k), region(rw, N * steps), region(st, G)}, [=] {
+            return posenc_graph_batch_pe_ex_f64(G, node_ptr, edge_ptr, bs, bd, bw, POSENC_LAPLACIAN_SYM, k, steps,
+                                                POSENC_GRAPH_BOTH_DIRECTIONS | POSENC_GRAPH_KEEP_SELF_LOOPS |
+                                                    POSENC_LAPPE_DROP_TRIVIAL | POSENC_LAPPE_NAN_PAD,
+                                                val, vec, rw, st);
+          });
+    }
   }
 
   // ------------------------------------------------------------------ learned

@@ -7,6 +7,7 @@
 
 #include "lib/features_ppnd.hpp"
 
+#include <boost/math/distributions/beta.hpp>
 #include <boost/math/distributions/chi_squared.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/special_functions/erf.hpp>
@@ -140,6 +141,56 @@ TEST_P(FeaturesSample, OrthogonalBlocksAndChiNorms) {
   }
   // chi^2_8: mean 8, sd 4 -> the mean of 1600 has sd 0.1
   EXPECT_NEAR(acc / cnt, 8.0, 0.5);
+}
+
+/// Kolmogorov–Smirnov statistic of the sample xs against the CDF cdf.
+template <class Cdf>
+double ks_statistic(std::vector<double> xs, Cdf cdf) {
+  std::sort(xs.begin(), xs.end());
+  const double n = double(xs.size());
+  double dmax = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double f = cdf(xs[i]);
+    dmax = std::max({dmax, f - double(i) / n, double(i + 1) / n - f});
+  }
+  return dmax;
+}
+
+TEST_P(FeaturesSample, OrthogonalRowsAreHaarWithChiNorms) {
+  // The law of the ORTHOGONAL sampler (Stewart's reflectors, Marsaglia–Tsang chi norms) against
+  // closed forms: |omega_i|^2 ~ chi^2_d (Boost CDF); for Haar Q, every entry u of a unit row has
+  // u^2 ~ Beta(1/2, (d-1)/2), and tr Q has mean 0 and second moment 1. d = 1: the Gamma(1/2)
+  // branch of the norm sampler and a random sign.
+  for (int d : {1, 2, 6}) {
+    const int trials = 1500;
+    std::vector<double> norms2, first, last;
+    double tr1 = 0, tr2 = 0;
+    for (int t = 0; t < trials; ++t) {
+      auto w = sample(POSENC_RF_ORTHOGONAL, d, d, 1.0, 1000 + uint64_t(t));
+      double tr = 0;
+      for (int i = 0; i < d; ++i) {
+        double s = 0;
+        for (int c = 0; c < d; ++c) s += double(w[i * d + c]) * w[i * d + c];
+        norms2.push_back(s);
+        const double r = std::sqrt(s);
+        tr += w[i * d + i] / r;
+        first.push_back(double(w[i * d]) * w[i * d] / s);
+        last.push_back(double(w[i * d + d - 1]) * w[i * d + d - 1] / s);
+      }
+      tr1 += tr;
+      tr2 += tr * tr;
+    }
+    const boost::math::chi_squared_distribution<double, fast_policy> chi2(d);
+    // KS critical value at level 1e-3: 1.95 / sqrt(n)
+    const double crit = 1.95 / std::sqrt(double(norms2.size()));
+    EXPECT_LT(ks_statistic(norms2, [&](double x) { return boost::math::cdf(chi2, x); }), crit) << "d " << d;
+    EXPECT_NEAR(tr1 / trials, 0.0, 5.0 / std::sqrt(double(trials))) << "d " << d;  // Var tr Q = 1
+    if (d == 1) continue;
+    EXPECT_NEAR(tr2 / trials, 1.0, 0.2) << "d " << d;
+    const boost::math::beta_distribution<double, fast_policy> beta(0.5, 0.5 * (d - 1));
+    for (auto* xs : {&first, &last})
+      EXPECT_LT(ks_statistic(*xs, [&](double x) { return boost::math::cdf(beta, x); }), crit) << "d " << d;
+  }
 }
 
 TEST_P(FeaturesSample, QmcAndPffMarginals) {
@@ -1049,7 +1100,9 @@ double lin_loss64(const std::vector<double>& q, const std::vector<double>& k, co
 }
 
 TEST_P(FeaturesBackward, LinearAttentionGradientsMatchFloat64FiniteDifferencesCausalAndNot) {
-  for (int64_t n : {5, 300}) {  // 300: three 128-row chunks (causal), the reverse scan crosses chunks
+  // causal backward: 64-row chunks in blocks of 8 chunks. 300: five chunks of one block (the
+  // running sums cross chunks); 1100: three blocks, the last one partial (the block scans)
+  for (int64_t n : {5, 300, 1100}) {
     const int F = 8, dv = 5;
     auto q = uniform01(size_t(n) * F, 61), k = uniform01(size_t(n) * F, 62);
     for (auto* a : {&q, &k}) for (auto& e : *a) e = 0.1f + e;

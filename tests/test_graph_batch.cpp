@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// tests/test_graph_batch.cpp — graph family: the batched API (posenc_graph_batch_pe_f64), RRWP
+// tests/test_graph_batch.cpp — graph family: the batched API (posenc_graph_batch_pe_f64 and
+// posenc_graph_batch_pe_ex_f64 with the PyG flags: bitwise the single-graph calls), RRWP
 // (posenc_rrwp_f64) and hop-capped shortest paths (posenc_shortest_path_i32).
 //
 // References, independent of lib/graph_*.cpp: dense Laplacians built here from each graph's edge
@@ -251,6 +252,154 @@ TEST_P(GraphBatch, BadInputWritesNothing) {
   EXPECT_EQ(count_poison(vec), vec.size());
   EXPECT_EQ(count_poison(rw), rw.size());
   for (int32_t x : st) EXPECT_EQ(x, 77);
+}
+
+// ---------------------------------------------------------------------------- flags
+
+/// ZINC-like molecules (both directions listed) and the edge cases of the flags: an empty graph,
+/// 1-node graphs (one with a self-loop), graphs with fewer nodes than k (+ 1), isolated nodes,
+/// self-loops, two components, the 4 x 5 grid (repeated eigenvalues).
+Batch flags_batch() {
+  uint64_t s = 11;
+  Batch b;
+  for (int i = 0; i < 24; ++i) {
+    EdgeList g = molecule(15 + static_cast<int64_t>(posenc_graph_gen::splitmix64(s) % 23), s);
+    if (i % 3 == 0) {  // self-loops on two nodes
+      for (int64_t v : {int64_t{0}, g.n / 2}) {
+        g.src.push_back(v);
+        g.dst.push_back(v);
+      }
+    }
+    b.add(g, s);
+  }
+  EdgeList empty;
+  b.add(empty, s);
+  EdgeList one;
+  one.n = 1;
+  b.add(one, s);
+  EdgeList loop1;  // one node with a self-loop
+  loop1.n = 1;
+  loop1.src = {0};
+  loop1.dst = {0};
+  b.add(loop1, s);
+  b.add(molecule(2, s), s);
+  b.add(molecule(5, s), s);  // N < k
+  EdgeList iso = molecule(12, s);  // nodes 12, 13 isolated, a self-loop on 13
+  iso.n = 14;
+  iso.src.push_back(13);
+  iso.dst.push_back(13);
+  b.add(iso, s);
+  EdgeList two = molecule(9, s);
+  const EdgeList t2 = molecule(7, s);
+  for (int64_t e = 0; e < t2.m(); ++e) {
+    two.src.push_back(t2.src[e] + 9);
+    two.dst.push_back(t2.dst[e] + 9);
+  }
+  two.n = 16;
+  b.add(two, s);
+  b.add(posenc_graph_gen::grid(4, 5), s);
+  return b;
+}
+
+TEST_P(GraphBatch, FlagsBitwiseEqualToSingleGraphCalls) {
+  const Batch b = flags_batch();
+  const int32_t k = 6, steps = 9;
+  const uint32_t B = POSENC_GRAPH_BOTH_DIRECTIONS, K = POSENC_GRAPH_KEEP_SELF_LOOPS, D = POSENC_LAPPE_DROP_TRIVIAL,
+                 P = POSENC_LAPPE_NAN_PAD;
+  for (uint32_t flags : {0u, B, K | B, D, P, D | P, B | K | D | P})
+    for (posenc_laplacian kind : {POSENC_LAPLACIAN_SYM, POSENC_LAPLACIAN_COMBINATORIAL})
+      for (bool weighted : {false, true}) {
+        SCOPED_TRACE("flags " + std::to_string(flags) + " laplacian " + std::to_string(kind) +
+                     (weighted ? " weighted" : ""));
+        Out o[2];
+        for (int t = 0; t < 2; ++t) {
+          ThreadScope ts(t == 0 ? 1 : 3);
+          o[t].val.assign(static_cast<size_t>(b.ng() * k), 0.0);
+          o[t].vec.assign(static_cast<size_t>(b.nodes() * k), 0.0);
+          o[t].rw.assign(static_cast<size_t>(b.nodes() * steps), 0.0);
+          o[t].st.assign(static_cast<size_t>(b.ng()), -1);
+          poison(o[t].val);
+          poison(o[t].vec);
+          poison(o[t].rw);
+          ASSERT_EQ(posenc_graph_batch_pe_ex_f64(b.ng(), b.node_ptr.data(), b.edge_ptr.data(), b.src.data(),
+                                                 b.dst.data(), weighted ? b.w.data() : nullptr, kind, k, steps, flags,
+                                                 o[t].val.data(), o[t].vec.data(), o[t].rw.data(), o[t].st.data()),
+                    POSENC_OK)
+              << posenc_last_error_message();
+        }
+        EXPECT_TRUE(same_bits(o[0].val, o[1].val));
+        EXPECT_TRUE(same_bits(o[0].vec, o[1].vec));
+        EXPECT_TRUE(same_bits(o[0].rw, o[1].rw));
+        if (flags == 0) {  // = posenc_graph_batch_pe_f64
+          const Out z = run(b, k, steps, kind, weighted);
+          EXPECT_TRUE(same_bits(z.val, o[0].val));
+          EXPECT_TRUE(same_bits(z.vec, o[0].vec));
+          EXPECT_TRUE(same_bits(z.rw, o[0].rw));
+        }
+        const Out& r = o[0];
+        const int64_t drop = (flags & D) ? 1 : 0;
+        for (int64_t g = 0; g < b.ng(); ++g) {
+          SCOPED_TRACE("graph " + std::to_string(g));
+          const EdgeList& G = b.graphs[static_cast<size_t>(g)];
+          const int64_t n = G.n, off = b.node_ptr[g];
+          EXPECT_EQ(r.st[g], POSENC_OK);
+          if (n == 0) {
+            for (int32_t j = 0; j < k; ++j) EXPECT_TRUE(std::isnan(r.val[g * k + j]));
+            continue;
+          }
+          const double* wg = weighted ? b.w.data() + b.edge_ptr[g] : nullptr;
+          std::vector<double> r1(static_cast<size_t>(n * steps));
+          ASSERT_EQ(posenc_rwse_ex_f64(n, G.src.data(), G.dst.data(), wg, G.m(), steps, flags & (K | B), r1.data()),
+                    POSENC_OK);
+          EXPECT_TRUE(same_bits(r1, std::vector<double>(r.rw.begin() + off * steps, r.rw.begin() + (off + n) * steps)));
+          const int64_t kk = (flags & P) ? k : std::min<int64_t>(k, n - drop);
+          std::vector<double> v1(static_cast<size_t>(std::max<int64_t>(kk, 0))),
+              e1(static_cast<size_t>(n * std::max<int64_t>(kk, 0)));
+          if (kk >= 1) {
+            posenc_laplacian_pe_info info;
+            posenc_laplacian_pe_info_init(&info);
+            info.flags = flags & (B | D | P);
+            ASSERT_EQ(posenc_laplacian_pe_ex_f64(n, G.src.data(), G.dst.data(), wg, G.m(), kind,
+                                                 static_cast<int32_t>(kk), v1.data(), e1.data(), &info),
+                      POSENC_OK)
+                << posenc_last_error_message();
+          }
+          std::vector<double> bv(r.val.begin() + g * k, r.val.begin() + g * k + std::max<int64_t>(kk, 0));
+          EXPECT_TRUE(same_bits(v1, bv));
+          std::vector<double> be;
+          for (int64_t v = 0; v < n; ++v)
+            for (int64_t j = 0; j < kk; ++j) be.push_back(r.vec[(off + v) * k + j]);
+          EXPECT_TRUE(same_bits(e1, be));
+          for (int64_t j = std::max<int64_t>(kk, 0); j < k; ++j) {  // padded here (no NAN_PAD)
+            EXPECT_TRUE(std::isnan(r.val[g * k + j]));
+            for (int64_t v = 0; v < n; ++v) EXPECT_EQ(r.vec[(off + v) * k + j], 0.0);
+          }
+        }
+      }
+}
+
+TEST_P(GraphBatch, FlagsRejectUnknownBitsWritingNothing) {
+  const Batch b = flags_batch();
+  std::vector<double> val(static_cast<size_t>(b.ng() * 3)), vec(static_cast<size_t>(b.nodes() * 3)),
+      rw(static_cast<size_t>(b.nodes() * 2));
+  std::vector<int32_t> st(static_cast<size_t>(b.ng()), 77);
+  poison(val);
+  poison(vec);
+  poison(rw);
+  for (uint32_t bad : {16u, 0x80000000u, POSENC_LAPPE_NAN_PAD | 32u})
+    EXPECT_POSENC_ERROR(posenc_graph_batch_pe_ex_f64(b.ng(), b.node_ptr.data(), b.edge_ptr.data(), b.src.data(),
+                                                     b.dst.data(), nullptr, POSENC_LAPLACIAN_SYM, 3, 2, bad, val.data(),
+                                                     vec.data(), rw.data(), st.data()),
+                        POSENC_ERR_INVALID_ARGUMENT, "flags");
+  EXPECT_EQ(count_poison(val), val.size());
+  EXPECT_EQ(count_poison(vec), vec.size());
+  EXPECT_EQ(count_poison(rw), rw.size());
+  for (int32_t x : st) EXPECT_EQ(x, 77);
+  // the C++ wrapper
+  const std::vector<int32_t> s2 = posenc::graph_batch_pe_ex(
+      b.ng(), b.node_ptr.data(), b.edge_ptr.data(), b.src.data(), b.dst.data(), nullptr, POSENC_LAPLACIAN_SYM, 3, 2,
+      POSENC_LAPPE_NAN_PAD | POSENC_GRAPH_BOTH_DIRECTIONS, val.data(), vec.data(), rw.data());
+  for (int32_t x : s2) EXPECT_EQ(x, POSENC_OK);
 }
 
 // ---------------------------------------------------------------------------- RRWP and SPD

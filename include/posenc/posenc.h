@@ -978,10 +978,18 @@ POSENC_API posenc_status posenc_sph_rotate_real_f64(int32_t lmax, const double* 
 /** How posenc_rf_sample_f32 draws the rows omega_i of Omega [m, d]. */
 typedef enum {
   POSENC_RF_IID = 0,        /**< omega_i ~ N(0, I/sigma^2), i.i.d. (Rahimi & Recht 2007) */
-  POSENC_RF_ORTHOGONAL = 1, /**< ORF (Yu et al. 2016; Performer Thm 2): blocks of d rows from the
-                                 Q of a Householder QR of a Gaussian d x d matrix, columns of Q
-                                 sign-fixed by sign(diag R), each row scaled by an independent chi_d
-                                 norm; blocks stacked when m > d (the last one truncated) */
+  POSENC_RF_ORTHOGONAL = 1, /**< ORF (Yu et al. 2016; Performer Thm 2): blocks of d rows, each the
+                                 columns of a Haar-distributed orthogonal Q, each row scaled by an
+                                 independent chi_d norm; blocks stacked when m > d (the last one
+                                 truncated). Q is built as the Q factor of a Householder QR of a
+                                 Gaussian d x d matrix without forming the matrix (Stewart, SIAM
+                                 J. Numer. Anal. 17(3), 1980): reflector k of the block is the
+                                 Householder reflector (Eigen's makeHouseholder) of a fresh
+                                 N(0, I_{d-k}) vector on coordinates k..d-1, Q = H_0 ... H_{r-1} for
+                                 a block of r rows, column k sign-fixed by the sign of the diagonal
+                                 entry of R that reflector produces; the norms are
+                                 sqrt(2 Gamma(d/2)), Gamma by Marsaglia & Tsang (ACM TOMS 26(3),
+                                 2000, exact rejection sampler), from a stream of their own */
   POSENC_RF_QMC = 2,        /**< randomized quasi-Monte Carlo: point i of the d-dimensional Sobol
                                  sequence (Boost.Random sobol, zero point skipped), XORed with a
                                  per-coordinate 64-bit digital shift drawn from the seed,
@@ -1213,14 +1221,19 @@ POSENC_API posenc_status posenc_rf_features_backward_f32(posenc_rf_kind kind, po
  *  grad_phi_q; the chunks' R, r as a REVERSE exclusive prefix scan (suffix sums over later chunks,
  *  fast-transformers' causal_dot_backward computed in chunks) for grad_phi_k and grad_v, plus the
  *  masked intra-chunk blocks, formed on a staircase of 16-row blocks (the blocks above the
- *  diagonal, all masked, are skipped). The forward output is not recomputed: with U = grad_out S^T and the
+ *  diagonal, all masked, are skipped). Both scans run in two levels: blocks of 8 chunks, whose
+ *  totals are scanned first, then the chunks of each block in order (the reverse scan in reverse
+ *  order) with the running sum in the tile's scratch (the chunk states are formed twice, for the
+ *  block totals and for the running state: cheaper than storing and re-reading n/64 of them);
+ *  the block size depends on n only. The forward output is not recomputed: with U = grad_out S^T and the
  *  intra-chunk P = phi_q phi_k^T, G = grad_out V^T, grad_out_i . out_i = (phi_q_i . U_i +
  *  sum_j P_ij G_ij) / D_i and grad_phi_q = U / D + b z^T + M phi_k. Float32 products in our SIMD
  *  micro-kernel, D_i and b_i in float64 (the row sums of float32 products widened exactly, in
  *  SIMD). Bitwise identical for any thread count.
  *
  *  Accuracy: against float64 central differences of the float64 forward (tested on every ISA
- *  path, causal and not, n = 300 with 64-row chunks): abs error <= 2e-4 * (1 + max |reference|).
+ *  path, causal and not, n = 300 and 1100: one and three blocks of 64-row chunks): abs error
+ *  <= 2e-4 * (1 + max |reference|).
  *
  *  Errors: NULL_POINTER (any array NULL while n > 0); INVALID_ARGUMENT (n < 0, F <= 0, dv <= 0,
  *  eps negative or not finite, flags with a bit other than posenc_linear_flags); SIZE_OVERFLOW.
@@ -1486,7 +1499,14 @@ POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info*
  *  their component's lowest node id.
  *
  *  Solver (chosen automatically per component): up to 1024 nodes, or when 3k >= the component's
- *  size, a dense Eigen SelfAdjointEigenSolver. Larger components use Spectra 1.0:
+ *  size, a dense solver: for components of up to 512 nodes (molecules) under AUTO, Householder
+ *  tridiagonalization, ALL eigenvalues of the tridiagonal by root-free implicit QL
+ *  (Pal-Walker-Kahan, as LAPACK dsterf: the k smallest are never missed), the k smallest
+ *  eigenvectors by inverse iteration (2 solves each, re-orthogonalized against the previous ones:
+ *  LAPACK dstein's scheme) and the Householder
+ *  back-transform, eigenvalues the Rayleigh quotients, each pair accepted only if ||L v - lambda
+ *  v||_2 <= 1e-12 c (about a third of the work of a full decomposition); otherwise, or if a pair is
+ *  rejected, Eigen's SelfAdjointEigenSolver (always with solver DENSE). Larger components use Spectra 1.0:
  *  (1) shift-invert (SymEigsShiftSolver) with sigma = -1e-3 * c/2 slightly BELOW 0 (never 0, where
  *  L is singular) and a sparse LDL^T factor with AMD ordering, attempted only when its symbolic
  *  analysis predicts at most 40x the nonzeros of L (meshes, geometric graphs; not expanders) and
@@ -1514,8 +1534,8 @@ POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info*
  *  the call returns NOT_CONVERGED. info reports the certificate, the recoveries, sigma and the
  *  count.
  *
- *  Accuracy: dense path, |lambda_j - exact| <= ~1e-13 c and residuals ~1e-14 c; iterative paths,
- *  residual <= 1e-9 c, the returned values are the k smallest to within 1e-8 c (certificate), each
+ *  Accuracy: dense path, |lambda_j - exact| <= ~1e-13 c and residuals ~1e-14 c (checked <= 1e-12 c
+ *  on the small path); iterative paths, residual <= 1e-9 c, the returned values are the k smallest to within 1e-8 c (certificate), each
  *  an eigenvalue to within its residual (Rayleigh quotient; ~residual^2 / gap when simple).
  *  Eigenvector error ~ residual / gap to the rest of the spectrum. The result is bitwise
  *  identical for any thread count and on every ISA path (no ISA-specific code).
@@ -1796,18 +1816,13 @@ POSENC_API posenc_status posenc_heat_kernel_apply_f64(int64_t num_nodes, const i
  *     still computed and written). The call returns the first failing graph's status and names
  *     it in the message, else POSENC_OK.
  *
- *  Method: connected graphs of 2..512 nodes take a small dense path: the dense Laplacian,
- *  Householder tridiagonalization (Eigen), all eigenvalues of the tridiagonal by implicit QL
- *  (EISPACK tql1; the k smallest are therefore never missed), the k smallest eigenvectors by
- *  inverse iteration (2 solves each, re-orthogonalized against all previous ones, twice after the
- *  last solve) and the
- *  Householder back-transform; eigenvalues are then the Rayleigh quotients and each pair is
- *  accepted only if ||L v - lambda v||_2 <= 1e-12 c (c as in posenc_laplacian_pe_f64). Graphs that
- *  are disconnected, larger, or fail that check take the posenc_laplacian_pe_f64 path. Values
- *  agree with posenc_laplacian_pe_f64 to ~1e-14 c and eigenspaces to ~1e-13 / gap (bases of
- *  repeated eigenvalues may differ: both are correct). Graphs are split over threads in fixed
- *  tiles of 16 and each graph is computed by one thread: bitwise identical for any thread count
- *  and on every ISA path (no ISA-specific code).
+ *  Method: each graph is computed by one thread, by the code of the single-graph calls: its LapPE
+ *  rows are bitwise posenc_laplacian_pe_f64's (solver AUTO, so its components of up to 512 nodes
+ *  take the small dense path described there), its RWSE rows bitwise posenc_rwse_f64's (the same
+ *  arithmetic; for small graphs over flat per-thread scratch). Graphs are split over threads in
+ *  fixed tiles of 16: bitwise identical for any thread count and on every ISA path (no
+ *  ISA-specific code). Cost on ZINC-like molecules (15-37 nodes, k = 10, steps = 16, 1 thread):
+ *  see docs/PERFORMANCE.md (tens of microseconds per graph, most of it the dense eigensolver).
  *
  *  Errors (nothing written): num_graphs <= 0, node_ptr[0] or edge_ptr[0] != 0, node_ptr or
  *  edge_ptr decreasing, an edge id outside its own graph's nodes (naming src[e] / dst[e] and the
@@ -1818,12 +1833,36 @@ POSENC_API posenc_status posenc_heat_kernel_apply_f64(int64_t num_nodes, const i
  *  written: the results are staged, about one more copy of the outputs, and copied at the end).
  *
  *  Sources: PyG torch_geometric.data.Batch (ptr, edge_index layout); GraphGPS's LapPE / RWSE
- *  precomputation (Rampasek et al. 2022); EISPACK tql1; inverse iteration (LAPACK dstein). */
+ *  precomputation (Rampasek et al. 2022). */
 POSENC_API posenc_status posenc_graph_batch_pe_f64(int64_t num_graphs, const int64_t* node_ptr,
                                                    const int64_t* edge_ptr, const int64_t* src, const int64_t* dst,
                                                    const double* weights, posenc_laplacian laplacian, int32_t k,
                                                    int32_t steps, double* eigvals, double* eigvecs, double* rwse,
                                                    int32_t* graph_status);
+
+/** posenc_graph_batch_pe_f64 with the PyG compatibility flags of the single-graph functions
+ *  (flags 0 = posenc_graph_batch_pe_f64, bitwise). flags: 0 or an OR of
+ *   - POSENC_GRAPH_BOTH_DIRECTIONS: both LapPE and RWSE read every graph as in "Graph
+ *     construction" with that flag (PyG's edge_index, both directions listed);
+ *   - POSENC_GRAPH_KEEP_SELF_LOOPS: RWSE only (LapPE ignores self-loops, as PyG's get_laplacian);
+ *   - POSENC_LAPPE_DROP_TRIVIAL, POSENC_LAPPE_NAN_PAD: LapPE, as in posenc_laplacian_pe_ex_f64.
+ *  Results, graph by graph (bitwise; the tests check it, on every ISA path and thread count):
+ *   - rwse rows of graph g = posenc_rwse_ex_f64(n_g, its edges, steps, flags &
+ *     (KEEP_SELF_LOOPS | BOTH_DIRECTIONS));
+ *   - with NAN_PAD: row g of eigvals and graph g's rows of eigvecs = posenc_laplacian_pe_ex_f64(n_g,
+ *     its edges, k) with info->flags = flags & (BOTH_DIRECTIONS | DROP_TRIVIAL | NAN_PAD) and
+ *     solver AUTO: GraphGPS's padding (NaN eigenvalues AND eigenvectors beyond the pairs available);
+ *   - without NAN_PAD: with a = n_g - (1 if DROP_TRIVIAL else 0) pairs available, the columns
+ *     j < min(k, a) are that call's result with k = min(k, a), and the columns j >= a have
+ *     eigvals NaN and eigvecs 0 (as posenc_graph_batch_pe_f64; a 1-node graph with DROP_TRIVIAL has
+ *     no pair: every column padded).
+ *  Method, accuracy, determinism, graph_status and errors as posenc_graph_batch_pe_f64; flags
+ *  with another bit -> INVALID_ARGUMENT naming flags. */
+POSENC_API posenc_status posenc_graph_batch_pe_ex_f64(int64_t num_graphs, const int64_t* node_ptr,
+                                                      const int64_t* edge_ptr, const int64_t* src, const int64_t* dst,
+                                                      const double* weights, posenc_laplacian laplacian, int32_t k,
+                                                      int32_t steps, uint32_t flags, double* eigvals, double* eigvecs,
+                                                      double* rwse, int32_t* graph_status);
 
 /** Relative random-walk probabilities (RRWP, GRIT: Ma et al., "Graph Inductive Biases in
  *  Transformers without Message Passing", ICML 2023), sparse: for every ordered node pair (i, j)

@@ -594,6 +594,18 @@ inline std::vector<int32_t> graph_batch_pe(int64_t num_graphs, const int64_t* no
                                   eigvecs, rwse, st.data()));
   return st;
 }
+/// posenc_graph_batch_pe_ex_f64: graph_batch_pe with the PyG compatibility flags
+/// (POSENC_GRAPH_BOTH_DIRECTIONS, POSENC_GRAPH_KEEP_SELF_LOOPS, POSENC_LAPPE_DROP_TRIVIAL,
+/// POSENC_LAPPE_NAN_PAD; 0 = graph_batch_pe). Returns the per-graph statuses.
+inline std::vector<int32_t> graph_batch_pe_ex(int64_t num_graphs, const int64_t* node_ptr, const int64_t* edge_ptr,
+                                              const int64_t* src, const int64_t* dst, const double* weights,
+                                              posenc_laplacian laplacian, int32_t k, int32_t steps, uint32_t flags,
+                                              double* eigvals, double* eigvecs, double* rwse) {
+  std::vector<int32_t> st = detail::out_buffer<int32_t>("graph_batch_pe_ex", {num_graphs > 0 ? num_graphs : 0});
+  check(posenc_graph_batch_pe_ex_f64(num_graphs, node_ptr, edge_ptr, src, dst, weights, laplacian, k, steps, flags,
+                                     eigvals, eigvecs, rwse, st.data()));
+  return st;
+}
 /// Sparse pair encodings: pairs [num_pairs, 2] (i, j sorted), values [num_pairs, width].
 template <class V>
 struct pair_encoding {

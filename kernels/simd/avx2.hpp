@@ -48,6 +48,38 @@ inline void deinterleave2(const double* q, V& a, V& b) {
   b = V(_mm256_permute4x64_pd(_mm256_unpackhi_pd(x, y), 0xD8));
 }
 
+/// The 12 contiguous elements at q (4 points of x, y, z): three loads, two blends, one 128-bit
+/// lane permute and three in-lane shuffles (no gather).
+template <class TI>
+inline void deinterleave3(const TI* q, V& x, V& y, V& z) {
+  __m256d a, b, c;
+  if constexpr (std::is_same<TI, double>::value) {
+    a = _mm256_loadu_pd(q);
+    b = _mm256_loadu_pd(q + 4);
+    c = _mm256_loadu_pd(q + 8);
+  } else {
+    a = _mm256_cvtps_pd(_mm_loadu_ps(q));
+    b = _mm256_cvtps_pd(_mm_loadu_ps(q + 4));
+    c = _mm256_cvtps_pd(_mm_loadu_ps(q + 8));
+  }
+  const __m256d p = _mm256_blend_pd(a, b, 0xC);          // 0 1 | 6 7
+  const __m256d r = _mm256_blend_pd(b, c, 0xC);          // 4 5 | 10 11
+  const __m256d m = _mm256_permute2f128_pd(a, c, 0x21);  // 2 3 | 8 9
+  x = V(_mm256_shuffle_pd(p, m, 0xA));                   // 0 3 6 9
+  y = V(_mm256_shuffle_pd(p, r, 0x5));                   // 1 4 7 10
+  z = V(_mm256_shuffle_pd(m, r, 0xA));                   // 2 5 8 11
+}
+
+/// 4 NG features of 4 points in the order p 4 NG + k: a 4 x 4 transpose per group of 4.
+template <int NG>
+inline void pack4n(const V* f, V* o) {
+  for (int g = 0; g < NG; ++g) {
+    V t[4] = {f[4 * g], f[4 * g + 1], f[4 * g + 2], f[4 * g + 3]};
+    transpose(t);
+    for (int p = 0; p < 4; ++p) o[p * NG + g] = t[p];
+  }
+}
+
 /// h[0] in lanes 0-3, h[1] in lanes 4-7, rounded to float32.
 inline VF narrow(const V* h) {
   return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(h[0])), _mm256_cvtpd_ps(h[1]), 1);

@@ -72,6 +72,71 @@ inline void deinterleave2(const double* q, V& a, V& b) {
   b = V(_mm512_permutex2var_pd(x, _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1), y));
 }
 
+/// The 24 contiguous elements at q (8 points of x, y, z): three loads and two two-source
+/// permutes a coordinate (no gather: three gathers were ~18 % of the low-degree kernel at L = 1).
+template <class TI>
+inline void deinterleave3(const TI* q, V& x, V& y, V& z) {
+  __m512d a, b, c;
+  if constexpr (std::is_same<TI, double>::value) {
+    a = _mm512_loadu_pd(q);
+    b = _mm512_loadu_pd(q + 8);
+    c = _mm512_loadu_pd(q + 16);
+  } else {
+    a = _mm512_cvtps_pd(_mm256_loadu_ps(q));
+    b = _mm512_cvtps_pd(_mm256_loadu_ps(q + 8));
+    c = _mm512_cvtps_pd(_mm256_loadu_ps(q + 16));
+  }
+  // element e of the 24 is a[e], b[e - 8], c[e - 16]; index 8 + i takes lane i of the second source
+  const __m512d tx = _mm512_permutex2var_pd(a, _mm512_set_epi64(0, 0, 15, 12, 9, 6, 3, 0), b);
+  const __m512d ty = _mm512_permutex2var_pd(a, _mm512_set_epi64(0, 0, 0, 13, 10, 7, 4, 1), b);
+  const __m512d tz = _mm512_permutex2var_pd(a, _mm512_set_epi64(0, 0, 0, 14, 11, 8, 5, 2), b);
+  x = V(_mm512_permutex2var_pd(tx, _mm512_set_epi64(13, 10, 5, 4, 3, 2, 1, 0), c));  // 18 21
+  y = V(_mm512_permutex2var_pd(ty, _mm512_set_epi64(14, 11, 8, 4, 3, 2, 1, 0), c));  // 16 19 22
+  z = V(_mm512_permutex2var_pd(tz, _mm512_set_epi64(15, 12, 9, 4, 3, 2, 1, 0), c));  // 17 20 23
+}
+
+/// 4 NG features of 8 points in the order p 4 NG + k. Per group of 4 features, 4 unpacks and 8
+/// 128-bit lane shuffles give q[j] = its features of points 2j (low half) and 2j + 1 (high
+/// half); the 2 NG half vectors of points 2j, 2j + 1 then pair up into NG outputs, one lane
+/// shuffle each. (The 8 x 8 transpose with rows of 4 or 12 written by overlapping 8-wide stores,
+/// many across a line, was the other way: 2x the time of the whole lmax-1 kernel.)
+template <int NG>
+__attribute__((always_inline)) inline void pack4n(const V* f, V* o) {
+  __m512d q[NG][4];
+  for (int g = 0; g < NG; ++g) {
+    const V* h = f + 4 * g;
+    const __m512d a = _mm512_unpacklo_pd(h[0], h[1]);  // (f0 f1) of points 0 2 4 6
+    const __m512d b = _mm512_unpackhi_pd(h[0], h[1]);  // (f0 f1) of points 1 3 5 7
+    const __m512d c = _mm512_unpacklo_pd(h[2], h[3]);
+    const __m512d d = _mm512_unpackhi_pd(h[2], h[3]);
+    const __m512d e = _mm512_shuffle_f64x2(a, c, 0x44);  // a0 a1 c0 c1 (128-bit lanes)
+    const __m512d u = _mm512_shuffle_f64x2(b, d, 0x44);  // b0 b1 d0 d1
+    const __m512d v = _mm512_shuffle_f64x2(a, c, 0xEE);  // a2 a3 c2 c3
+    const __m512d w = _mm512_shuffle_f64x2(b, d, 0xEE);  // b2 b3 d2 d3
+    q[g][0] = _mm512_shuffle_f64x2(e, u, 0x88);  // a0 c0 b0 d0: point 0, point 1
+    q[g][1] = _mm512_shuffle_f64x2(e, u, 0xDD);  // a1 c1 b1 d1: points 2, 3
+    q[g][2] = _mm512_shuffle_f64x2(v, w, 0x88);
+    q[g][3] = _mm512_shuffle_f64x2(v, w, 0xDD);
+  }
+  if constexpr (NG == 1) {
+    for (int j = 0; j < 4; ++j) o[j] = V(q[0][j]);
+  } else {
+    for (int j = 0; j < 4; ++j)
+      for (int m = 0; m < NG; ++m) {
+        // halves 2m and 2m + 1 of the sequence (group 0..NG-1 of point 2j, then of point 2j + 1)
+        const int h0 = 2 * m, h1 = 2 * m + 1;
+        const __m512d s0 = q[h0 % NG][j], s1 = q[h1 % NG][j];
+        const int a0 = h0 < NG ? 0 : 2, a1 = h1 < NG ? 0 : 2;
+        switch (a0 + a1 / 2) {  // 128-bit lanes a0, a0 + 1 of s0, then a1, a1 + 1 of s1
+          case 0: o[j * NG + m] = V(_mm512_shuffle_f64x2(s0, s1, 0x44)); break;
+          case 1: o[j * NG + m] = V(_mm512_mask_blend_pd(0xF0, s0, s1)); break;
+          case 2: o[j * NG + m] = V(_mm512_shuffle_f64x2(s0, s1, 0x4E)); break;
+          default: o[j * NG + m] = V(_mm512_shuffle_f64x2(s0, s1, 0xEE)); break;
+        }
+      }
+  }
+}
+
 /// h[0] in lanes 0-7, h[1] in lanes 8-15, rounded to float32.
 inline VF narrow(const V* h) {
   return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(h[0])), _mm512_cvtpd_ps(h[1]), 1);

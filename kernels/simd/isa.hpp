@@ -12,6 +12,10 @@
 //   rsqrt(a)                  1 / sqrt(a) (<= 2 ulp)
 //   gather3(q, pstride)       q[0], q[3 pstride], ... as a V (TI = float or double)
 //   deinterleave2(q, a, b)    a = q[0], q[2], ..., q[2W-2]; b = q[1], q[3], ..., q[2W-1]
+//   deinterleave3(q, x, y, z) x = q[0], q[3], ..., y = q[1], q[4], ..., z = q[2], q[5], ... of
+//                             the 3W contiguous elements at q, as doubles (TI = float or double)
+//   pack4n<NG>(const V* f, V* o)  the 4 NG W values f[k] lane p (4 NG features of W points) in
+//                             the order p 4 NG + k, as the 4 NG vectors o[0..4 NG)
 //   narrow(const V* h)        kHalves double vectors rounded into one float vector
 //   widen(vf, h)              lanes [W h, W h + W) of a float vector as doubles
 //   copy_line<NT>(d, s)       one aligned 64-byte line, non-temporal when NT and kHasStream

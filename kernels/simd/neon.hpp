@@ -32,8 +32,10 @@ inline V widen(const VF& v, std::size_t h) { return vcvt_f64_f32(h == 0 ? vget_l
 using portable::copy_line;
 using portable::ftile_rows;
 using portable::deinterleave2;
+using portable::deinterleave3;
 using portable::gather3;
 using portable::line_rows;
+using portable::pack4n;
 using portable::lines;
 using portable::rsqrt;
 using portable::store_fence;

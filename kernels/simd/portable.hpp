@@ -48,6 +48,27 @@ inline V gather3(const TI* q, int64_t pstride) {
   return V::load_aligned(b);
 }
 
+/// The 3W contiguous elements at q (W points of x, y, z) as three vectors of doubles.
+template <class TI>
+inline void deinterleave3(const TI* q, V& x, V& y, V& z) {
+  x = gather3(q, 1);
+  y = gather3(q + 1, 1);
+  z = gather3(q + 2, 1);
+}
+
+/// o[j] lane i = the value at p NF + k = W j + i of f[k] lane p (NF = 4 NG features, p < W).
+template <int NG>
+inline void pack4n(const V* f, V* o) {
+  constexpr std::size_t NF = 4 * static_cast<std::size_t>(NG);
+  alignas(64) double a[NF * W];
+  for (std::size_t k = 0; k < NF; ++k) {
+    alignas(64) double b[W];
+    f[k].store_aligned(b);
+    for (std::size_t p = 0; p < W; ++p) a[NF * p + k] = b[p];
+  }
+  for (std::size_t j = 0; j < NF; ++j) o[j] = V::load_aligned(a + W * j);
+}
+
 /// The 2W doubles at q split into even (a) and odd (b) elements (pairs such as longitude /
 /// latitude to one vector each).
 inline void deinterleave2(const double* q, V& a, V& b) {

@@ -19,10 +19,12 @@ inline void transpose(V*) {}
 using portable::copy_line;
 using portable::ftile_rows;
 using portable::deinterleave2;
+using portable::deinterleave3;
 using portable::gather3;
 using portable::line_rows;
 using portable::lines;
 using portable::narrow;
+using portable::pack4n;
 using portable::rsqrt;
 using portable::store_fence;
 using portable::store_first;

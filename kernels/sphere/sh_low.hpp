@@ -24,13 +24,25 @@ namespace POSENC_NS {
 namespace sph {
 
 /// Writes the NF feature vectors F[0..NF) of a block (feature k of point p = lane p of F[k]) as
-/// np rows of NF consecutive elements at dst + p NF. Groups of W features are transposed in
+/// np rows of NF consecutive elements at dst + p NF. A full block with NF a multiple of 4 but
+/// not of W: vx::pack4n and NF whole-vector stores. Otherwise groups of W features are transposed in
 /// registers; row p's group g is one full vector store at dst + p NF + g W where it stays inside
 /// the block's np NF elements (a store that runs into row p + 1 is overwritten by that row's own
 /// stores, which come later), a partial store of the group's features otherwise.
 template <int NF, class TO>
-inline void low_put_rows(V* F, TO* dst, std::size_t np) {
+__attribute__((always_inline)) inline void low_put_rows(V* F, TO* dst, std::size_t np) {
   constexpr int Wi = static_cast<int>(W);
+  if constexpr (NF % 4 == 0 && NF % Wi != 0) {
+    // Rows of 4 or 12 features (lmax 1 values, gradients) with 8 points a vector: a full
+    // block's rows are NF contiguous vectors.
+    if (np == W) {
+      V o[NF];
+      vx::pack4n<NF / 4>(F, o);
+#pragma GCC unroll 16
+      for (int j = 0; j < NF; ++j) store_row(dst + j * Wi, o[j]);
+      return;
+    }
+  }
   constexpr int G = (NF + Wi - 1) / Wi;
   V t[G * Wi];
 #pragma GCC unroll 64
@@ -64,9 +76,7 @@ struct xyz_source {
   void get(int64_t p0, std::size_t np, V& X, V& Y, V& Z) const {
     const TI* q = xyz + 3 * p0;
     if (np == W) {
-      X = vx::gather3(q, 1);
-      Y = vx::gather3(q + 1, 1);
-      Z = vx::gather3(q + 2, 1);
+      vx::deinterleave3(q, X, Y, Z);
     } else {
       alignas(64) double xb[W], yb[W], zb[W];
       for (std::size_t i = 0; i < W; ++i) {

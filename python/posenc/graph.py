@@ -30,6 +30,8 @@ _lib.register({
                                                     _c_i64, _P, _P]),
     "posenc_graph_batch_pe_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _P, _P, ctypes.c_int, _c_i32, _c_i32, _P, _P,
                                                  _P, _P]),
+    "posenc_graph_batch_pe_ex_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _P, _P, ctypes.c_int, _c_i32, _c_i32,
+                                                    ctypes.c_uint32, _P, _P, _P, _P]),
     "posenc_rrwp_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, _c_i32, _c_i64, _P, _P, _P]),
     "posenc_shortest_path_i32": (ctypes.c_int, [_c_i64, _P, _P, _c_i64, _c_i32, _c_i64, _P, _P, _P]),
     "posenc_heat_kernel_diag_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, ctypes.c_int, _P, _c_i32, _P, _P]),
@@ -239,8 +241,10 @@ def heat_kernel_apply(num_nodes, src, dst, t, x, weights=None, laplacian=Laplaci
 
 
 def graph_batch_pe(ptr, edge_index, k, steps, edge_ptr=None, weights=None, laplacian=Laplacian.SYM, convert=False,
-                   out=None, status=False):
-    """posenc_graph_batch_pe_f64: LapPE (k > 0) and RWSE (steps > 0) of every graph of a PyG Batch.
+                   out=None, status=False, both_directions=False, keep_self_loops=False, drop_trivial=False,
+                   nan_pad=False):
+    """posenc_graph_batch_pe_f64 / posenc_graph_batch_pe_ex_f64 (with a flag): LapPE (k > 0) and
+    RWSE (steps > 0) of every graph of a PyG Batch.
 
     ptr: int64 [num_graphs + 1] (Batch.ptr), edge_index: int64 [2, E] with GLOBAL node ids
     (Batch.edge_index; the edges of each graph contiguous, in graph order). edge_ptr: int64
@@ -248,7 +252,12 @@ def graph_batch_pe(ptr, edge_index, k, steps, edge_ptr=None, weights=None, lapla
     (np.searchsorted). Returns (eigvals [num_graphs, k], eigvecs [N, k], rwse [N, steps]) (an
     entry is None when k / steps is 0), plus the per-graph statuses (int32 [num_graphs]) with
     status=True. out: None or an (eigvals, eigvecs, rwse) triple of arrays to fill (None entries
-    allocated). Padding (n_g < k): eigvals NaN, eigvecs 0."""
+    allocated). Padding (n_g < k): eigvals NaN, eigvecs 0.
+
+    PyG / GraphGPS flags, as in laplacian_pe and rwse: both_directions (LapPE and RWSE),
+    keep_self_loops (RWSE), drop_trivial and nan_pad (LapPE; nan_pad pads eigvecs with NaN too, as
+    GraphGPS). Every graph's rows are then bitwise those of laplacian_pe / rwse called on that graph
+    with the same flags (without nan_pad: k capped at the pairs available, the rest padded as above)."""
     ptr = _in(ptr, np.int64, "ptr", convert=convert, ndim=1)
     ei = _in(edge_index, np.int64, "edge_index", convert=convert, ndim=2)
     if ei.shape[0] != 2:
@@ -272,8 +281,14 @@ def graph_batch_pe(ptr, edge_index, k, steps, edge_ptr=None, weights=None, lapla
     rw = _out(orw, (n, int(steps)), np.float64, "out[2]",
               inputs=dict(ins, **{"out[0]": vals, "out[1]": vecs})) if steps > 0 else None
     st = np.zeros(ng, np.int32)
-    _call("posenc_graph_batch_pe_f64", ng, _ptr(ptr), _ptr(edge_ptr), _ptr(src), _ptr(dst), _ptr(weights),
-          int(laplacian), int(k), int(steps), _ptr(vals), _ptr(vecs), _ptr(rw), _ptr(st))
+    flags = ((GRAPH_BOTH_DIRECTIONS if both_directions else 0) | (GRAPH_KEEP_SELF_LOOPS if keep_self_loops else 0)
+             | (LAPPE_DROP_TRIVIAL if drop_trivial else 0) | (LAPPE_NAN_PAD if nan_pad else 0))
+    if flags:
+        _call("posenc_graph_batch_pe_ex_f64", ng, _ptr(ptr), _ptr(edge_ptr), _ptr(src), _ptr(dst), _ptr(weights),
+              int(laplacian), int(k), int(steps), int(flags), _ptr(vals), _ptr(vecs), _ptr(rw), _ptr(st))
+    else:
+        _call("posenc_graph_batch_pe_f64", ng, _ptr(ptr), _ptr(edge_ptr), _ptr(src), _ptr(dst), _ptr(weights),
+              int(laplacian), int(k), int(steps), _ptr(vals), _ptr(vecs), _ptr(rw), _ptr(st))
     return (vals, vecs, rw, st) if status else (vals, vecs, rw)
 
 

@@ -141,3 +141,45 @@ def test_shortest_path_against_networkx(cap):
     assert got == expect
     with pytest.raises(posenc.Error, match="max_hops"):
         graph.shortest_path(n, s, d, 0)
+
+
+@pytest.mark.parametrize("flags", [dict(both_directions=True), dict(keep_self_loops=True, both_directions=True),
+                                   dict(drop_trivial=True), dict(nan_pad=True),
+                                   dict(both_directions=True, keep_self_loops=True, drop_trivial=True, nan_pad=True)])
+def test_batch_flags_bitwise_single_graph_calls(flags):
+    graphs, ptr, ei = _batch(seed=3, count=12)
+    # self-loops on the first node of every other graph, and a 1-node graph with a self-loop
+    S, D = [ei[0]], [ei[1]]
+    for g in range(0, len(graphs), 2):
+        S.append(np.array([ptr[g]]))
+        D.append(np.array([ptr[g]]))
+    n0 = int(ptr[-1])
+    ptr = np.append(ptr, n0 + 1).astype(np.int64)
+    S.append(np.array([n0]))
+    D.append(np.array([n0]))
+    src, dst = np.concatenate(S), np.concatenate(D)
+    order = np.argsort(np.searchsorted(ptr, src, side="right") - 1, kind="stable")
+    ei2 = np.stack([src[order], dst[order]]).astype(np.int64)
+    k, steps = 6, 7
+    vals, vecs, rw, st = graph.graph_batch_pe(ptr, ei2, k, steps, status=True, **flags)
+    assert (st == 0).all()
+    lap = {f: flags.get(f, False) for f in ("both_directions", "drop_trivial", "nan_pad")}
+    rws = {f: flags.get(f, False) for f in ("both_directions", "keep_self_loops")}
+    drop = 1 if lap["drop_trivial"] else 0
+    for g in range(len(ptr) - 1):
+        lo, hi = int(ptr[g]), int(ptr[g + 1])
+        n = hi - lo
+        m = (ei2[0] >= lo) & (ei2[0] < hi)
+        s, d = ei2[0][m] - lo, ei2[1][m] - lo
+        np.testing.assert_array_equal(rw[lo:hi], graph.rwse(n, s, d, steps, **rws))
+        kk = k if lap["nan_pad"] else min(k, n - drop)
+        if kk >= 1:
+            v1, e1 = graph.laplacian_pe(n, s, d, kk, **lap)
+            np.testing.assert_array_equal(vals[g, :kk], v1)
+            np.testing.assert_array_equal(vecs[lo:hi, :kk], e1)
+        assert np.isnan(vals[g, max(kk, 0):]).all()
+        assert (vecs[lo:hi, max(kk, 0):] == 0).all()
+    # GraphGPS's padding: NaN eigenvalues and eigenvectors beyond N (k > N for the small graphs)
+    if lap["nan_pad"] and not lap["drop_trivial"]:
+        g = len(ptr) - 2  # the 1-node graph
+        assert vals[g, 0] == 1.0 and np.isnan(vals[g, 1:]).all() and np.isnan(vecs[ptr[g], 1:]).all()
