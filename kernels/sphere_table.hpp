@@ -117,6 +117,7 @@ struct sph_grad_plan {
   int32_t lmax;
   uint32_t flags;       ///< kSphSolid | kSphZeroAsZero
   const double* coef;   ///< sph_grad_coef of (l, m) at coef + 5 (l (l+1)/2 + m), or nullptr
+  int32_t stream = 0;   ///< 1: the outputs are large (stream_min_bytes): sh_grad writes them non-temporally
 };
 
 struct sphere_kernels_t {

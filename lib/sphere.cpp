@@ -363,9 +363,12 @@ posenc_status sh_grad_common(int32_t lmax, const T* xyz, int64_t n, uint32_t fla
     const auto coef = cached_grad_coef(lmax);
     sph_grad_plan plan{lmax, flags, coef ? coef->data() : nullptr};
     const int64_t planes = (values ? 1 : 0) + (grad ? 3 : 0) + (hess ? 9 : 0);
+    plan.stream = double(n) * double(planes * K) * double(sizeof(T)) >= double(k->stream_min_bytes) ? 1 : 0;
     const int64_t grain = points_per_tile(planes * K, k->sh_tile_points), sd = k->grad_scratch_doubles(lmax);
     if (prof_flags() != 0) {
-      path(hess ? "sh_grad.hess" : grad ? "sh_grad.grad" : "sh_grad.values");
+      path(hess ? (plan.stream ? "sh_grad.hess.stream_nt" : "sh_grad.hess")
+           : grad ? (plan.stream ? "sh_grad.grad.stream_nt" : "sh_grad.grad")
+                  : (plan.stream ? "sh_grad.values.stream_nt" : "sh_grad.values"));
       // ~6 flops an output value (recurrence, ladder, chain rule), per plane
       work(double(n) * (3.0 * double(sizeof(T)) + double(planes * K) * double(sizeof(T))), 6.0 * double(n) * double(planes * K));
       POSENC_SHAPE("n=%lld lmax=%d flags=%u", (long long)n, lmax, flags);

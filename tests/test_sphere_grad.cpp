@@ -400,6 +400,50 @@ TEST_P(SphGrad, BitwiseIdenticalForOneAndTwoThreadsAndSplitCalls) {
   EXPECT_TRUE(same_bits(g2, g[0]));
 }
 
+/// Large calls (>= 16 MB of output) stage each block's rows and write them in whole lines,
+/// non-temporally: the same bits as calls small enough to store their tiles straight into the
+/// rows, into outputs that start mid-line (one element past an aligned start), nothing written
+/// outside them.
+template <class T, class Fn>
+void check_streamed_matches_resident(int L, int64_t n, bool with_hess, Fn fn) {
+  const std::vector<double> pd = test_points(int(n), 21);
+  const int64_t m = int64_t(pd.size() / 3), K = nsh(L);
+  std::vector<T> x(pd.begin(), pd.end());
+  const int64_t nv = m * K, ng = 3 * m * K, nh = with_hess ? 9 * m * K : 0;
+  std::vector<T> v(size_t(nv + 2)), g(size_t(ng + 2)), h(size_t(nh + 2));
+  poison(v), poison(g), poison(h);
+  ASSERT_EQ(fn(L, x.data(), m, v.data() + 1, g.data() + 1, with_hess ? h.data() + 1 : nullptr), POSENC_OK);
+  EXPECT_TRUE(is_poison(v.front()) && is_poison(v.back()) && is_poison(g.front()) && is_poison(g.back()));
+  EXPECT_TRUE(is_poison(h.front()) && is_poison(h.back()));
+  EXPECT_EQ(count_poison(v), 2u);
+  EXPECT_EQ(count_poison(g), 2u);
+  EXPECT_EQ(count_poison(h), 2u);
+  const int64_t chunk = 61;  // well below the streaming threshold
+  std::vector<T> v1(size_t(chunk * K)), g1(size_t(3 * chunk * K)), h1(size_t(9 * chunk * K));
+  for (int64_t p = 0; p < m; p += chunk) {
+    const int64_t c = std::min(chunk, m - p);
+    ASSERT_EQ(fn(L, x.data() + 3 * p, c, v1.data(), g1.data(), with_hess ? h1.data() : nullptr), POSENC_OK);
+    EXPECT_TRUE(std::equal(v1.begin(), v1.begin() + c * K, v.begin() + 1 + p * K)) << "values, point " << p;
+    EXPECT_TRUE(std::equal(g1.begin(), g1.begin() + 3 * c * K, g.begin() + 1 + 3 * p * K)) << "grad, point " << p;
+    if (with_hess)
+      EXPECT_TRUE(std::equal(h1.begin(), h1.begin() + 9 * c * K, h.begin() + 1 + 9 * p * K)) << "hess, point " << p;
+  }
+}
+
+TEST_P(SphGrad, StreamedLargeCallsMatchResidentCallsBitwise) {
+  auto f64 = [](int L, const double* x, int64_t n, double* v, double* g, double* h) {
+    return posenc_sph_harm_real_grad_f64(L, x, n, 0u, v, g, h);
+  };
+  auto f32 = [](int L, const float* x, int64_t n, float* v, float* g, float* h) {
+    return posenc_sph_harm_real_grad_f32(L, x, n, 0u, v, g, h);
+  };
+  // 4500 points: 17 MB of float64 values + gradients at L = 10; 1400 points: 17 MB with Hessians
+  check_streamed_matches_resident<double>(10, 4500, false, f64);
+  check_streamed_matches_resident<double>(10, 1400, true, f64);
+  check_streamed_matches_resident<float>(10, 9000, false, f32);
+  check_streamed_matches_resident<float>(6, 7000, true, f32);  // 17.8 MB with Hessians at L = 6
+}
+
 TEST_P(SphGrad, ZeroVectorRuleAndExVariants) {
   const int L = 4;
   const int64_t K = nsh(L);

@@ -52,6 +52,11 @@ constexpr int64_t kSphStageMaxBytes = 6144;
 /// float64, 512-byte blocks: 1.6 -> 2.6 ms).
 constexpr int64_t kSphPrefetchMinBytes = 1024;
 
+/// The derivative kernel (kernels/sphere/sh_grad.hpp) stages a block's rows of a large output
+/// (sph_grad_plan::stream) in point-major lines written non-temporally, up to this many bytes a
+/// block (L2): values + gradients to lmax 44, + Hessians to lmax 24 on AVX-512 (8 points).
+constexpr int64_t kSphGradStageMaxBytes = int64_t(512) << 10;
+
 /// Highest lmax for which the sh_real kernels keep a whole block of points' outputs in scratch
 /// (W (lmax+1)^2 values: <= 40 KB, L1, to lmax 24 on AVX-512; <= 136 KB, L2, at 64 on AVX2) and
 /// stream it out in whole lines (line_stream) for large outputs, outside the AVX-512 whole-line
