@@ -20,9 +20,12 @@
 // Rows are written through one emitter per output plane (kernels/sphere/writers.hpp): values,
 // three gradient planes, nine Hessian planes (the symmetric pairs get the same vectors). Large
 // outputs (sph_grad_plan::stream) get the emitters' tiles in a point-major stage per output
-// (line_stream), written in whole lines with non-temporal stores when the block is done: no
-// read-for-ownership of the output lines (L = 10 float64 values + gradients: 73 -> 47 ms CPU
-// per 100000 points on the loaded AVX-512 dev VM, the same bits).
+// (line_stream), written in whole lines with non-temporal stores: no read-for-ownership of the
+// output lines (L = 10 float64 values + gradients: 73 -> 47 ms CPU per 100000 points on the
+// loaded AVX-512 dev VM, the same bits). Where two stages per output fit kSphGradStageMaxBytes
+// (AVX-512: to L = 16 with Hessians, 31 without; AVX2: 24 and 44; grad_stage_pool), a block's
+// lines are copied a share per degree while the next block computes (line_stream::end_deferred):
+// a few percent at L = 3 and 10 on the loaded VM.
 #pragma once
 
 #include "kernels/sphere/writers.hpp"
@@ -64,15 +67,30 @@ inline int grad_stage_planes(int32_t lmax) {
   }
 }
 
+/// Doubles of the line stages of the outputs of `planes` (1, 4 or 13) planes: one buffer each.
+inline int64_t grad_stage_set(int32_t lmax, int planes) {
+  int64_t d = 0;
+  if (planes >= 1) d += grad_line_stage_doubles(lmax, 1);
+  if (planes >= 4) d += grad_line_stage_doubles(lmax, 3);
+  if (planes >= 13) d += grad_line_stage_doubles(lmax, 9);
+  return d;
+}
+
+/// Doubles of the line-stage pool: the stages of grad_stage_planes, twice where that still fits
+/// kSphGradStageMaxBytes (then a block's lines are copied while the next block computes).
+inline int64_t grad_stage_pool(int32_t lmax) {
+  const int sp = grad_stage_planes(lmax);
+  if (sp == 0) return 0;
+  const int64_t one = grad_stage_set(lmax, sp);
+  return 2 * one * static_cast<int64_t>(sizeof(double)) <= kSphGradStageMaxBytes ? 2 * one : one;
+}
+
 /// Scratch doubles of sh_grad_impl: two Legendre rows, cos / sin (m phi), two Y rows, two
 /// triples of G rows, a coefficient row, 13 emitter stages, 64-byte alignment slack, and the
-/// line stages of values, gradients (and Hessians) where grad_stage_planes allows them.
+/// line-stage pool (grad_stage_pool).
 inline int64_t grad_scratch(int32_t lmax) {
-  const int sp = grad_stage_planes(lmax);
-  int64_t d = grad_core_scratch(lmax);
-  if (sp >= 4) d += 8 + grad_line_stage_doubles(lmax, 1) + grad_line_stage_doubles(lmax, 3);  // 8: align64
-  if (sp >= 13) d += grad_line_stage_doubles(lmax, 9);
-  return d;
+  const int64_t pool = grad_stage_pool(lmax);
+  return grad_core_scratch(lmax) + (pool > 0 ? 8 + pool : 0);  // 8: align64 of the pool
 }
 
 /// The emitter of this kernel (kernels/sphere/writers.hpp's emitter, put / commit / finish):
@@ -140,17 +158,29 @@ inline void sh_grad_body(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* v
   // (the tiles of the emitters land there) and written in whole lines, non-temporally, when the
   // block is done; a block's rows of one output are contiguous, so are consecutive blocks'.
   const int planes_used = (val ? 1 : 0) + (grad ? 3 : 0) + (hess ? 9 : 0);
-  const bool staged = P->stream != 0 && planes_used <= grad_stage_planes(L);
+  // Where the pool holds two stages per output, a block's lines are copied a share per degree
+  // while the next block computes (line_stream::end_deferred): the non-temporal stores then
+  // drain under the recurrence instead of filling the store buffer at the end of each block.
   TO* const outs[3] = {val, grad, hess};
   const int64_t ostride[3] = {K, 3 * K, 9 * K};
+  const int stage_planes[3] = {1, 3, 9};
+  int64_t need = 0;
+  for (int a = 0; a < 3; ++a)
+    if (outs[a]) need += grad_line_stage_doubles(L, stage_planes[a]);
+  const int64_t pool = grad_stage_pool(L);
+  const bool staged = P->stream != 0 && planes_used <= grad_stage_planes(L) && need <= pool;
+  const bool deferred = staged && 2 * need <= pool;
   line_stream ls[3];
+  int64_t share[3] = {0, 0, 0};  // lines copied after each degree (deferred)
   if (staged) {
     double* b = stages + 13 * sd;  // grad_core_scratch ends here (its alignment slack is unused)
     b = align64(b);
     for (int a = 0; a < 3; ++a) {
       if (!outs[a]) continue;
-      ls[a] = line_stream(b, true);
-      b += grad_line_stage_doubles(L, a == 0 ? 1 : a == 1 ? 3 : 9);
+      const int64_t d = grad_line_stage_doubles(L, stage_planes[a]);
+      ls[a] = line_stream(b, true, deferred ? b + d : nullptr);
+      b += deferred ? 2 * d : d;
+      share[a] = (Wd * ostride[a] * static_cast<int64_t>(sizeof(TO)) / 64) / L + 1;
     }
   }
   const V one(1.0), zero(0.0);
@@ -401,12 +431,19 @@ inline void sh_grad_body(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* v
           }
       for (int e = 0; e < 13; ++e)
         if (em[e].out) em[e].commit(static_cast<std::size_t>(2 * lw + 1));
+      if (deferred)
+        for (int a = 0; a < 3; ++a)
+          if (outs[a]) ls[a].copy_pending(static_cast<std::size_t>(share[a]));
     }
     for (int e = 0; e < 13; ++e)
       if (em[e].out) em[e].finish();
     if (staged)
-      for (int a = 0; a < 3; ++a)
-        if (outs[a]) ls[a].end(np * static_cast<std::size_t>(ostride[a]) * sizeof(TO));
+      for (int a = 0; a < 3; ++a) {
+        if (!outs[a]) continue;
+        const std::size_t nb = np * static_cast<std::size_t>(ostride[a]) * sizeof(TO);
+        if (deferred) ls[a].end_deferred(nb);
+        else ls[a].end(nb);
+      }
   }
   if (staged) {
     for (int a = 0; a < 3; ++a)
