@@ -35,12 +35,12 @@ least disturbed run of each side).
 Per-call overhead (1 token, no grad; CPU-time medians of samples of 50 calls): the ctypes call of
 posenc_rope_plan_apply_out with the arguments the wrapper prepares (the C call alone),
 RotaryEmbedding.apply under no_grad (checks, the two new output tensors, positions, the call; a
-layout seen before takes the prepared fast path), the two torch.empty_like alone, apply with
+layout seen before takes the prepared fast path; the calls run inside one torch.no_grad() block,
+whose entry, ~0.5-1 us, is not counted per call), the two torch.empty_like alone, apply with
 inplace=True (posenc_rope_plan_apply, no new tensors), and the autograd forward+backward;
 overhead = apply - C call, also without the two allocations every out-of-place call needs.
 Both torch and posenc use --threads threads (torch.set_num_threads, posenc.threads_set)."""
 import argparse
-import ctypes
 import statistics
 import time
 
@@ -195,24 +195,23 @@ def main():
     e = ptr._FastEntry(cfg, [q, k], [qo, ko])  # the operand structs and ctypes arguments the wrapper prepares
     for i, t in enumerate((q, k, qo, ko)):
         e.ops[i].data = t.data_ptr()
-    pptr, fwd = ctypes.c_void_p(pos.data_ptr()), ptr._INVERSE[0]
+    e.pp.value = pos.data_ptr()
+    raw, args = e.raw, e.args
 
     def c_call():
-        e.raw(*e.pre, pptr, *e.post, fwd)
+        raw(*args)
 
     def clones():  # the two new tensors an out-of-place rotation must return
         torch.empty_like(q)
         torch.empty_like(k)
 
-    def no_grad_apply():
-        with torch.no_grad():
-            emb.apply(q, k, pos)
+    def no_grad_apply():  # timed inside torch.no_grad() (entered once, as in inference code)
+        emb.apply(q, k, pos)
 
     qi, ki = q.clone(), k.clone()
 
     def no_grad_inplace():
-        with torch.no_grad():
-            emb.apply(qi, ki, pos, inplace=True)
+        emb.apply(qi, ki, pos, inplace=True)
 
     qg = q.clone().requires_grad_()
     kg = k.clone().requires_grad_()
@@ -227,9 +226,10 @@ def main():
     for name, f in (("C call (ctypes, prepared operands)", c_call), ("RotaryEmbedding.apply, no grad", no_grad_apply),
                     ("empty_like of q and k (anchor)", clones), ("RotaryEmbedding.apply inplace, no grad", no_grad_inplace),
                     ("RotaryEmbedding.apply fwd+bwd (autograd)", autograd_step)):
-        for _ in range(50):
-            f()
-        res[name] = cpu_median(f, n // 50, 50) * 1e6
+        with torch.set_grad_enabled(f is autograd_step):
+            for _ in range(50):
+                f()
+            res[name] = cpu_median(f, n // 50, 50) * 1e6
         print(f"  {name:44s} {res[name]:8.2f} us per call")
     names = list(res)
     print(f"  wrapper overhead (apply, no grad - C call): {res[names[1]] - res[names[0]]:.2f} us; without the two "
