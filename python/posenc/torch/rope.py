@@ -193,6 +193,9 @@ def _rotated_entry(cfg, positions, xs, inverse, layouts=None):
     return outs, e, all(a is b for a, b in zip(ins, xs))
 
 
+_BOTH = (0, 1)
+
+
 def _grad_rotated(ctx, gs, idx):
     """The backward without create_graph: the transposed rotation of the gradients gs (of the
     outputs idx) written in the forward outputs' layouts. A call whose (thread, dtype, gradient
@@ -269,19 +272,37 @@ class _RopeFunction(torch.autograd.Function):
     @staticmethod
     def forward(ctx, cfg, positions, inverse, e, *xs):
         """e: the prepared entry (cfg.fast) of xs's layout, whose outputs keep it, or None."""
+        ctx.cfg, ctx.positions, ctx.inverse = cfg, positions, inverse
+        ctx.set_materialize_grads(False)
         if e is None:
             outs = _rotated(cfg, positions, xs, inverse)
+            ctx.layouts = [(o.shape, o.stride(), o.is_contiguous()) for o in outs]
+            return tuple(outs)
+        ctx.layouts = e.lays_out
+        ops = e.ops
+        x = xs[0]
+        o = _empty_like(x) if e.small else huge_page_hint(_empty_like(x))
+        ops[0].data = x.data_ptr()
+        ops[2].data = o.data_ptr()
+        if len(xs) == 1:
+            outs = (o,)
         else:
-            small = e.small
-            outs = [_new_like(x, small) for x in xs]
-            _run(cfg, positions, xs, inverse, outs, e)
-        ctx.cfg, ctx.positions, ctx.inverse = cfg, positions, inverse
-        ctx.layouts = [(o.shape, o.stride(), o.is_contiguous()) for o in outs] if e is None else e.lays_out
-        ctx.set_materialize_grads(False)
-        return tuple(outs)
+            x = xs[1]
+            o2 = _empty_like(x) if e.small else huge_page_hint(_empty_like(x))
+            ops[1].data = x.data_ptr()
+            ops[3].data = o2.data_ptr()
+            outs = (o, o2)
+        e.pp.value = None if positions is None else positions.data_ptr()
+        e.inv.value = 1 if inverse else 0
+        st = e.raw(*e.args)
+        if st:
+            check(st)
+        return outs
 
     @staticmethod
     def backward(ctx, *grads):
+        if len(grads) == 2 and grads[0] is not None and grads[1] is not None and not _grad_enabled():
+            return (None, None, None, None) + tuple(_grad_rotated(ctx, grads, _BOTH))
         res = [None] * len(grads)
         idx = [i for i, g in enumerate(grads) if g is not None]
         if idx:
