@@ -168,21 +168,25 @@ def _attn_shapes(a, b, v, names, same_last):
                             f"{tuple(v.shape)})")
 
 
-def _heads(*ts):
-    """[..., n, c] -> C-contiguous [H, n, c] (H = prod of the leading dims)."""
-    return [contiguous_c(t).reshape(-1, t.shape[-2], t.shape[-1]) for t in ts]
+def _nheads(t):
+    """The number of independent problems of a [..., n, c] tensor (the product of its leading dims)."""
+    h = 1
+    for x in t.shape[:-2]:
+        h *= x
+    return h
 
 
 def _attn_fwd(name, a, b, v, causal, param):
-    """One C call per head of C-contiguous [H, n, F] a, b and [H, n, dv] v: head h of each at
-    data_ptr() + h * (its head's bytes), no per-head views."""
-    H, n, F = a.shape
+    """One C call per head of C-contiguous [..., n, F] a, b and [..., n, dv] v (the leading dims
+    flattened into heads): head h of each at data_ptr() + h * (its head's bytes), no reshapes or
+    per-head views; the output [..., n, dv] is allocated in its final shape."""
+    n, F = a.shape[-2], a.shape[-1]
     dv = v.shape[-1]
-    out = huge_page_hint(torch.empty((H, n, dv), dtype=torch.float32))
+    out = huge_page_hint(torch.empty(v.shape, dtype=torch.float32))
     f = cfn(name)
     pa, pb, pv, po = a.data_ptr(), b.data_ptr(), v.data_ptr(), out.data_ptr()
     sa, sv = 4 * n * F, 4 * n * dv
-    for h in range(H):
+    for h in range(_nheads(a)):
         st = f(pa + h * sa, pb + h * sa, pv + h * sv, n, F, dv, causal, param, po + h * sv)
         if st:
             check(st)
@@ -192,13 +196,13 @@ def _attn_fwd(name, a, b, v, causal, param):
 def _attn_bwd(name, a, b, v, causal, param, grad_out):
     g = contiguous_c(grad_out)
     ga, gb, gv = (huge_page_hint(torch.empty_like(t)) for t in (a, b, v))
-    H, n, F = a.shape
+    n, F = a.shape[-2], a.shape[-1]
     dv = v.shape[-1]
     f = cfn(name)
     pa, pb, pv, pg = a.data_ptr(), b.data_ptr(), v.data_ptr(), g.data_ptr()
     qa, qb, qv = ga.data_ptr(), gb.data_ptr(), gv.data_ptr()
     sa, sv = 4 * n * F, 4 * n * dv
-    for h in range(H):
+    for h in range(_nheads(a)):
         st = f(pa + h * sa, pb + h * sa, pv + h * sv, n, F, dv, causal, param, pg + h * sv, qa + h * sa, qb + h * sa,
                qv + h * sv)
         if st:
@@ -227,13 +231,10 @@ _SMX = ("posenc_softmax_attention_f32", "posenc_softmax_attention_backward_f32")
 
 
 def _attention(names, a, b, v, causal, param):
-    shape = tuple(v.shape)
-    A, B, V = _heads(a, b, v)
+    A, B, V = contiguous_c(a), contiguous_c(b), contiguous_c(v)
     if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad or v.requires_grad):
-        out = _Attention.apply(A, B, V, names, int(bool(causal)), param)
-    else:
-        out = _attn_fwd(names[0], A, B, V, int(bool(causal)), param)
-    return out.reshape(shape)
+        return _Attention.apply(A, B, V, names, int(bool(causal)), param)
+    return _attn_fwd(names[0], A, B, V, int(bool(causal)), param)
 
 
 def linear_attention(phi_q, phi_k, v, causal=False, eps=1e-6):
