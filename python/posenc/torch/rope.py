@@ -262,7 +262,7 @@ class _RopeInPlace(torch.autograd.Function):
     @staticmethod
     def backward(ctx, g):
         if torch.is_grad_enabled():
-            (out,) = _RopeFunction.apply(ctx.cfg, ctx.positions, not ctx.inverse, None, g)
+            (out,) = _RopeFunction.apply((ctx.cfg, ctx.positions, not ctx.inverse, None), g)
         else:
             (out,) = _rotated(ctx.cfg, ctx.positions, [g], not ctx.inverse)
         return out, None, None, None
@@ -270,8 +270,11 @@ class _RopeInPlace(torch.autograd.Function):
 
 class _RopeFunction(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, cfg, positions, inverse, e, *xs):
-        """e: the prepared entry (cfg.fast) of xs's layout, whose outputs keep it, or None."""
+    def forward(ctx, args, *xs):
+        """args: (cfg, positions, inverse, e) in one argument (autograd inspects every argument of
+        apply; positions never get a gradient), e: the prepared entry (cfg.fast) of xs's layout,
+        whose outputs keep it, or None."""
+        cfg, positions, inverse, e = args
         ctx.cfg, ctx.positions, ctx.inverse = cfg, positions, inverse
         ctx.set_materialize_grads(False)
         if e is None:
@@ -302,18 +305,18 @@ class _RopeFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, *grads):
         if len(grads) == 2 and grads[0] is not None and grads[1] is not None and not _grad_enabled():
-            return (None, None, None, None) + tuple(_grad_rotated(ctx, grads, _BOTH))
+            return (None,) + tuple(_grad_rotated(ctx, grads, _BOTH))
         res = [None] * len(grads)
         idx = [i for i, g in enumerate(grads) if g is not None]
         if idx:
             gs = [grads[i] for i in idx]
             if _grad_enabled():  # create_graph: the backward is itself a rope op
-                outs = _RopeFunction.apply(ctx.cfg, ctx.positions, not ctx.inverse, None, *gs)
+                outs = _RopeFunction.apply((ctx.cfg, ctx.positions, not ctx.inverse, None), *gs)
             else:  # written in the forward outputs' layouts (autograd's view backward then copies nothing)
                 outs = _grad_rotated(ctx, gs, idx)
             for i, o in zip(idx, outs):
                 res[i] = o
-        return (None, None, None, None) + tuple(res)
+        return (None,) + tuple(res)
 
 
 def _prepare_positions(cfg, positions, lead, T):
@@ -449,8 +452,8 @@ def _rope(cfg, q, k, positions, inverse, inplace):
                 return oq, ok
             if not inplace:
                 if k is None:
-                    return _RopeFunction.apply(cfg, positions, bool(inverse), e, q)[0], None
-                return _RopeFunction.apply(cfg, positions, bool(inverse), e, q, k)
+                    return _RopeFunction.apply((cfg, positions, bool(inverse), e), q)[0], None
+                return _RopeFunction.apply((cfg, positions, bool(inverse), e), q, k)
     grad = _grad_enabled() and (q.requires_grad or (k is not None and k.requires_grad))
     _check_qk(q, k, cfg.heads_first)
     t_ax = -2 if cfg.heads_first else -3
@@ -460,7 +463,7 @@ def _rope(cfg, q, k, positions, inverse, inplace):
         if inplace:  # autograd takes an in-place Function on a view only with one output: q, k apart
             outs = [_RopeInPlace.apply(x, cfg, pos, bool(inverse)) for x in _in_place(xs, cfg.heads_first)]
         else:
-            outs = _RopeFunction.apply(cfg, pos, bool(inverse), None, *xs)
+            outs = _RopeFunction.apply((cfg, pos, bool(inverse), None), *xs)
     else:
         if inplace:
             outs = _in_place(xs, cfg.heads_first)
