@@ -59,6 +59,25 @@ def _chunks(n, row_bytes):
     return [(a, min(a + c, n)) for a in range(0, n, c)]
 
 
+def _grad_xyz(x, grad_out, L, flags):
+    """grad_xyz [n, 3] = dY . grad_out (see _SphBackward), without autograd."""
+    n, K = grad_out.shape
+    gx = torch.empty((n, 3), dtype=x.dtype)
+    if n == 0:
+        return gx
+    chunks = _chunks(n, 3 * K * x.element_size())
+    buf = torch.empty((chunks[0][1] - chunks[0][0], 3, K), dtype=x.dtype)
+    if len(chunks) == 1:  # small n: the same contraction without the slicing views
+        _grad_into(x, L, flags, None, buf, None)
+        torch.bmm(buf, grad_out.unsqueeze(-1), out=gx.unsqueeze(-1))
+        return gx
+    for a, b in chunks:
+        g = buf[:b - a]
+        _grad_into(x[a:b], L, flags, None, g, None)
+        torch.bmm(g, grad_out[a:b].unsqueeze(-1), out=gx[a:b].unsqueeze(-1))
+    return gx
+
+
 class _SphBackward(torch.autograd.Function):
     """grad_xyz[i, a] = sum_k grad_out[i, k] dY[i, a, k], with dY from posenc_sph_harm_real_grad_*
     computed chunk by chunk into one small buffer (no [n, 3, K] tensor is kept or allocated per
@@ -68,21 +87,7 @@ class _SphBackward(torch.autograd.Function):
     def forward(ctx, x, grad_out, L, flags):
         ctx.save_for_backward(x, grad_out)
         ctx.args = (L, flags)
-        n, K = grad_out.shape
-        gx = torch.empty((n, 3), dtype=x.dtype)
-        if n == 0:
-            return gx
-        chunks = _chunks(n, 3 * K * x.element_size())
-        buf = torch.empty((chunks[0][1] - chunks[0][0], 3, K), dtype=x.dtype)
-        if len(chunks) == 1:  # small n: the same contraction without the slicing views
-            _grad_into(x, L, flags, None, buf, None)
-            torch.bmm(buf, grad_out.unsqueeze(-1), out=gx.unsqueeze(-1))
-            return gx
-        for a, b in chunks:
-            g = buf[:b - a]
-            _grad_into(x[a:b], L, flags, None, g, None)
-            torch.bmm(g, grad_out[a:b].unsqueeze(-1), out=gx[a:b].unsqueeze(-1))
-        return gx
+        return _grad_xyz(x, grad_out, L, flags)
 
     @staticmethod
     @once_differentiable
@@ -124,6 +129,8 @@ class _Sph(torch.autograd.Function):
     def backward(ctx, grad_out):
         (x,) = ctx.saved_tensors
         L, flags = ctx.args
+        if not torch.is_grad_enabled():  # no create_graph: the same contraction without a graph node
+            return _grad_xyz(x, contiguous_c(grad_out), L, flags), None, None
         return _SphBackward.apply(x, contiguous_c(grad_out), L, flags), None, None
 
 
