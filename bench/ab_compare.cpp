@@ -3,6 +3,7 @@
 //
 //   posenc_ab OLD.so NEW.so [--fn sh_real_f64|sh_real_f32|legendre_f64] [--lmax L[,L...]]
 //             [--points N] [--pairs P] [--isa scalar|avx2|avx512|neon] [--threads T]
+//             [--clock wall|cpu]
 //
 // Loads both libraries with dlmopen(LM_ID_NEWLM) — two link-map namespaces, so the two copies
 // of every posenc_* symbol (and of their TBB arenas) stay apart — forces the same ISA and thread
@@ -11,6 +12,9 @@
 // per-pair time ratio NEW/OLD (below 1: NEW is faster) and each library's median time.
 // Alternating the calls inside one process cancels most of the drift of a shared machine, which
 // separate benchmark runs cannot: two copies of one library measure 0.95–1.05 on a busy VM.
+// --clock cpu times each call by the process's CPU time instead of the wall clock: on a machine
+// with more runnable threads than cores the wall time of a call includes the time it waited for
+// a core (with --threads 1 the call runs on the calling thread only).
 //
 // This is how the sphere thresholds in kernels/sphere/policy.hpp (block sizes, streaming and
 // line-writer cut-offs, unroll limits) are re-tuned when the CPU changes: build the library twice
@@ -26,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <random>
 #include <string>
 #include <vector>
@@ -97,6 +102,7 @@ int main(int argc, char** argv) {
   std::string fn = "sh_real_f64", isa = "auto", lmaxs = "3,10,40";
   int64_t points = 65536;
   int pairs = 31, threads = 1;
+  bool cpu_clock = false;
   for (int i = 3; i < argc; ++i) {
     const std::string a = argv[i];
     if (i + 1 >= argc) {
@@ -110,6 +116,7 @@ int main(int argc, char** argv) {
     else if (a == "--pairs") pairs = std::atoi(v);
     else if (a == "--isa") isa = v;
     else if (a == "--threads") threads = std::atoi(v);
+    else if (a == "--clock") cpu_clock = std::string(v) == "cpu";
     else {
       std::fprintf(stderr, "posenc_ab: unknown option %s\n", a.c_str());
       return 2;
@@ -138,8 +145,8 @@ int main(int argc, char** argv) {
   for (double& v : x) v = u(rng);
   std::vector<float> xyz32(xyz.begin(), xyz.end());
 
-  std::printf("fn %s, %lld points, %d pairs, isa %s, %d thread(s)\nOLD %s\nNEW %s\n", fn.c_str(),
-              (long long)points, pairs, isa.c_str(), threads, argv[1], argv[2]);
+  std::printf("fn %s, %lld points, %d pairs, isa %s, %d thread(s), %s time\nOLD %s\nNEW %s\n", fn.c_str(),
+              (long long)points, pairs, isa.c_str(), threads, cpu_clock ? "CPU" : "wall", argv[1], argv[2]);
   std::printf("%6s %12s %12s %10s %16s\n", "lmax", "OLD ms", "NEW ms", "NEW/OLD", "[p25, p75]");
   size_t pos = 0;
   while (pos <= lmaxs.size()) {
@@ -160,6 +167,13 @@ int main(int argc, char** argv) {
       }
     };
     auto timed = [&](const Lib& l) {
+      if (cpu_clock) {
+        timespec a{}, b{};
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+        call(l);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+        return double(b.tv_sec - a.tv_sec) * 1e3 + double(b.tv_nsec - a.tv_nsec) * 1e-6;
+      }
       const auto t0 = std::chrono::steady_clock::now();
       call(l);
       return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

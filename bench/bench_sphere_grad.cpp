@@ -98,9 +98,10 @@ void BM_sph_grad_sphericart(benchmark::State& st) {
   c.done(st);
 }
 
-// mode 0 values (L 1, 2, 3, 10, 40), 1 values + gradients (L 1, 3, 10, 40), 2 + Hessians (L 3, 10)
+// mode 0 values (L 1, 2, 3, 10, 20, 40, 100), 1 values + gradients (L 1, 3, 10, 40), 2 + Hessians (L 3, 10)
 #define SPH_GRAD_ARGS                                                                                     \
-  ->Args({1, 0})->Args({2, 0})->Args({3, 0})->Args({10, 0})->Args({40, 0})->Args({1, 1})->Args({3, 1})   \
+  ->Args({1, 0})->Args({2, 0})->Args({3, 0})->Args({10, 0})->Args({20, 0})->Args({40, 0})->Args({100, 0})    \
+      ->Args({1, 1})->Args({3, 1})   \
       ->Args({10, 1})->Args({40, 1})->Args({3, 2})->Args({10, 2})->ArgNames({"L", "mode"})                \
       ->Unit(benchmark::kMillisecond)->UseRealTime()
 BENCHMARK_TEMPLATE(BM_sph_grad_posenc, double) SPH_GRAD_ARGS;

@@ -119,6 +119,18 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
     // as they are: no norm (a square root and a division on AVX2 and scalar); the values then
     // differ from the xyz path's on the same points by a few ulp.
     if constexpr (!Src::kUnit) {
+      r2 = madd(X, X, madd(Y, Y, Z * Z));
+    }
+    // Ordinary data: every lane's r^2 in [2^-798, 2^800], so its largest magnitude is inside
+    // [2^-400, 2^400] and not zero: the checks below would scale no lane and find no zero
+    // vector, and this branch gives their bits with a third of the operations of a block at
+    // lmax 1 fewer (no magnitudes, maxima, selects).
+    if (!Src::kUnit && all((r2 >= V(0x1p-798)) & (r2 <= V(0x1p800)))) {
+      ir = vx::rsqrt(r2);
+      ux = X * ir;
+      uy = Y * ir;
+      uz = Z * ir;
+    } else if constexpr (!Src::kUnit) {
       // r^2 without overflow or loss of precision: the lanes whose largest magnitude is outside
       // [2^-400, 2^400] (never for ordinary data) are scaled by it; the other lanes divide by 1
       // (exact), so that a point's bits never depend on the block it shares.
