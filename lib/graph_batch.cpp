@@ -521,10 +521,46 @@ posenc_status check_offsets(const int64_t* ptr, int64_t num_graphs, const char* 
 }
 
 
+/// The RWSE options of posenc_graph_batch_pe_auto_f64 (auto = false: the exact path of
+/// posenc_rwse_ex_f64 without the cost estimate, as posenc_graph_batch_pe(_ex)_f64).
+struct RwseOptions {
+  bool automatic = false;
+  int32_t method = POSENC_RWSE_EXACT;
+  int32_t walks = POSENC_RWSE_DEFAULT_WALKS;
+  uint64_t seed = 0;
+};
+
+/// Reads posenc_graph_batch_pe_auto_f64's rwse_options (NULL: AUTO, default walks, seed 0).
+posenc_status read_rwse_options(const posenc_rwse_info* info, RwseOptions* o) {
+  o->automatic = true;
+  o->method = POSENC_RWSE_AUTO;
+  if (info == nullptr) return POSENC_OK;
+  if (info->struct_size != sizeof(posenc_rwse_info))
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     "rwse_options->struct_size must be %u (got %u); call posenc_rwse_info_init",
+                     static_cast<unsigned>(sizeof(posenc_rwse_info)), info->struct_size);
+  const long long method = enum_bits(info->method);
+  if (method < POSENC_RWSE_AUTO || method > POSENC_RWSE_MONTE_CARLO)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     "rwse_options->method must be a posenc_rwse_method in [0, 2] (got %lld)", method);
+  if (info->walks < 0)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT, "rwse_options->walks must be >= 0 (0 = the default) (got %d)",
+                     info->walks);
+  if (info->flags != 0)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     "rwse_options->flags must be 0 (the flags argument applies to every graph) (got 0x%x)",
+                     static_cast<unsigned>(info->flags));
+  o->method = static_cast<int32_t>(method);
+  o->walks = info->walks == 0 ? POSENC_RWSE_DEFAULT_WALKS : info->walks;
+  o->seed = info->seed;
+  return POSENC_OK;
+}
+
 posenc_status graph_batch_pe(int64_t num_graphs, const int64_t* node_ptr, const int64_t* edge_ptr,
                              const int64_t* src, const int64_t* dst, const double* weights,
                              const posenc_laplacian& laplacian, int32_t k, int32_t steps, uint32_t flags,
-                             double* eigvals, double* eigvecs, double* rwse, int32_t* graph_status) {
+                             double* eigvals, double* eigvecs, double* rwse, int32_t* graph_status,
+                             const RwseOptions& ro = RwseOptions{}, int32_t* rwse_method_used = nullptr) {
   POSENC_CHECK(check_positive(num_graphs, "num_graphs"));
   POSENC_CHECK(check_not_null(node_ptr, "node_ptr"));
   POSENC_CHECK(check_not_null(edge_ptr, "edge_ptr"));
@@ -585,6 +621,7 @@ posenc_status graph_batch_pe(int64_t num_graphs, const int64_t* node_ptr, const 
     // allocation failing in any graph (OUT_OF_MEMORY for the whole call) then leaves every output
     // untouched. A graph whose eigensolver does not converge is reported in graph_status.
     std::vector<int32_t> st(static_cast<size_t>(num_graphs), POSENC_OK);
+    std::vector<int32_t> used(rwse_method_used != nullptr ? static_cast<size_t>(num_graphs) : 0, POSENC_RWSE_EXACT);
     Staging eigvals_s(k > 0 ? num_graphs * k : 0), eigvecs_s(k > 0 ? total_nodes * k : 0),
         rwse_s(steps > 0 ? total_nodes * steps : 0);
     const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -606,7 +643,12 @@ posenc_status graph_batch_pe(int64_t num_graphs, const int64_t* node_ptr, const 
         const double* w = weights != nullptr ? weights + e0 : nullptr;
         if (steps > 0) {
           const Graph gr = build_graph(n, S.src.data(), S.dst.data(), w, m, rw_flags);
-          rwse_graph(gr, steps, S.flat, S.rw, rwse_s.data() + off * steps);
+          double* rw = rwse_s.data() + off * steps;
+          if (!ro.automatic) {
+            rwse_graph(gr, steps, S.flat, S.rw, rw);
+          } else if (!rwse_graph_auto(gr, steps, ro.method, ro.walks, ro.seed, S.flat, S.rw, rw) && !used.empty()) {
+            used[static_cast<size_t>(gi)] = POSENC_RWSE_MONTE_CARLO;
+          }
         }
         if (k == 0) continue;
         // Graph g's posenc_laplacian_pe_ex_f64 call with the same flags: kk columns (all k with
@@ -640,6 +682,7 @@ posenc_status graph_batch_pe(int64_t num_graphs, const int64_t* node_ptr, const 
     eigvecs_s.copy_to(eigvecs);
     rwse_s.copy_to(rwse);
     if (graph_status != nullptr) std::copy(st.begin(), st.end(), graph_status);
+    if (rwse_method_used != nullptr) std::copy(used.begin(), used.end(), rwse_method_used);
     for (int64_t gi = 0; gi < num_graphs; ++gi)
       if (st[static_cast<size_t>(gi)] != POSENC_OK)
         return set_error(static_cast<posenc_status>(st[static_cast<size_t>(gi)]),
@@ -671,4 +714,16 @@ extern "C" POSENC_API posenc_status posenc_graph_batch_pe_ex_f64(int64_t num_gra
   api_guard g("posenc_graph_batch_pe_ex_f64");
   return graph_batch_pe(num_graphs, node_ptr, edge_ptr, src, dst, weights, laplacian, k, steps, flags, eigvals,
                         eigvecs, rwse, graph_status);
+}
+
+extern "C" POSENC_API posenc_status posenc_graph_batch_pe_auto_f64(
+    int64_t num_graphs, const int64_t* node_ptr, const int64_t* edge_ptr, const int64_t* src, const int64_t* dst,
+    const double* weights, posenc_laplacian laplacian, int32_t k, int32_t steps, uint32_t flags,
+    const posenc_rwse_info* rwse_options, double* eigvals, double* eigvecs, double* rwse, int32_t* graph_status,
+    int32_t* rwse_method_used) {
+  api_guard g("posenc_graph_batch_pe_auto_f64");
+  RwseOptions ro;
+  POSENC_CHECK(read_rwse_options(rwse_options, &ro));
+  return graph_batch_pe(num_graphs, node_ptr, edge_ptr, src, dst, weights, laplacian, k, steps, flags, eigvals,
+                        eigvecs, rwse, graph_status, ro, rwse_method_used);
 }

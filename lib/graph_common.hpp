@@ -130,6 +130,12 @@ struct FlatRwse {
 /// arithmetic (one template over the two scratch layouts), so bitwise posenc_rwse_ex_f64's result.
 void rwse_graph(const Graph& gr, int32_t steps, FlatRwse& F, RwseScratch& R, double* out);
 
+/// posenc_rwse_auto_f64's result for one whole graph (method a posenc_rwse_method, walks >= 1 the
+/// budget R, seed) into out [n, steps]: the exact path by rwse_graph, the Monte-Carlo estimator
+/// as there (bitwise that call's result). Returns true if the exact path ran.
+bool rwse_graph_auto(const Graph& gr, int32_t steps, int32_t method, int32_t walks, uint64_t seed, FlatRwse& F,
+                     RwseScratch& R, double* out);
+
 /// posenc_laplacian_pe_ex_f64 with info->flags = flags (solver AUTO) without the api_guard
 /// (validates its arguments, sets the message on failure): the batched API's per-graph call.
 posenc_status laplacian_pe_core(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,

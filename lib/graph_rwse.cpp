@@ -408,6 +408,16 @@ void rwse_monte_carlo(const Graph& g, int32_t steps, int32_t R, uint64_t seed, d
   });
 }
 
+/// The AUTO rule of posenc_rwse_auto_f64 (EXACT / MONTE_CARLO forced, or exact iff
+/// W_exact <= W_mc); writes both costs.
+bool rwse_choose_exact(const Graph& gr, const std::vector<int32_t>& order, int32_t steps, int32_t method, int32_t R,
+                       double* w_exact, double* w_mc) {
+  *w_exact = rwse_exact_cost(gr, order, steps);
+  *w_mc = POSENC_RWSE_MC_STEP_COST * static_cast<double>(R) * static_cast<double>(steps) *
+          static_cast<double>(order.size());
+  return method == POSENC_RWSE_EXACT || (method == POSENC_RWSE_AUTO && *w_exact <= *w_mc);
+}
+
 posenc_status rwse_auto(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
                         int64_t num_edges, int32_t steps, double* out, posenc_rwse_info* info) {
   POSENC_CHECK(check_graph(num_nodes, src, dst, weights, num_edges));
@@ -438,10 +448,8 @@ posenc_status rwse_auto(int64_t num_nodes, const int64_t* src, const int64_t* ds
     const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges, flags);
     std::vector<double> res(static_cast<size_t>(total), 0.0);
     const std::vector<int32_t> order = rwse_sources(gr);
-    const double w_exact = rwse_exact_cost(gr, order, steps);
-    const double w_mc = POSENC_RWSE_MC_STEP_COST * static_cast<double>(R) * static_cast<double>(steps) *
-                        static_cast<double>(order.size());
-    const bool exact = method == POSENC_RWSE_EXACT || (method == POSENC_RWSE_AUTO && w_exact <= w_mc);
+    double w_exact = 0.0, w_mc = 0.0;
+    const bool exact = rwse_choose_exact(gr, order, steps, static_cast<int32_t>(method), R, &w_exact, &w_mc);
     POSENC_SHAPE("nodes=%lld edges=%lld steps=%d walks=%d", (long long)num_nodes, (long long)num_edges, steps,
                  exact ? 0 : R);
     if (exact) {
@@ -464,6 +472,19 @@ posenc_status rwse_auto(int64_t num_nodes, const int64_t* src, const int64_t* ds
 }
 
 }  // namespace
+
+bool posenc::graph_detail::rwse_graph_auto(const Graph& gr, int32_t steps, int32_t method, int32_t walks, uint64_t seed,
+                                           FlatRwse& F, RwseScratch& R, double* out) {
+  const std::vector<int32_t> order = rwse_sources(gr);
+  double w_exact = 0.0, w_mc = 0.0;
+  if (rwse_choose_exact(gr, order, steps, method, walks, &w_exact, &w_mc)) {
+    rwse_graph(gr, steps, F, R, out);
+    return true;
+  }
+  std::fill(out, out + gr.n * steps, 0.0);
+  rwse_monte_carlo(gr, steps, walks, seed, out);
+  return false;
+}
 
 extern "C" POSENC_API posenc_status posenc_rwse_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
                                                    const double* weights, int64_t num_edges, int32_t steps,
