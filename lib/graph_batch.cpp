@@ -7,8 +7,9 @@
 // tridiagonalization; for components of <= 64 nodes wanting >= n/4 pairs, all eigenvalues by
 // implicit QL (tql2) with its rotations recorded and applied to the k wanted rows only; otherwise
 // all eigenvalues by root-free implicit QL (Pal-Walker-Kahan) and the k smallest eigenvectors by
-// inverse iteration (2 solves) with full re-orthogonalization; then the Householder back-transform: about a third of the work of Eigen's SelfAdjointEigenSolver, which computes all n
-// eigenvectors, and no allocation but its scratch. Every returned pair is checked (residual); a
+// inverse iteration (2 solves) with full re-orthogonalization; then the Householder
+// back-transform: about a third of the work of Eigen's SelfAdjointEigenSolver, which computes all
+// n eigenvectors, and no allocation but its scratch. Every returned pair is checked (residual); a
 // component that fails the check takes Eigen's solver (lib/graph_lappe.cpp, component_pairs).
 //
 // Batch: every graph is graph g's posenc_laplacian_pe_ex_f64 call (the same internal function,
