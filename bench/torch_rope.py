@@ -5,6 +5,7 @@ vs transformers' eager rotary code (rotate_half / apply_rotary_pos_emb, ported; 
 .forward for cos/sin), at the Llama-3.1-8B attention shape, in one process, interleaved.
 
     PYTHONPATH=python /usr/bin/python3 bench/torch_rope.py [--tokens 1 64 4096] [--threads 1] [--reps 30]
+    PYTHONPATH=python /usr/bin/python3 bench/torch_rope.py --breakdown [--reps 40]
 
 Shape: batch 1, 32 query heads, 8 key/value heads, head_dim 128, llama3 scaling (theta 5e5,
 factor 8, original 8192), float32 (and --dtype bfloat16), q / k as HF makes them: views
@@ -35,12 +36,12 @@ least disturbed run of each side).
 Per-call overhead (1 token, no grad; CPU-time medians of samples of 50 calls): the ctypes call of
 posenc_rope_plan_apply_out with the arguments the wrapper prepares (the C call alone),
 RotaryEmbedding.apply under no_grad (checks, the two new output tensors, positions, the call; a
-layout seen before takes the prepared fast path), the two torch.empty_like alone, apply with
+layout seen before takes the prepared fast path; the calls run inside one torch.no_grad() block,
+whose entry, ~0.5-1 us, is not counted per call), the two torch.empty_like alone, apply with
 inplace=True (posenc_rope_plan_apply, no new tensors), and the autograd forward+backward;
 overhead = apply - C call, also without the two allocations every out-of-place call needs.
 Both torch and posenc use --threads threads (torch.set_num_threads, posenc.threads_set)."""
 import argparse
-import ctypes
 import statistics
 import time
 
@@ -103,6 +104,8 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"])
+    ap.add_argument("--breakdown", action="store_true", help="only the pieces of the 1-token no-grad call "
+                    "(see breakdown())")
     ap.add_argument("--batch", type=int, default=0, help="steps per CPU-time sample (0: 20 at <= 64 tokens, "
                     "else 1)")
     args = ap.parse_args()
@@ -110,6 +113,8 @@ def main():
     posenc.threads_set(args.threads)
     dtype = getattr(torch, args.dtype)
     emb = pt.RotaryEmbedding(CFG)
+    if args.breakdown:
+        return breakdown(emb, dtype, args.reps)
     inv_freq = emb.inv_freq
     Hq, Hk, D = 32, 8, 128
     print(f"posenc {posenc.__version__} ({posenc.library_path()}), isa {posenc.isa_name(posenc.isa_active())}, "
@@ -195,24 +200,23 @@ def main():
     e = ptr._FastEntry(cfg, [q, k], [qo, ko])  # the operand structs and ctypes arguments the wrapper prepares
     for i, t in enumerate((q, k, qo, ko)):
         e.ops[i].data = t.data_ptr()
-    pptr, fwd = ctypes.c_void_p(pos.data_ptr()), ptr._INVERSE[0]
+    e.pp.value = pos.data_ptr()
+    raw, args = e.raw, e.args
 
     def c_call():
-        e.raw(*e.pre, pptr, *e.post, fwd)
+        raw(*args)
 
     def clones():  # the two new tensors an out-of-place rotation must return
         torch.empty_like(q)
         torch.empty_like(k)
 
-    def no_grad_apply():
-        with torch.no_grad():
-            emb.apply(q, k, pos)
+    def no_grad_apply():  # timed inside torch.no_grad() (entered once, as in inference code)
+        emb.apply(q, k, pos)
 
     qi, ki = q.clone(), k.clone()
 
     def no_grad_inplace():
-        with torch.no_grad():
-            emb.apply(qi, ki, pos, inplace=True)
+        emb.apply(qi, ki, pos, inplace=True)
 
     qg = q.clone().requires_grad_()
     kg = k.clone().requires_grad_()
@@ -227,14 +231,73 @@ def main():
     for name, f in (("C call (ctypes, prepared operands)", c_call), ("RotaryEmbedding.apply, no grad", no_grad_apply),
                     ("empty_like of q and k (anchor)", clones), ("RotaryEmbedding.apply inplace, no grad", no_grad_inplace),
                     ("RotaryEmbedding.apply fwd+bwd (autograd)", autograd_step)):
-        for _ in range(50):
-            f()
-        res[name] = cpu_median(f, n // 50, 50) * 1e6
+        with torch.set_grad_enabled(f is autograd_step):
+            for _ in range(50):
+                f()
+            res[name] = cpu_median(f, n // 50, 50) * 1e6
         print(f"  {name:44s} {res[name]:8.2f} us per call")
     names = list(res)
     print(f"  wrapper overhead (apply, no grad - C call): {res[names[1]] - res[names[0]]:.2f} us; without the two "
           f"allocations (apply - C call - empty_like): {res[names[1]] - res[names[0]] - res[names[2]]:.2f} us; inplace - C call: "
           f"{res[names[3]] - res[names[0]]:.2f} us")
+
+
+def breakdown(emb, dtype, reps):
+    """The pieces of RotaryEmbedding.apply(q, k, pos) at 1 token without autograd (a layout seen
+    before: the prepared path), each timed alone: CPU time (time.process_time: a round that the
+    scheduler interrupts on a loaded machine is not charged the wait) over `reps` interleaved
+    rounds of 2000 calls, and alternatives for the two output allocations."""
+    Hq, Hk, D = 32, 8, 128
+    q = torch.randn(1, 1, Hq * D).view(1, 1, Hq, D).transpose(1, 2).to(dtype)
+    k = torch.randn(1, 1, Hk * D).view(1, 1, Hk, D).transpose(1, 2).to(dtype)
+    pos = torch.tensor([[1000]])
+    cfg = emb._cfg[True]
+    with torch.no_grad():
+        emb.apply(q, k, pos)
+    e = cfg.fast[ptr._fast_key(q, k, pos, False, False)]
+    qo, ko = torch.empty_like(q), torch.empty_like(k)
+    c = ptr._FastEntry(cfg, [q, k], [qo, ko])  # a separate entry: its pointers stay valid
+    for i, t in enumerate((q, k, qo, ko)):
+        c.ops[i].data = t.data_ptr()
+    c.pp.value = pos.data_ptr()
+    ident, fast, ops = ptr._ident, cfg.fast, e.ops
+    key = ptr._fast_key(q, k, pos, False, False)
+    nq, nk = q.numel(), k.numel()
+    sq, tq, sk, tk = tuple(q.shape), q.stride(), tuple(k.shape), k.stride()
+    pieces = {
+        "cache key (thread id, shapes, strides, dtypes of q, k, positions)":
+            lambda: (ident(), q.shape, q.stride(), q.dtype, k.shape, k.stride(), k.dtype, pos.shape, pos.dtype, False,
+                     False),
+        "dict lookup of the key": lambda: fast.get(key),
+        "checks the key cannot carry (is_cpu, is_neg, positions contiguous)":
+            lambda: q.is_cpu and not q.is_neg() and k.is_cpu and not k.is_neg() and pos.is_cpu and pos.is_contiguous(),
+        "grad test (is_grad_enabled)": lambda: not (ptr._grad_enabled() and (q.requires_grad or k.requires_grad)),
+        "5 data pointers written into the ctypes arguments": lambda: (
+            setattr(ops[0], "data", q.data_ptr()), setattr(ops[1], "data", k.data_ptr()),
+            setattr(ops[2], "data", qo.data_ptr()), setattr(ops[3], "data", ko.data_ptr()),
+            setattr(e.pp, "value", pos.data_ptr())),
+        "C call through ctypes (prepared argument tuple)": lambda: c.raw(*c.args),
+        "torch.empty_like of q and k (the outputs)": lambda: (torch.empty_like(q), torch.empty_like(k)),
+        "alternative: torch.empty_strided of both": lambda: (torch.empty_strided(sq, tq, dtype=dtype),
+                                                             torch.empty_strided(sk, tk, dtype=dtype)),
+        "alternative: one torch.empty + two as_strided views": lambda: (
+            lambda b: (b.as_strided(sq, tq), b.as_strided(sk, tk, nq)))(torch.empty(nq + nk, dtype=dtype)),
+        "alternative: one torch.empty + split_with_sizes": lambda: torch.empty(nq + nk, dtype=dtype).split_with_sizes(
+            [nq, nk]),
+        "whole RotaryEmbedding.apply(q, k, pos)": lambda: emb.apply(q, k, pos),
+    }
+    res = {name: [] for name in pieces}
+    with torch.no_grad():
+        for _ in range(reps):
+            for name, f in pieces.items():
+                t = time.process_time()
+                for _ in range(2000):
+                    f()
+                res[name].append((time.process_time() - t) / 2000 * 1e6)
+    print("RotaryEmbedding.apply at 1 token, no grad, prepared path: pieces timed alone (CPU time per call, us: "
+          f"median and minimum of {reps} interleaved rounds of 2000 calls)")
+    for name, v in res.items():
+        print(f"  {name:70s} {statistics.median(v):6.3f} {min(v):6.3f}")
 
 
 if __name__ == "__main__":

@@ -236,3 +236,31 @@ def test_shared_max_is_per_sequence_and_parameter_grads_sum_over_sequences():
     want = torch.autograd.grad(yr, (x64, o64, w64), g)
     for a, b in zip(got, want):
         assert rel(a, b) < 2e-5
+
+
+def test_small_calls_flat_and_batched_same_bits():
+    """The per-call path of small calls: a 2-D x [n, d] (no reshapes, one C call over all rows,
+    one backward call writing grad_weights / grad_omega) gives the bits of the same rows as a
+    [1, n, d] batch, forward and gradients; attention heads addressed by pointer offsets give
+    each head's own single-head result; other devices (meta, standing in for CUDA) are refused."""
+    d, m, n = 8, 12, 10
+    om = pt.rf_sample(d, m, seed=3).requires_grad_()
+    w = (0.5 + torch.rand(m)).requires_grad_()
+    x = torch.randn(n, d).requires_grad_()
+    g = torch.randn(n, m)
+    y2 = pt.rf_features(x, om, w)
+    r2 = torch.autograd.grad(y2, (x, om, w), g)
+    y3 = pt.rf_features(x[None], om, w)
+    r3 = torch.autograd.grad(y3, (x, om, w), g[None])
+    assert torch.equal(y2, y3[0]) and all(torch.equal(a, b) for a, b in zip(r2, r3))
+    with torch.no_grad():
+        assert torch.equal(pt.rf_features(x, om, w), y2)
+    q, k, v = torch.rand(3, n, 4), torch.rand(3, n, 4), torch.randn(3, n, 5)
+    for fn in (pt.linear_attention, pt.softmax_attention):
+        out = fn(q, k, v, causal=True)
+        for h in range(3):
+            assert torch.equal(out[h], fn(q[h].clone(), k[h].clone(), v[h].clone(), causal=True))
+    with pytest.raises(posenc.ArgumentError, match="x is on device meta"):
+        pt.rf_features(torch.empty(n, d, device="meta"), om)
+    with pytest.raises(posenc.ArgumentError, match="v is on device meta"):
+        pt.linear_attention(q, k, torch.empty(3, n, 5, device="meta"))

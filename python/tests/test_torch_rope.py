@@ -558,6 +558,67 @@ def test_autograd_fast_path_and_backward_layout():
         emb.apply(z.view(B, S, Hq, D).transpose(1, 2), k, pos)
 
 
+def test_prepared_path_taken_and_checks_kept(monkeypatch):
+    """A call of a layout seen before takes the prepared path (the full checks are not run
+    again: _check_qk is made to fail and the call still succeeds, with the first call's bits,
+    with and without autograd, at 1 token as in decoding); what the cache key does not carry is
+    still checked on that path, with the full path's messages: a tensor of the same shape,
+    strides and dtype on another device (meta, standing in for CUDA), another dtype, a layout
+    the C ABI cannot address (copied first, same values; refused with inplace=True),
+    int32 positions (widened, same values). The backward of a prepared layout returns the
+    gradient in the forward output's exact strides."""
+    from posenc.torch import rope as ptr
+    emb = pt.RotaryEmbedding({"head_dim": 32, "rope_theta": 10000.0, "hidden_size": 128, "num_attention_heads": 4})
+    B, Hq, Hk, D = 1, 4, 2, 32
+    for S in (1, 3):
+        xq, xk = torch.randn(B, S, Hq * D), torch.randn(B, S, Hk * D)
+        views = lambda a, b: (a.view(B, S, Hq, D).transpose(1, 2), b.view(B, S, Hk, D).transpose(1, 2))
+        q, k = views(xq, xk)
+        pos = torch.arange(S)[None] + 5
+        gq, gk = torch.randn(B, Hq, S, D), torch.randn(B, Hk, S, D)
+        with torch.no_grad():
+            first = emb.apply(q, k, pos)
+        xg, kg = xq.clone().requires_grad_(), xk.clone().requires_grad_()
+        qr, kr = emb.apply(*views(xg, kg), pos)
+        dq, dk = torch.autograd.grad((qr, kr), (xg, kg), (gq, gk))
+        with monkeypatch.context() as m:
+            def no_full_path(*a, **kw):
+                raise AssertionError("full path taken")
+            m.setattr(ptr, "_check_qk", no_full_path)
+            with torch.no_grad():
+                again = emb.apply(q, k, pos)
+            assert all(torch.equal(a, b) for a, b in zip(first, again))
+            assert again[0].stride() == q.stride() and again[1].stride() == k.stride()
+            for _ in range(2):  # the second backward takes the prepared backward entry
+                qg, kg2 = views(xg, kg)
+                qr2, kr2 = emb.apply(qg, kg2, pos)
+                assert torch.equal(qr2.detach(), qr.detach())
+                out_lays = [(o.shape, o.stride()) for o in (qr2, kr2)]
+                gr = torch.autograd.grad((qr2, kr2), (qg, kg2), (gq, gk))
+                assert [(g.shape, g.stride()) for g in gr] == out_lays
+                dq2, dk2 = torch.autograd.grad(emb.apply(*views(xg, kg), pos), (xg, kg), (gq, gk))
+                assert torch.equal(dq2, dq) and torch.equal(dk2, dk)
+        meta_q = torch.empty_strided(q.shape, q.stride(), device="meta")
+        with pytest.raises(posenc.ArgumentError, match="q is on device meta"):
+            emb.apply(meta_q, k, pos)
+        with torch.no_grad(), pytest.raises(posenc.ArgumentError, match="k is on device meta"):
+            emb.apply(q, torch.empty_strided(k.shape, k.stride(), device="meta"), pos)
+        with torch.no_grad(), pytest.raises(posenc.ArgumentError, match="positions is on device meta"):
+            emb.apply(q, k, torch.empty(pos.shape, dtype=torch.int64, device="meta"))
+        with torch.no_grad(), pytest.raises(posenc.ArgumentError, match="q must have dtype float32, bfloat16, float16"):
+            emb.apply(q.double(), k.double(), pos)
+        with torch.no_grad():
+            odd_q = torch.randn(B, Hq, D, S).transpose(-1, -2).copy_(q)  # head_dim stride S
+            assert odd_q.stride(-1) != 1 or S == 1
+            got = emb.apply(odd_q, k, pos)
+            assert torch.equal(got[0], first[0]) and torch.equal(got[1], first[1])
+            got = emb.apply(q, k, pos.int())
+            assert torch.equal(got[0], first[0]) and torch.equal(got[1], first[1])
+            if S > 1:
+                with pytest.raises(posenc.ArgumentError, match="inplace=True: q .* unit-stride head_dim"):
+                    emb.apply(odd_q, k.clone(), pos, inplace=True)
+
+
 def test_large_outputs_hinted_for_huge_pages_same_values():
     """Outputs of >= 4 MiB are allocated, hinted for transparent huge pages, then written
     (posenc.torch._common.huge_page_hint): the same values and strides as the small-tensor path

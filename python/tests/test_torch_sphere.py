@@ -176,3 +176,30 @@ def test_benchmark_references_agree():
     y = pt.sph_harm_real(x, 10)
     assert (poly_sh(10, x) - y).abs().max() < 1e-12
     assert (e3nn_module_sh(3, x[:, [1, 2, 0]]) - y[:, :16]).abs().max() < 1e-13
+
+
+def test_small_calls_layouts_and_checks():
+    """The per-call path of small calls: [n, 3] without reshapes, [..., 3] batches, a
+    non-contiguous input, with and without autograd give the same bits; the backward of a call
+    that fits one derivative chunk (no slicing) gives the bits of the chunked one (rows of a
+    3000-point call, two chunks at lmax 6); other devices (meta, standing in for CUDA) and
+    dtypes are refused with the argument named."""
+    x = points(3000)
+    w = torch.randn(3000, 49, dtype=torch.float64)
+    xg = x.clone().requires_grad_()
+    (g_big,) = torch.autograd.grad(pt.sph_harm_real(xg, 6), xg, w)
+    xs = x[:10].clone().requires_grad_()
+    y = pt.sph_harm_real(xs, 6)
+    (g_small,) = torch.autograd.grad(y, xs, w[:10])
+    assert torch.equal(g_small, g_big[:10])
+    with torch.no_grad():
+        assert torch.equal(pt.sph_harm_real(xs, 6), y.detach())
+    assert torch.equal(pt.sph_harm_real(x[:10].reshape(2, 5, 3), 6), y.detach().reshape(2, 5, 49))
+    xt = x[:10].t().contiguous().t()
+    assert not xt.is_contiguous() and torch.equal(pt.sph_harm_real(xt, 6), y.detach())
+    with pytest.raises(posenc.ArgumentError, match="xyz is on device meta"):
+        pt.sph_harm_real(torch.empty(4, 3, device="meta"), 3)
+    with pytest.raises(posenc.ArgumentError, match="xyz must have dtype float64, float32"):
+        pt.sph_harm_real(x[:4].half(), 3)
+    with pytest.raises(posenc.ArgumentError, match=r"xyz must have shape \(..., 3\)"):
+        pt.sph_harm_real(x[:4, :2], 3)

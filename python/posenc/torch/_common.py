@@ -35,7 +35,7 @@ def tensor(t, name, dtypes, what=None):
     the message names the argument, the rule and the fix."""
     if not isinstance(t, torch.Tensor):
         raise ArgumentError(f"{name} must be a torch.Tensor (got {type(t).__name__})")
-    if t.device.type != "cpu":
+    if not t.is_cpu:
         raise ArgumentError(f"{name} is on device {t.device}: posenc.torch runs on the CPU only (libposenc has "
                             f"no GPU kernels); move it with {name}.cpu() or use a GPU implementation")
     if t.layout != torch.strided:

@@ -66,7 +66,13 @@ def _features_fwd(x2, omega, weights, kind, shift, group_rows):
     m, d = omega.shape
     out = huge_page_hint(torch.empty((x2.shape[0], _nfeat(kind, m)), dtype=torch.float32))
     f = cfn("posenc_rf_features_f32")
-    for a, b in _groups(x2, shift, group_rows):
+    groups = _groups(x2, shift, group_rows)
+    if len(groups) == 1:  # one call over all rows: no slicing views
+        st = f(int(kind), int(shift), omega.data_ptr(), m, d, _ptr(weights), x2.data_ptr(), x2.shape[0], out.data_ptr())
+        if st:
+            check(st)
+        return out
+    for a, b in groups:
         check(f(int(kind), int(shift), omega.data_ptr(), m, d, _ptr(weights), x2[a:b].data_ptr(), b - a,
                 out[a:b].data_ptr()))
     return out
@@ -89,12 +95,18 @@ class _RfFeatures(torch.autograd.Function):
         g = contiguous_c(grad_out)
         gx = huge_page_hint(torch.empty_like(x2)) if need_x else None
         groups = _groups(x2, shift, group_rows)
+        f = cfn("posenc_rf_features_backward_f32")
+        if len(groups) == 1:  # one call over all rows (it writes grad_weights / grad_omega): no views
+            gw = torch.empty(m, dtype=torch.float32) if need_w else None
+            go = torch.empty((m, d), dtype=torch.float32) if need_o else None
+            check(f(int(kind), int(shift), omega.data_ptr(), m, d, _ptr(weights), x2.data_ptr(), x2.shape[0],
+                    g.data_ptr(), _ptr(gx), _ptr(gw), _ptr(go)))
+            return gx, go, gw, None, None, None
         gw = torch.zeros(m, dtype=torch.float32) if need_w else None
         go = torch.zeros(m, d, dtype=torch.float32) if need_o else None
         # per-group partial sums of grad_weights / grad_omega, added in group order (deterministic)
         pw = torch.empty(m, dtype=torch.float32) if need_w and len(groups) > 1 else gw
         po = torch.empty(m, d, dtype=torch.float32) if need_o and len(groups) > 1 else go
-        f = cfn("posenc_rf_features_backward_f32")
         for a, b in groups:
             check(f(int(kind), int(shift), omega.data_ptr(), m, d, _ptr(weights), x2[a:b].data_ptr(), b - a,
                     g[a:b].data_ptr(), gx[a:b].data_ptr() if need_x else None, _ptr(pw), _ptr(po)))
@@ -133,16 +145,18 @@ def rf_features(x, omega, weights=None, kind="positive", shift="overflow"):
         if tuple(weights.shape) != (m,):
             raise ArgumentError(f"weights must have shape (m,) = ({m},) (got {tuple(weights.shape)})")
         weights = contiguous_c(weights)
-    batch = tuple(x.shape[:-1])
-    group_rows = x.shape[-2] if x.dim() >= 3 else 0
-    x2 = contiguous_c(x).reshape(-1, d)
+    flat = x.dim() == 2  # [n, d]: no reshape (view) on either side
+    group_rows = x.shape[-2] if not flat and x.dim() >= 3 else 0
+    x2 = contiguous_c(x)
+    if not flat:
+        x2 = x2.reshape(-1, d)
     omega = contiguous_c(omega)
     if torch.is_grad_enabled() and (x.requires_grad or omega.requires_grad or
                                     (weights is not None and weights.requires_grad)):
         out = _RfFeatures.apply(x2, omega, weights, k, s, group_rows)
     else:
         out = _features_fwd(x2, omega, weights, k, s, group_rows)
-    return out.reshape(batch + (_nfeat(k, m),))
+    return out if flat else out.reshape(tuple(x.shape[:-1]) + (_nfeat(k, m),))
 
 
 def _attn_shapes(a, b, v, names, same_last):
@@ -154,30 +168,45 @@ def _attn_shapes(a, b, v, names, same_last):
                             f"{tuple(v.shape)})")
 
 
-def _heads(*ts):
-    """[..., n, c] -> C-contiguous [H, n, c] (H = prod of the leading dims)."""
-    return [contiguous_c(t).reshape(-1, t.shape[-2], t.shape[-1]) for t in ts]
+def _nheads(t):
+    """The number of independent problems of a [..., n, c] tensor (the product of its leading dims)."""
+    h = 1
+    for x in t.shape[:-2]:
+        h *= x
+    return h
 
 
 def _attn_fwd(name, a, b, v, causal, param):
-    H, n, F = a.shape
+    """One C call per head of C-contiguous [..., n, F] a, b and [..., n, dv] v (the leading dims
+    flattened into heads): head h of each at data_ptr() + h * (its head's bytes), no reshapes or
+    per-head views; the output [..., n, dv] is allocated in its final shape."""
+    n, F = a.shape[-2], a.shape[-1]
     dv = v.shape[-1]
-    out = huge_page_hint(torch.empty((H, n, dv), dtype=torch.float32))
+    out = huge_page_hint(torch.empty(v.shape, dtype=torch.float32))
     f = cfn(name)
-    for h in range(H):
-        check(f(a[h].data_ptr(), b[h].data_ptr(), v[h].data_ptr(), n, F, dv, causal, param, out[h].data_ptr()))
+    pa, pb, pv, po = a.data_ptr(), b.data_ptr(), v.data_ptr(), out.data_ptr()
+    sa, sv = 4 * n * F, 4 * n * dv
+    for h in range(_nheads(a)):
+        st = f(pa + h * sa, pb + h * sa, pv + h * sv, n, F, dv, causal, param, po + h * sv)
+        if st:
+            check(st)
     return out
 
 
 def _attn_bwd(name, a, b, v, causal, param, grad_out):
     g = contiguous_c(grad_out)
     ga, gb, gv = (huge_page_hint(torch.empty_like(t)) for t in (a, b, v))
-    H, n, F = a.shape
+    n, F = a.shape[-2], a.shape[-1]
     dv = v.shape[-1]
     f = cfn(name)
-    for h in range(H):
-        check(f(a[h].data_ptr(), b[h].data_ptr(), v[h].data_ptr(), n, F, dv, causal, param, g[h].data_ptr(),
-                ga[h].data_ptr(), gb[h].data_ptr(), gv[h].data_ptr()))
+    pa, pb, pv, pg = a.data_ptr(), b.data_ptr(), v.data_ptr(), g.data_ptr()
+    qa, qb, qv = ga.data_ptr(), gb.data_ptr(), gv.data_ptr()
+    sa, sv = 4 * n * F, 4 * n * dv
+    for h in range(_nheads(a)):
+        st = f(pa + h * sa, pb + h * sa, pv + h * sv, n, F, dv, causal, param, pg + h * sv, qa + h * sa, qb + h * sa,
+               qv + h * sv)
+        if st:
+            check(st)
     return ga, gb, gv
 
 
@@ -202,13 +231,10 @@ _SMX = ("posenc_softmax_attention_f32", "posenc_softmax_attention_backward_f32")
 
 
 def _attention(names, a, b, v, causal, param):
-    shape = tuple(v.shape)
-    A, B, V = _heads(a, b, v)
+    A, B, V = contiguous_c(a), contiguous_c(b), contiguous_c(v)
     if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad or v.requires_grad):
-        out = _Attention.apply(A, B, V, names, int(bool(causal)), param)
-    else:
-        out = _attn_fwd(names[0], A, B, V, int(bool(causal)), param)
-    return out.reshape(shape)
+        return _Attention.apply(A, B, V, names, int(bool(causal)), param)
+    return _attn_fwd(names[0], A, B, V, int(bool(causal)), param)
 
 
 def linear_attention(phi_q, phi_k, v, causal=False, eps=1e-6):

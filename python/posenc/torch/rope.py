@@ -54,7 +54,6 @@ class _Cfg:
 
 
 _I32, _I64, _VP = ctypes.c_int32, ctypes.c_int64, ctypes.c_void_p
-_INVERSE = (_I32(0), _I32(1))
 _RAW = {}
 
 
@@ -150,8 +149,8 @@ def _run(cfg, positions, xs, inverse, outs=None, e=None):
     """One C call rotating the (one or two) tensors xs, in place (outs None) or into outs (the
     same shapes, posenc_rope_plan_apply_out). xs / outs must be addressable as they are
     (_operand not None); their operand structs are prepared once per (thread, dtype, shapes,
-    strides) and only the data pointers are written per call (e: the prepared entry of the
-    layout when the caller has it)."""
+    strides) and only the data pointers, the positions pointer and the direction are written
+    per call (e: the prepared entry of the layout when the caller has it)."""
     if e is None:
         key = _run_key(xs, outs)
         e = cfg.runs.get(key)
@@ -167,7 +166,9 @@ def _run(cfg, positions, xs, inverse, outs=None, e=None):
         ops[2].data = outs[0].data_ptr()
         if len(outs) > 1:
             ops[3].data = outs[1].data_ptr()
-    st = e.raw(*e.pre, None if positions is None else _VP(positions.data_ptr()), *e.post, _INVERSE[int(inverse)])
+    e.pp.value = None if positions is None else positions.data_ptr()
+    e.inv.value = 1 if inverse else 0
+    st = e.raw(*e.args)
     if st:
         check(st)
     return e
@@ -192,6 +193,9 @@ def _rotated_entry(cfg, positions, xs, inverse, layouts=None):
     return outs, e, all(a is b for a, b in zip(ins, xs))
 
 
+_BOTH = (0, 1)
+
+
 def _grad_rotated(ctx, gs, idx):
     """The backward without create_graph: the transposed rotation of the gradients gs (of the
     outputs idx) written in the forward outputs' layouts. A call whose (thread, dtype, gradient
@@ -205,21 +209,32 @@ def _grad_rotated(ctx, gs, idx):
         g1 = gs[1]
         key = (_ident(), g0.dtype, g0.shape, g0.stride(), g1.shape, g1.stride(), layouts[0][1], layouts[1][1])
     bwd = cfg.bwd
-    e = bwd.get(key)
-    if e is None:
+    be = bwd.get(key)
+    if be is None:
         outs, e, as_is = _rotated_entry(cfg, ctx.positions, gs, not ctx.inverse, layouts)
         if as_is:
             if len(bwd) > 256:
                 bwd.clear()
-            bwd[key] = e
+            bwd[key] = (e, _templates(layouts, g0.dtype) if e.small else None)
         return outs
-    dt = g0.dtype
-    if e.small:
-        outs = [_empty_strided(lay[0], lay[1], dtype=dt) for lay in layouts]
+    e, tmpl = be
+    if tmpl is not None:
+        outs = [_empty_like(t, device=_CPU) for t in tmpl]
     else:
+        dt = g0.dtype
         outs = [huge_page_hint(_empty_strided(lay[0], lay[1], dtype=dt)) for lay in layouts]
     _run(cfg, ctx.positions, gs, not ctx.inverse, outs, e)
     return outs
+
+
+def _templates(layouts, dtype):
+    """Storage-less (meta) tensors with the given (shape, strides) layouts: torch.empty_like of
+    one with device=cpu allocates that layout faster than torch.empty_strided (half the Python
+    argument parsing). None when a layout is not dense (empty_like would not keep its strides)."""
+    tm = [_empty_strided(lay[0], lay[1], dtype=dtype, device="meta") for lay in layouts]
+    if all(_empty_like(t, device=_CPU).stride() == lay[1] for t, lay in zip(tm, layouts)):
+        return tm
+    return None
 
 
 def _in_place(xs, heads_first):
@@ -247,7 +262,7 @@ class _RopeInPlace(torch.autograd.Function):
     @staticmethod
     def backward(ctx, g):
         if torch.is_grad_enabled():
-            (out,) = _RopeFunction.apply(ctx.cfg, ctx.positions, not ctx.inverse, None, g)
+            (out,) = _RopeFunction.apply((ctx.cfg, ctx.positions, not ctx.inverse, None), g)
         else:
             (out,) = _rotated(ctx.cfg, ctx.positions, [g], not ctx.inverse)
         return out, None, None, None
@@ -255,32 +270,53 @@ class _RopeInPlace(torch.autograd.Function):
 
 class _RopeFunction(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, cfg, positions, inverse, e, *xs):
-        """e: the prepared entry (_known) of xs's layout, whose outputs keep it, or None."""
+    def forward(ctx, args, *xs):
+        """args: (cfg, positions, inverse, e) in one argument (autograd inspects every argument of
+        apply; positions never get a gradient), e: the prepared entry (cfg.fast) of xs's layout,
+        whose outputs keep it, or None."""
+        cfg, positions, inverse, e = args
+        ctx.cfg, ctx.positions, ctx.inverse = cfg, positions, inverse
+        ctx.set_materialize_grads(False)
         if e is None:
             outs = _rotated(cfg, positions, xs, inverse)
+            ctx.layouts = [(o.shape, o.stride(), o.is_contiguous()) for o in outs]
+            return tuple(outs)
+        ctx.layouts = e.lays_out
+        ops = e.ops
+        x = xs[0]
+        o = _empty_like(x) if e.small else huge_page_hint(_empty_like(x))
+        ops[0].data = x.data_ptr()
+        ops[2].data = o.data_ptr()
+        if len(xs) == 1:
+            outs = (o,)
         else:
-            small = e.small
-            outs = [_new_like(x, small) for x in xs]
-            _run(cfg, positions, xs, inverse, outs, e)
-        ctx.cfg, ctx.positions, ctx.inverse = cfg, positions, inverse
-        ctx.layouts = [(o.shape, o.stride(), o.is_contiguous()) for o in outs] if e is None else e.lays_out
-        ctx.set_materialize_grads(False)
-        return tuple(outs)
+            x = xs[1]
+            o2 = _empty_like(x) if e.small else huge_page_hint(_empty_like(x))
+            ops[1].data = x.data_ptr()
+            ops[3].data = o2.data_ptr()
+            outs = (o, o2)
+        e.pp.value = None if positions is None else positions.data_ptr()
+        e.inv.value = 1 if inverse else 0
+        st = e.raw(*e.args)
+        if st:
+            check(st)
+        return outs
 
     @staticmethod
     def backward(ctx, *grads):
+        if len(grads) == 2 and grads[0] is not None and grads[1] is not None and not _grad_enabled():
+            return (None,) + tuple(_grad_rotated(ctx, grads, _BOTH))
         res = [None] * len(grads)
         idx = [i for i, g in enumerate(grads) if g is not None]
         if idx:
             gs = [grads[i] for i in idx]
             if _grad_enabled():  # create_graph: the backward is itself a rope op
-                outs = _RopeFunction.apply(ctx.cfg, ctx.positions, not ctx.inverse, None, *gs)
+                outs = _RopeFunction.apply((ctx.cfg, ctx.positions, not ctx.inverse, None), *gs)
             else:  # written in the forward outputs' layouts (autograd's view backward then copies nothing)
                 outs = _grad_rotated(ctx, gs, idx)
             for i, o in zip(idx, outs):
                 res[i] = o
-        return (None, None, None, None) + tuple(res)
+        return (None,) + tuple(res)
 
 
 def _prepare_positions(cfg, positions, lead, T):
@@ -330,6 +366,8 @@ def _check_qk(q, k, heads_first):
 
 
 _Tensor = torch.Tensor
+_empty_like = torch.empty_like
+_CPU = torch.device("cpu")
 _empty_strided = torch.empty_strided
 _ident = threading.get_ident
 _grad_enabled = torch.is_grad_enabled
@@ -338,11 +376,12 @@ _grad_enabled = torch.is_grad_enabled
 class _FastEntry:
     """A prepared call for one (thread, shapes, strides, dtypes) key: operand structs whose data
     pointer alone changes per call (inputs, then outputs when out of place), the raw C function
-    and its other arguments."""
+    and its whole argument tuple as ctypes objects (the positions pointer `pp` and the direction
+    `inv` are objects of the tuple whose value is set per call)."""
 
-    __slots__ = ("ops", "raw", "pre", "post", "small", "lays_out")
+    __slots__ = ("ops", "raw", "args", "pp", "inv", "small", "lays_out")
 
-    def __init__(self, cfg, xs, outs=None):
+    def __init__(self, cfg, xs, outs=None, inverse=0):
         lays = [_operand(x, cfg.heads_first) for x in xs]
         ops = [lay[0] for lay in lays] + [None] * (2 - len(xs))
         if outs is not None:
@@ -350,10 +389,11 @@ class _FastEntry:
         self.ops = ops
         addrs = [None if op is None else _VP(ctypes.addressof(op)) for op in ops]
         _, batch, seq = lays[0]
-        # the C call's arguments around positions (and before inverse), as ctypes objects
         self.raw = cfg.raw_in if outs is None else cfg.raw_out
-        self.pre = tuple(cfg.first) + (_I32(_DTYPES[xs[0].dtype]), _I32(cfg.layout))
-        self.post = (_I32(cfg.na), _I64(batch), _I64(seq), _I64(xs[0].shape[-1])) + tuple(addrs)
+        self.pp = _VP()  # NULL: positions 0..tokens-1
+        self.inv = _I32(1 if inverse else 0)
+        self.args = (tuple(cfg.first) + (_I32(_DTYPES[xs[0].dtype]), _I32(cfg.layout), self.pp, _I32(cfg.na),
+                     _I64(batch), _I64(seq), _I64(xs[0].shape[-1])) + tuple(addrs) + (self.inv,))
         # all tensors of this layout below the huge-page threshold: no hint (see _new_like)
         self.small = all(x.numel() * x.element_size() < HUGE_PAGES_MIN_BYTES for x in xs)
         # (shape, strides, contiguous) of each output: what the backward writes its gradient in
@@ -361,70 +401,60 @@ class _FastEntry:
 
 
 def _fast_key(q, k, positions, inverse, inplace):
-    return (_ident(), q.shape, q.stride(), q.dtype, None if k is None else (k.shape, k.stride(), k.dtype),
-            None if positions is None else (positions.shape, positions.dtype), inverse, inplace)
-
-
-def _known(cfg, q, k, positions, inverse, inplace):
-    """The prepared entry of a call whose (thread, shapes, strides, dtypes, positions shape,
-    inverse, inplace) passed the full checks before, or None for the full path. The checks that
-    remain per call are the ones a key cannot carry (device, lazy neg bit, contiguous positions,
-    q / k aliasing for inplace)."""
-    if type(q) is not _Tensor or (k is not None and type(k) is not _Tensor) or \
-            (positions is not None and type(positions) is not _Tensor):
-        return None
-    try:
-        e = cfg.fast.get((_ident(), q.shape, q.stride(), q.dtype, None if k is None else (k.shape, k.stride(), k.dtype),
-                          None if positions is None else (positions.shape, positions.dtype), inverse, inplace))
-    except RuntimeError:  # tensors without strides (sparse, mkldnn): the full path explains
-        return None
-    if e is None or not q.is_cpu or q.is_neg() or (k is not None and (not k.is_cpu or k.is_neg())):
-        return None
-    if positions is not None and not (positions.is_cpu and positions.is_contiguous()):
-        return None
-    if inplace and k is not None and q.data_ptr() == k.data_ptr():
-        return None
-    return e
-
-
-def _fast(cfg, q, k, positions, inverse, inplace):
-    """The call without autograd of a layout seen before (see _known), or None for the full path."""
-    e = _known(cfg, q, k, positions, inverse, inplace)
-    if e is None:
-        return None
-    ops = e.ops
-    ops[0].data = q.data_ptr()
+    """The key of cfg.fast (a flat tuple; the four cases of k / positions None or not have four
+    different lengths). Raises RuntimeError for tensors without strides (sparse, mkldnn)."""
     if k is not None:
-        ops[1].data = k.data_ptr()
-    if inplace:
-        oq, ok = q, k
-    else:
-        small = e.small
-        oq = _new_like(q, small)
-        ops[2].data = oq.data_ptr()
-        ok = None
-        if k is not None:
-            ok = _new_like(k, small)
-            ops[3].data = ok.data_ptr()
-    st = e.raw(*e.pre, None if positions is None else _VP(positions.data_ptr()), *e.post, _INVERSE[inverse])
-    if st:
-        check(st)
-    return oq, ok
+        if positions is not None:
+            return (_ident(), q.shape, q.stride(), q.dtype, k.shape, k.stride(), k.dtype, positions.shape,
+                    positions.dtype, inverse, inplace)
+        return (_ident(), q.shape, q.stride(), q.dtype, k.shape, k.stride(), k.dtype, inverse, inplace)
+    if positions is not None:
+        return (_ident(), q.shape, q.stride(), q.dtype, positions.shape, positions.dtype, inverse, inplace)
+    return (_ident(), q.shape, q.stride(), q.dtype, inverse, inplace)
 
 
 def _rope(cfg, q, k, positions, inverse, inplace):
-    inverse = int(bool(inverse))
+    # the prepared path: a call whose (thread, shapes, strides, dtypes, positions shape, inverse,
+    # inplace) passed the full checks before (cfg.fast) only checks what the key cannot carry
+    # (CPU device, lazy neg bit, contiguous positions, q / k aliasing for inplace); the C call
+    # validates the rest again. Anything else takes the full path below, which explains.
+    if type(q) is _Tensor and (k is None or type(k) is _Tensor) and (positions is None or type(positions) is _Tensor):
+        try:
+            if k is not None and positions is not None:  # _fast_key, inline for the common case
+                e = cfg.fast.get((_ident(), q.shape, q.stride(), q.dtype, k.shape, k.stride(), k.dtype,
+                                  positions.shape, positions.dtype, inverse, inplace))
+            else:
+                e = cfg.fast.get(_fast_key(q, k, positions, inverse, inplace))
+        except RuntimeError:  # tensors without strides (sparse, mkldnn)
+            e = None
+        if e is not None and q.is_cpu and not q.is_neg() and \
+                (k is None or (k.is_cpu and not k.is_neg() and not (inplace and q.data_ptr() == k.data_ptr()))) and \
+                (positions is None or (positions.is_cpu and positions.is_contiguous())):
+            if not (_grad_enabled() and (q.requires_grad or (k is not None and k.requires_grad))):
+                ops = e.ops
+                ops[0].data = q.data_ptr()
+                if k is not None:
+                    ops[1].data = k.data_ptr()
+                if inplace:
+                    oq, ok = q, k
+                else:
+                    oq = _empty_like(q) if e.small else huge_page_hint(_empty_like(q))
+                    ops[2].data = oq.data_ptr()
+                    ok = None
+                    if k is not None:
+                        ok = _empty_like(k) if e.small else huge_page_hint(_empty_like(k))
+                        ops[3].data = ok.data_ptr()
+                if positions is not None:
+                    e.pp.value = positions.data_ptr()
+                st = e.raw(*e.args)
+                if st:
+                    check(st)
+                return oq, ok
+            if not inplace:
+                if k is None:
+                    return _RopeFunction.apply((cfg, positions, bool(inverse), e), q)[0], None
+                return _RopeFunction.apply((cfg, positions, bool(inverse), e), q, k)
     grad = _grad_enabled() and (q.requires_grad or (k is not None and k.requires_grad))
-    if not grad:
-        r = _fast(cfg, q, k, positions, inverse, inplace)
-        if r is not None:
-            return r
-    elif not inplace:
-        e = _known(cfg, q, k, positions, inverse, False)
-        if e is not None:
-            if k is None:
-                return _RopeFunction.apply(cfg, positions, bool(inverse), e, q)[0], None
-            return _RopeFunction.apply(cfg, positions, bool(inverse), e, q, k)
     _check_qk(q, k, cfg.heads_first)
     t_ax = -2 if cfg.heads_first else -3
     pos = _prepare_positions(cfg, positions, tuple(q.shape[:-3]), q.shape[t_ax])
@@ -433,14 +463,14 @@ def _rope(cfg, q, k, positions, inverse, inplace):
         if inplace:  # autograd takes an in-place Function on a view only with one output: q, k apart
             outs = [_RopeInPlace.apply(x, cfg, pos, bool(inverse)) for x in _in_place(xs, cfg.heads_first)]
         else:
-            outs = _RopeFunction.apply(cfg, pos, bool(inverse), None, *xs)
+            outs = _RopeFunction.apply((cfg, pos, bool(inverse), None), *xs)
     else:
         if inplace:
             outs = _in_place(xs, cfg.heads_first)
             _run(cfg, pos, outs, inverse)
         else:
             outs = _rotated(cfg, pos, xs, inverse)
-    # remember the checked arguments for _known when the next call with this key can take them as
+    # remember the checked arguments for the prepared path when the next call with this key can take them as
     # they are: the positions used unchanged (int64, contiguous, no broadcast), q / k read as they
     # are and the outputs with their strides (with autograd: out-of-place calls only)
     if (positions is None or pos is positions) and not (grad and inplace) and \
@@ -450,7 +480,8 @@ def _rope(cfg, q, k, positions, inverse, inplace):
             (positions is None or type(positions) is _Tensor):
         if len(cfg.fast) > 256:
             cfg.fast.clear()
-        cfg.fast[_fast_key(q, k, positions, inverse, inplace)] = _FastEntry(cfg, xs, None if inplace else outs)
+        cfg.fast[_fast_key(q, k, positions, inverse, inplace)] = _FastEntry(cfg, xs, None if inplace else outs,
+                                                                            inverse)
     return (outs[0], outs[1] if k is not None else None)
 
 
@@ -591,6 +622,7 @@ class RotaryEmbedding(torch.nn.Module):
                             _cfg_get(config, "num_attention_heads"))
         self.rotary_dim = int(self.params.rotary_dim)
         self._cfg = {hf: _Cfg(self.plan, RopeLayout.NEOX, hf) for hf in (True, False)}
+        self._cfg_hf = self._cfg[True]
 
     def forward(self, x, position_ids):
         pos = positions_tensor(position_ids)
@@ -609,9 +641,11 @@ class RotaryEmbedding(torch.nn.Module):
         inplace=True rotates q and k themselves (see `rope_apply`).
         Called with one callable (torch.nn.Module.apply's signature, e.g. model.apply(init_fn)
         reaching this submodule), it is Module.apply."""
-        if callable(q) and not isinstance(q, torch.Tensor) and k is None and position_ids is None:
+        if type(q) is not _Tensor and callable(q) and not isinstance(q, torch.Tensor) and k is None and \
+                position_ids is None:
             return super().apply(q)
-        return _rope(self._cfg[bool(heads_first)], q, k, position_ids, False, inplace)
+        return _rope(self._cfg_hf if heads_first is True else self._cfg[bool(heads_first)], q, k, position_ids, False,
+                     inplace)
 
     def extra_repr(self):
         return (f"rope_type={self.rope_type!r}, head_dim={self.head_dim}, rotary_dim={self.rotary_dim}, "

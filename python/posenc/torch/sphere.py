@@ -21,13 +21,16 @@ ZERO_AS_ZERO = 2  # posenc.h POSENC_SPH_ZERO_AS_ZERO
 def _values(x, L, flags):
     """values [n, K] (posenc_sph_harm_real_* / _ex_*), x C-contiguous [n, 3]."""
     n = x.shape[0]
-    out = torch.empty((n, (L + 1) ** 2), dtype=x.dtype)
-    f64 = x.dtype == torch.float64
+    dt = x.dtype
+    out = torch.empty((n, (L + 1) ** 2), dtype=dt)
+    f64 = dt is torch.float64
     if flags:
-        check(cfn("posenc_sph_harm_real_ex_f64" if f64 else "posenc_sph_harm_real_ex_f32")(
-            L, x.data_ptr(), n, flags, out.data_ptr()))
+        st = cfn("posenc_sph_harm_real_ex_f64" if f64 else "posenc_sph_harm_real_ex_f32")(L, x.data_ptr(), n, flags,
+                                                                                          out.data_ptr())
     else:
-        check(cfn("posenc_sph_harm_real_f64" if f64 else "posenc_sph_harm_real_f32")(L, x.data_ptr(), n, out.data_ptr()))
+        st = cfn("posenc_sph_harm_real_f64" if f64 else "posenc_sph_harm_real_f32")(L, x.data_ptr(), n, out.data_ptr())
+    if st:
+        check(st)
     return out
 
 
@@ -56,6 +59,25 @@ def _chunks(n, row_bytes):
     return [(a, min(a + c, n)) for a in range(0, n, c)]
 
 
+def _grad_xyz(x, grad_out, L, flags):
+    """grad_xyz [n, 3] = dY . grad_out (see _SphBackward), without autograd."""
+    n, K = grad_out.shape
+    gx = torch.empty((n, 3), dtype=x.dtype)
+    if n == 0:
+        return gx
+    chunks = _chunks(n, 3 * K * x.element_size())
+    buf = torch.empty((chunks[0][1] - chunks[0][0], 3, K), dtype=x.dtype)
+    if len(chunks) == 1:  # small n: the same contraction without the slicing views
+        _grad_into(x, L, flags, None, buf, None)
+        torch.bmm(buf, grad_out.unsqueeze(-1), out=gx.unsqueeze(-1))
+        return gx
+    for a, b in chunks:
+        g = buf[:b - a]
+        _grad_into(x[a:b], L, flags, None, g, None)
+        torch.bmm(g, grad_out[a:b].unsqueeze(-1), out=gx[a:b].unsqueeze(-1))
+    return gx
+
+
 class _SphBackward(torch.autograd.Function):
     """grad_xyz[i, a] = sum_k grad_out[i, k] dY[i, a, k], with dY from posenc_sph_harm_real_grad_*
     computed chunk by chunk into one small buffer (no [n, 3, K] tensor is kept or allocated per
@@ -65,17 +87,7 @@ class _SphBackward(torch.autograd.Function):
     def forward(ctx, x, grad_out, L, flags):
         ctx.save_for_backward(x, grad_out)
         ctx.args = (L, flags)
-        n, K = grad_out.shape
-        gx = torch.empty((n, 3), dtype=x.dtype)
-        if n == 0:
-            return gx
-        chunks = _chunks(n, 3 * K * x.element_size())
-        buf = torch.empty((chunks[0][1] - chunks[0][0], 3, K), dtype=x.dtype)
-        for a, b in chunks:
-            g = buf[:b - a]
-            _grad_into(x[a:b], L, flags, None, g, None)
-            torch.bmm(g, grad_out[a:b].unsqueeze(-1), out=gx[a:b].unsqueeze(-1))
-        return gx
+        return _grad_xyz(x, grad_out, L, flags)
 
     @staticmethod
     @once_differentiable
@@ -117,6 +129,8 @@ class _Sph(torch.autograd.Function):
     def backward(ctx, grad_out):
         (x,) = ctx.saved_tensors
         L, flags = ctx.args
+        if not torch.is_grad_enabled():  # no create_graph: the same contraction without a graph node
+            return _grad_xyz(x, contiguous_c(grad_out), L, flags), None, None
         return _SphBackward.apply(x, contiguous_c(grad_out), L, flags), None, None
 
 
@@ -149,13 +163,13 @@ def sph_harm_real(xyz, lmax, solid=False, zero_as_zero=False):
     float64 results rounded once)."""
     L = _check_xyz(xyz, lmax)
     flags = (SOLID if solid else 0) | (ZERO_AS_ZERO if zero_as_zero else 0)
-    batch = tuple(xyz.shape[:-1])
-    x = contiguous_c(xyz).reshape(-1, 3)
-    if torch.is_grad_enabled() and xyz.requires_grad:
-        y = _Sph.apply(x, L, flags)
-    else:
-        y = _values(x.detach(), L, flags)
-    return y.reshape(batch + ((L + 1) ** 2,))
+    flat = xyz.dim() == 2  # [n, 3]: no reshape (view) on either side
+    x = contiguous_c(xyz)
+    if not flat:
+        x = x.reshape(-1, 3)
+    # no autograd: only x's data pointer is read (no detach needed: the output is a new tensor)
+    y = _Sph.apply(x, L, flags) if torch.is_grad_enabled() and xyz.requires_grad else _values(x, L, flags)
+    return y if flat else y.reshape(tuple(xyz.shape[:-1]) + ((L + 1) ** 2,))
 
 
 def sph_harm_real_grad(xyz, lmax, hessian=False, solid=False, zero_as_zero=False):
