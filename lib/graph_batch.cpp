@@ -19,6 +19,7 @@
 #include "lib/graph_common.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -641,6 +642,7 @@ posenc_status graph_batch_pe(int64_t num_graphs, const int64_t* node_ptr, const 
     // untouched. A graph whose eigensolver does not converge is reported in graph_status.
     std::vector<int32_t> st(static_cast<size_t>(num_graphs), POSENC_OK);
     std::vector<int32_t> used(rwse_method_used != nullptr ? static_cast<size_t>(num_graphs) : 0, POSENC_RWSE_EXACT);
+    std::atomic<bool> any_mc{false};  // some graph's RWSE took the Monte-Carlo path (the verbose path)
     Staging eigvals_s(k > 0 ? num_graphs * k : 0), eigvecs_s(k > 0 ? total_nodes * k : 0),
         rwse_s(steps > 0 ? total_nodes * steps : 0);
     const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -665,8 +667,9 @@ posenc_status graph_batch_pe(int64_t num_graphs, const int64_t* node_ptr, const 
           double* rw = rwse_s.data() + off * steps;
           if (!ro.automatic) {
             rwse_graph(gr, steps, S.flat, S.rw, rw);
-          } else if (!rwse_graph_auto(gr, steps, ro.method, ro.walks, ro.seed, S.flat, S.rw, rw) && !used.empty()) {
-            used[static_cast<size_t>(gi)] = POSENC_RWSE_MONTE_CARLO;
+          } else if (!rwse_graph_auto(gr, steps, ro.method, ro.walks, ro.seed, S.flat, S.rw, rw)) {
+            any_mc.store(true, std::memory_order_relaxed);
+            if (!used.empty()) used[static_cast<size_t>(gi)] = POSENC_RWSE_MONTE_CARLO;
           }
         }
         if (k == 0) continue;
@@ -694,7 +697,7 @@ posenc_status graph_batch_pe(int64_t num_graphs, const int64_t* node_ptr, const 
           for (int64_t j = std::max<int64_t>(kk, 0); j < k; ++j) vecs[r * k + j] = 0.0;
       }
     });
-    path("graph_batch_pe.per_graph");
+    path(any_mc.load() ? "graph_batch_pe.per_graph_monte_carlo" : "graph_batch_pe.per_graph");
     POSENC_SHAPE("graphs=%lld nodes=%lld edges=%lld k=%d steps=%d flags=0x%x", (long long)num_graphs,
                  (long long)total_nodes, (long long)num_edges, k, steps, static_cast<unsigned>(flags));
     eigvals_s.copy_to(eigvals);

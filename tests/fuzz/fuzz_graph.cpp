@@ -4,7 +4,8 @@
 // batched), the heat-kernel action and MagLapPE,
 // the heat-kernel diagonal and rows, diffusion distances, RRWP and shortest-path distances, on edge
 // lists decoded from the input (self-loops, duplicates, out-of-range or negative node ids, odd
-// weights).
+// weights). The seeds mc_rwse_auto and mc_batch_auto (corpus/graph/) reach the Monte-Carlo RWSE
+// through posenc_rwse_auto_f64 and through posenc_graph_batch_pe_auto_f64.
 #include "tests/fuzz/fuzz_common.hpp"
 
 using namespace posenc_fuzz;
