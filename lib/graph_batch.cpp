@@ -4,12 +4,10 @@
 // small dense eigensolver that LapPE uses for components of up to kSmallDenseMax nodes.
 //
 // Small dense path (small_dense_pairs; the molecules of ZINC / PCQM4Mv2: 10-50 nodes): Householder
-// tridiagonalization; for components of <= 64 nodes wanting >= n/4 pairs, all eigenvalues by
-// implicit QL (tql2) with its rotations recorded and applied to the k wanted rows only; otherwise
-// all eigenvalues by root-free implicit QL (Pal-Walker-Kahan) and the k smallest eigenvectors by
-// inverse iteration (2 solves) with full re-orthogonalization; then the Householder
-// back-transform: about a third of the work of Eigen's SelfAdjointEigenSolver, which computes all
-// n eigenvectors, and no allocation but its scratch. Every returned pair is checked (residual); a
+// tridiagonalization, all eigenvalues of the tridiagonal by root-free implicit QL (Pal-Walker-Kahan), the k smallest
+// eigenvectors by inverse iteration (2 solves) with full re-orthogonalization, and the Householder
+// back-transform: about a third of the work of Eigen's SelfAdjointEigenSolver, which computes all n
+// eigenvectors, and no allocation but its scratch. Every returned pair is checked (residual); a
 // component that fails the check takes Eigen's solver (lib/graph_lappe.cpp, component_pairs).
 //
 // Batch: every graph is graph g's posenc_laplacian_pe_ex_f64 call (the same internal function,
@@ -86,18 +84,19 @@ bool tridiag_values_pwk(int64_t n, double* d, double* e) {
   return true;
 }
 
-/// All eigenvalues of the symmetric tridiagonal (d, e) by implicit QL (EISPACK tql2 as in JAMA;
-/// LAPACK dsteqr's QL branch), recording every rotation of the sweeps in rot as (i, c, s) triples in
-/// order: with Z = G_K ... G_1 (G_k mixing rows i, i + 1: z_i' = c z_i - s z_{i+1}, z_{i+1}' =
-/// s z_i + c z_{i+1}), row j of Z is the eigenvector of d[j] in the tridiagonal basis
-/// (apply_rotations_reversed builds only the wanted rows). e[i] couples d[i] and d[i+1]; d
-/// receives the eigenvalues (unordered), e is overwritten. The convergence test is absolute, |e_m| <= eps max_l (|d_l| + |e_l|) (tql2's),
+/// All eigenpairs of the symmetric tridiagonal (d, e) by implicit QL with the rotations
+/// accumulated (EISPACK tql2 as in JAMA; LAPACK dsteqr's QL branch): Z [n, n] row-major receives
+/// row j = the eigenvector of d[j] in the tridiagonal basis (Z starts as the identity and every
+/// rotation of the sweep is applied to two of its rows, a contiguous loop that runs beside the
+/// sweep's dependent chain). e[i] couples d[i] and d[i+1]; d receives the eigenvalues (unordered),
+/// e is overwritten. The convergence test is absolute, |e_m| <= eps max_l (|d_l| + |e_l|) (tql2's),
 /// which is the residual scale checked afterwards. r = sqrt(p^2 + e^2) instead of hypot: false
 /// if a value is not finite (overflow or underflow of the squares: the caller takes Eigen's solver)
 /// or an eigenvalue took more than 60 sweeps.
-bool tridiag_pairs_ql(int64_t n, double* d, double* e, std::vector<double>& rot) {
+bool tridiag_pairs_ql(int64_t n, double* d, double* e, double* Z) {
   const double eps = std::numeric_limits<double>::epsilon();
-  rot.clear();
+  for (int64_t i = 0; i < n * n; ++i) Z[i] = 0.0;
+  for (int64_t i = 0; i < n; ++i) Z[i * n + i] = 1.0;
   if (n > 0) e[n - 1] = 0.0;
   double f = 0.0, tst1 = 0.0;
   for (int64_t l = 0; l < n; ++l) {
@@ -134,9 +133,13 @@ bool tridiag_pairs_ql(int64_t n, double* d, double* e, std::vector<double>& rot)
           c = p / r;
           p = c * d[i] - s * g;
           d[i + 1] = h + s * (c * g + s * d[i]);
-          rot.push_back(static_cast<double>(i));
-          rot.push_back(c);
-          rot.push_back(s);
+          double* __restrict zi = Z + i * n;
+          double* __restrict zj = Z + (i + 1) * n;
+          for (int64_t q = 0; q < n; ++q) {
+            const double a = zi[q], b = zj[q];
+            zj[q] = s * a + c * b;
+            zi[q] = c * a - s * b;
+          }
         }
         p = -s * s2 * c3 * el1 * e[l] / dl1;
         e[l] = s * p;
@@ -150,29 +153,10 @@ bool tridiag_pairs_ql(int64_t n, double* d, double* e, std::vector<double>& rot)
   return true;
 }
 
-/// Rows ord[0..nev) of Z = G_K ... G_1 (tridiag_pairs_ql's rotations) into W [n, nev] row-major,
-/// column c = row ord[c] of Z: w^T = e_j^T G_K ... G_1, the rotations applied to the nev row
-/// vectors from the last to the first (each touches two entries of each: rows i, i + 1 of W).
-void apply_rotations_reversed(int64_t n, const std::vector<double>& rot, const int32_t* ord, int64_t nev, double* W) {
-  for (int64_t i = 0; i < n * nev; ++i) W[i] = 0.0;
-  for (int64_t c = 0; c < nev; ++c) W[static_cast<int64_t>(ord[c]) * nev + c] = 1.0;
-  for (size_t r = rot.size(); r >= 3; r -= 3) {
-    const int64_t i = static_cast<int64_t>(rot[r - 3]);
-    const double c = rot[r - 2], s = rot[r - 1];
-    double* __restrict wi = W + i * nev;
-    double* __restrict wj = W + (i + 1) * nev;
-    for (int64_t q = 0; q < nev; ++q) {
-      const double a = wi[q], b = wj[q];
-      wi[q] = c * a + s * b;
-      wj[q] = c * b - s * a;
-    }
-  }
-}
-
 /// Components of at most this many nodes for which at least a quarter of the eigenpairs are
 /// wanted take tridiag_pairs_ql (all n eigenvectors of T by accumulated rotations) instead of
-/// root-free QL plus inverse iteration: for molecules (~25 nodes, k = 10) the wanted eigenvectors
-/// cost one pass over the recorded rotations (nev lanes each) and no solves.
+/// root-free QL plus inverse iteration: for molecules (~25 nodes, k = 10) the rotations run
+/// beside the QL sweep's latency-bound chain and no eigenvector needs solves or Gram-Schmidt.
 constexpr int64_t kAccumulateMax = 64;
 
 /// sum_i x_i^2 with four partial sums (a fixed order: the same bits on every machine).
@@ -269,7 +253,6 @@ struct SmallScratch {
     Y = take(nk);
   }
   std::vector<double> buf;  // zeroed
-  std::vector<double> rot;  // tridiag_pairs_ql's rotations
   double *A, *V, *tau, *d, *e, *p, *w, *vals, *work, *r, *lu0, *lu1, *lu2, *mult, *piv, *Y;
 };
 
@@ -363,14 +346,12 @@ bool posenc::graph_detail::small_dense_pairs(const Lap& L, int64_t nev, Pairs* o
   double* dots = S.w;  // [nev]
   if (n <= kAccumulateMax && 4 * nev >= n) {
     // All eigenpairs of T at once; the nev smallest (ties: the lower index first) go to Y.
-    if (!tridiag_pairs_ql(n, S.vals, S.work, S.rot)) return false;
+    double* Z = S.A;  // A is no longer needed
+    if (!tridiag_pairs_ql(n, S.vals, S.work, Z)) return false;
     int32_t ord[kAccumulateMax];
     for (int64_t i = 0; i < n; ++i) ord[i] = static_cast<int32_t>(i);
     std::stable_sort(ord, ord + n, [&](int32_t a, int32_t b) { return S.vals[a] < S.vals[b]; });
-    double* W = S.A;  // [n, nev]; A is no longer needed
-    apply_rotations_reversed(n, S.rot, ord, nev, W);
-    for (int64_t c = 0; c < nev; ++c)
-      for (int64_t i = 0; i < n; ++i) S.Y[c * n + i] = W[i * nev + c];
+    for (int64_t c = 0; c < nev; ++c) std::copy(Z + ord[c] * n, Z + ord[c] * n + n, S.Y + c * n);
     // The smallest pair (a component's null vector, which laplacian_pe then replaces by the exact
     // one) is refined by two inverse-iteration solves from the QL vector: the rotations leave an
     // eigenvector accurate to ~eps ||T|| / gap only (1e-13 towards the next pair on 37-node

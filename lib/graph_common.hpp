@@ -146,9 +146,8 @@ posenc_status laplacian_pe_core(int64_t num_nodes, const int64_t* src, const int
 constexpr int64_t kSmallDenseMax = 512;
 
 /// The nev smallest eigenpairs of a connected component's Laplacian (2 <= L.n <= kSmallDenseMax)
-/// by Householder tridiagonalization, implicit QL (all eigenvalues of the tridiagonal), the nev
-/// smallest eigenvectors of the tridiagonal from the QL rotations (<= 64 nodes, 4 nev >= n) or by
-/// inverse iteration, and the back-transform; eigenvalues are the Rayleigh quotients,
+/// by Householder tridiagonalization, root-free implicit QL (all eigenvalues of the tridiagonal), inverse
+/// iteration for the nev smallest and the back-transform; eigenvalues are the Rayleigh quotients,
 /// every residual ||L v - lambda v|| <= 1e-12 L.bound. false if not accepted (lib/graph_batch.cpp).
 bool small_dense_pairs(const Lap& L, int64_t nev, Pairs* out);
 

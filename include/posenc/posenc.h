@@ -1500,14 +1500,11 @@ POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info*
  *
  *  Solver (chosen automatically per component): up to 1024 nodes, or when 3k >= the component's
  *  size, a dense solver: for components of up to 512 nodes (molecules) under AUTO, Householder
- *  tridiagonalization, ALL eigenvalues of the tridiagonal by implicit QL (the k smallest are never
- *  missed), then the k smallest eigenvectors of the tridiagonal: for components of at most 64
- *  nodes with 4k >= their size, from the QL rotations themselves (EISPACK tql2 / LAPACK dsteqr,
- *  the recorded rotations applied to the k wanted rows only; the smallest pair refined by 2
- *  inverse-iteration solves, one modified Gram-Schmidt pass); otherwise the eigenvalues by
- *  root-free QL (Pal-Walker-Kahan, as LAPACK dsterf) and the vectors by inverse iteration (2
- *  solves each, re-orthogonalized against the previous ones: LAPACK dstein's scheme); then the
- *  Householder back-transform, eigenvalues the Rayleigh quotients, each pair accepted only if ||L v - lambda
+ *  tridiagonalization, ALL eigenvalues of the tridiagonal by root-free implicit QL
+ *  (Pal-Walker-Kahan, as LAPACK dsterf: the k smallest are never missed), the k smallest
+ *  eigenvectors by inverse iteration (2 solves each, re-orthogonalized against the previous ones:
+ *  LAPACK dstein's scheme) and the Householder
+ *  back-transform, eigenvalues the Rayleigh quotients, each pair accepted only if ||L v - lambda
  *  v||_2 <= 1e-12 c (about a third of the work of a full decomposition); otherwise, or if a pair is
  *  rejected, Eigen's SelfAdjointEigenSolver (always with solver DENSE). Larger components use Spectra 1.0:
  *  (1) shift-invert (SymEigsShiftSolver) with sigma = -1e-3 * c/2 slightly BELOW 0 (never 0, where
