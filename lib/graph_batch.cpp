@@ -84,81 +84,6 @@ bool tridiag_values_pwk(int64_t n, double* d, double* e) {
   return true;
 }
 
-/// All eigenpairs of the symmetric tridiagonal (d, e) by implicit QL with the rotations
-/// accumulated (EISPACK tql2 as in JAMA; LAPACK dsteqr's QL branch): Z [n, n] row-major receives
-/// row j = the eigenvector of d[j] in the tridiagonal basis (Z starts as the identity and every
-/// rotation of the sweep is applied to two of its rows, a contiguous loop that runs beside the
-/// sweep's dependent chain). e[i] couples d[i] and d[i+1]; d receives the eigenvalues (unordered),
-/// e is overwritten. The convergence test is absolute, |e_m| <= eps max_l (|d_l| + |e_l|) (tql2's),
-/// which is the residual scale checked afterwards. r = sqrt(p^2 + e^2) instead of hypot: false
-/// if a value is not finite (overflow or underflow of the squares: the caller takes Eigen's solver)
-/// or an eigenvalue took more than 60 sweeps.
-bool tridiag_pairs_ql(int64_t n, double* d, double* e, double* Z) {
-  const double eps = std::numeric_limits<double>::epsilon();
-  for (int64_t i = 0; i < n * n; ++i) Z[i] = 0.0;
-  for (int64_t i = 0; i < n; ++i) Z[i * n + i] = 1.0;
-  if (n > 0) e[n - 1] = 0.0;
-  double f = 0.0, tst1 = 0.0;
-  for (int64_t l = 0; l < n; ++l) {
-    tst1 = std::max(tst1, std::abs(d[l]) + std::abs(e[l]));
-    int64_t m = l;
-    while (m < n - 1 && !(std::abs(e[m]) <= eps * tst1)) ++m;
-    if (m > l) {
-      int iter = 0;
-      do {
-        if (iter++ == 60) return false;
-        // Wilkinson-type shift from the leading 2 x 2 block.
-        double g = d[l];
-        double p = (d[l + 1] - g) / (2.0 * e[l]);
-        double r = std::sqrt(p * p + 1.0);
-        if (p < 0.0) r = -r;
-        d[l] = e[l] / (p + r);
-        d[l + 1] = e[l] * (p + r);
-        const double dl1 = d[l + 1];
-        double h = g - d[l];
-        for (int64_t i = l + 2; i < n; ++i) d[i] -= h;
-        f += h;
-        p = d[m];
-        double c = 1.0, c2 = 1.0, c3 = 1.0, s = 0.0, s2 = 0.0;
-        const double el1 = e[l + 1];
-        for (int64_t i = m - 1; i >= l; --i) {
-          c3 = c2;
-          c2 = c;
-          s2 = s;
-          g = c * e[i];
-          h = c * p;
-          r = std::sqrt(p * p + e[i] * e[i]);
-          e[i + 1] = s * r;
-          s = e[i] / r;
-          c = p / r;
-          p = c * d[i] - s * g;
-          d[i + 1] = h + s * (c * g + s * d[i]);
-          double* __restrict zi = Z + i * n;
-          double* __restrict zj = Z + (i + 1) * n;
-          for (int64_t q = 0; q < n; ++q) {
-            const double a = zi[q], b = zj[q];
-            zj[q] = s * a + c * b;
-            zi[q] = c * a - s * b;
-          }
-        }
-        p = -s * s2 * c3 * el1 * e[l] / dl1;
-        e[l] = s * p;
-        d[l] = c * p;
-        if (!std::isfinite(d[l]) || !std::isfinite(e[l]) || !std::isfinite(f)) return false;
-      } while (std::abs(e[l]) > eps * tst1);
-    }
-    d[l] += f;
-    e[l] = 0.0;
-  }
-  return true;
-}
-
-/// Components of at most this many nodes for which at least a quarter of the eigenpairs are
-/// wanted take tridiag_pairs_ql (all n eigenvectors of T by accumulated rotations) instead of
-/// root-free QL plus inverse iteration: for molecules (~25 nodes, k = 10) the rotations run
-/// beside the QL sweep's latency-bound chain and no eigenvector needs solves or Gram-Schmidt.
-constexpr int64_t kAccumulateMax = 64;
-
 /// sum_i x_i^2 with four partial sums (a fixed order: the same bits on every machine).
 double sum_sq(const double* x, int64_t n) {
   double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
@@ -343,86 +268,47 @@ bool posenc::graph_detail::small_dense_pairs(const Lap& L, int64_t nev, Pairs* o
   if (!std::isfinite(tnorm)) return false;
   std::copy(S.d, S.d + n, S.vals);
   std::copy(S.e, S.e + n, S.work);
+  if (!tridiag_values_pwk(n, S.vals, S.work)) return false;
+  std::sort(S.vals, S.vals + n);
+  const double tiny = std::numeric_limits<double>::epsilon() * std::max(tnorm, 1e-300);
+  tridiag_factor(n, S.d, S.e, S.vals, nev, tiny, S);
   double* dots = S.w;  // [nev]
-  if (n <= kAccumulateMax && 4 * nev >= n) {
-    // All eigenpairs of T at once; the nev smallest (ties: the lower index first) go to Y.
-    double* Z = S.A;  // A is no longer needed
-    if (!tridiag_pairs_ql(n, S.vals, S.work, Z)) return false;
-    int32_t ord[kAccumulateMax];
-    for (int64_t i = 0; i < n; ++i) ord[i] = static_cast<int32_t>(i);
-    std::stable_sort(ord, ord + n, [&](int32_t a, int32_t b) { return S.vals[a] < S.vals[b]; });
-    for (int64_t c = 0; c < nev; ++c) std::copy(Z + ord[c] * n, Z + ord[c] * n + n, S.Y + c * n);
-    // The smallest pair (a component's null vector, which laplacian_pe then replaces by the exact
-    // one) is refined by two inverse-iteration solves from the QL vector: the rotations leave an
-    // eigenvector accurate to ~eps ||T|| / gap only (1e-13 towards the next pair on 37-node
-    // molecules with gap 0.01), and the others are orthogonalized against it below.
-    const double tiny = std::numeric_limits<double>::epsilon() * std::max(tnorm, 1e-300);
-    const double lam0 = S.vals[ord[0]];
-    tridiag_factor(n, S.d, S.e, &lam0, 1, tiny, S);
-    for (int it = 0; it < 2; ++it) {
-      tridiag_solve(n, 1, 0, S, S.Y);
-      const double nrm = std::sqrt(sum_sq(S.Y, n));
-      if (!(nrm > 0.0) || !std::isfinite(nrm)) return false;
-      const double inv = 1.0 / nrm;
-      for (int64_t i = 0; i < n; ++i) S.Y[i] *= inv;
+  for (int64_t j = 0; j < nev; ++j) {
+    double* y = S.Y + j * n;
+    // Deterministic start vector (splitmix64 of the column index).
+    uint64_t z = 0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(j + 1);
+    for (int64_t i = 0; i < n; ++i) {
+      z += 0x9e3779b97f4a7c15ULL;
+      uint64_t w = z;
+      w = (w ^ (w >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      w = (w ^ (w >> 27)) * 0x94d049bb133111ebULL;
+      w ^= w >> 31;
+      y[i] = static_cast<double>(w >> 11) * 0x1.0p-53 - 0.5;
     }
-    // One modified Gram-Schmidt pass: the accumulated rotations leave the vectors orthonormal to
-    // ~n sweeps x eps; after it, to a few eps.
-    for (int64_t j = 0; j < nev; ++j) {
-      double* __restrict y = S.Y + j * n;
-      for (int64_t q = 0; q < j; ++q) {
-        const double* __restrict yq = S.Y + q * n;
-        double dq = 0.0;
-        for (int64_t i = 0; i < n; ++i) dq += yq[i] * y[i];
-        for (int64_t i = 0; i < n; ++i) y[i] -= dq * yq[i];
+    for (int it = 0; it < 2; ++it) {
+      tridiag_solve(n, nev, j, S, y);
+      // Classical Gram-Schmidt against the previous vectors, once after the first solve and twice
+      // after the last ("twice is enough", CGS2): the j dot products are independent sums.
+      for (int pass = 0; pass < 1 + it; ++pass) {
+        if (j == 0) break;
+        for (int64_t q = 0; q < j; ++q) dots[q] = 0.0;
+        for (int64_t i = 0; i < n; ++i) {
+          const double yi = y[i];
+          const double* __restrict col = S.Y + i;
+          for (int64_t q = 0; q < j; ++q) dots[q] += col[q * n] * yi;
+        }
+        for (int64_t q = 0; q < j; ++q) {
+          const double* __restrict yq = S.Y + q * n;
+          double* __restrict yy = y;
+          const double dq = dots[q];
+          for (int64_t i = 0; i < n; ++i) yy[i] -= dq * yq[i];
+        }
       }
-      const double nrm = std::sqrt(sum_sq(y, n));
+      double nrm = sum_sq(y, n);
+      nrm = std::sqrt(nrm);
       if (!(nrm > 0.0) || !std::isfinite(nrm)) return false;
       const double inv = 1.0 / nrm;
       for (int64_t i = 0; i < n; ++i) y[i] *= inv;
-    }
-  } else {
-    if (!tridiag_values_pwk(n, S.vals, S.work)) return false;
-    std::sort(S.vals, S.vals + n);
-    const double tiny = std::numeric_limits<double>::epsilon() * std::max(tnorm, 1e-300);
-    tridiag_factor(n, S.d, S.e, S.vals, nev, tiny, S);
-    for (int64_t j = 0; j < nev; ++j) {
-      double* y = S.Y + j * n;
-      // Deterministic start vector (splitmix64 of the column index).
-      uint64_t z = 0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(j + 1);
-      for (int64_t i = 0; i < n; ++i) {
-        z += 0x9e3779b97f4a7c15ULL;
-        uint64_t w = z;
-        w = (w ^ (w >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        w = (w ^ (w >> 27)) * 0x94d049bb133111ebULL;
-        w ^= w >> 31;
-        y[i] = static_cast<double>(w >> 11) * 0x1.0p-53 - 0.5;
-      }
-      for (int it = 0; it < 2; ++it) {
-        tridiag_solve(n, nev, j, S, y);
-        // Classical Gram-Schmidt against the previous vectors, once after the first solve and twice
-        // after the last ("twice is enough", CGS2): the j dot products are independent sums.
-        for (int pass = 0; pass < 1 + it; ++pass) {
-          if (j == 0) break;
-          for (int64_t q = 0; q < j; ++q) dots[q] = 0.0;
-          for (int64_t i = 0; i < n; ++i) {
-            const double yi = y[i];
-            const double* __restrict col = S.Y + i;
-            for (int64_t q = 0; q < j; ++q) dots[q] += col[q * n] * yi;
-          }
-          for (int64_t q = 0; q < j; ++q) {
-            const double* __restrict yq = S.Y + q * n;
-            double* __restrict yy = y;
-            const double dq = dots[q];
-            for (int64_t i = 0; i < n; ++i) yy[i] -= dq * yq[i];
-          }
-        }
-        double nrm = sum_sq(y, n);
-        nrm = std::sqrt(nrm);
-        if (!(nrm > 0.0) || !std::isfinite(nrm)) return false;
-        const double inv = 1.0 / nrm;
-        for (int64_t i = 0; i < n; ++i) y[i] *= inv;
-      }
     }
   }
   // Back-transform: x = H_0 H_1 ... H_{n-2} y (the last reflector first), all columns at once
