@@ -11,12 +11,13 @@
 // component that fails the check takes Eigen's solver (lib/graph_lappe.cpp, component_pairs).
 //
 // Batch: every graph is graph g's posenc_laplacian_pe_ex_f64 call (the same internal function,
-// so bitwise the same result) and its posenc_rwse_ex_f64 result (rwse_block's arithmetic, written
-// over flat scratch for small graphs: bitwise the same). Each graph is computed by one thread from
+// so bitwise the same result) and its posenc_rwse_ex_f64 result (rwse_graph: the same block
+// propagation, over flat scratch for small graphs: bitwise the same). Each graph is computed by one thread from
 // its own data only, in fixed tiles of graphs: the result is bitwise identical for any thread count.
 #include "lib/graph_common.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -347,132 +348,6 @@ bool posenc::graph_detail::small_dense_pairs(const Lap& L, int64_t nev, Pairs* o
 
 namespace {
 
-/// rwse_block (lib/graph_rwse.cpp) for a small graph, with the same arithmetic in the same order
-/// (so bitwise equal to it, hence to posenc_rwse_ex_f64): the walk distributions of the step s
-/// live in one flat slab r[s] of n rows of kBlock lanes (rows in discovery order), sized once per
-/// graph instead of grown node by node, and the lane loops are written over restrict pointers so
-/// that the compiler vectorizes them. Each lane's value is the same sequence of roundings as in
-/// rwse_block: the sum, in discovery order of the node u, of (x_u * invdeg_u) * a_uw (a term with
-/// x_u = 0 adds +0, which changes nothing as every value is >= 0; whole zero rows are skipped by
-/// both), and acc += (xa * xb) * invdeg over the rows of r[t/2].
-struct FlatRwse {
-  std::vector<double> r;        // [(H + 1) * n * kBlock]
-  std::vector<int64_t> rows;    // rows[s]: nodes discovered by the end of step s
-  std::vector<int32_t> local;   // [n], -1 = not reached
-  std::vector<int32_t> nodes;   // [n], discovery order
-  std::vector<double> invdeg;   // [n]
-  std::vector<int32_t> order;   // sources (BFS order, degree > 0)
-};
-
-/// Graphs for which the flat slabs hold at most this many doubles take rwse_block_flat.
-constexpr int64_t kFlatRwseMax = int64_t{1} << 18;
-
-void rwse_block_flat(const Graph& g, const double* invdeg, const int32_t* src_nodes, int nb, int32_t steps,
-                     FlatRwse& S, double* out) {
-  const int64_t n = g.n;
-  const int32_t H = (steps + 1) / 2;
-  const int64_t slab = n * kBlock;
-  int32_t* __restrict local = S.local.data();
-  int32_t* __restrict nodes = S.nodes.data();
-  int64_t cnt = 0;
-  double* __restrict r0 = S.r.data();
-  for (int64_t i = 0; i < static_cast<int64_t>(nb) * kBlock; ++i) r0[i] = 0.0;
-  for (int b = 0; b < nb; ++b) {
-    const int32_t v = src_nodes[b];
-    int32_t l = local[v];
-    if (l < 0) {
-      l = static_cast<int32_t>(cnt);
-      local[v] = l;
-      nodes[cnt++] = v;
-    }
-    r0[static_cast<int64_t>(l) * kBlock + b] = 1.0;
-  }
-  S.rows[0] = cnt;
-  const int64_t* ptr = g.ptr.data();
-  const int32_t* idx = g.idx.data();
-  const double* val = g.val.data();
-  for (int32_t s = 1; s <= H; ++s) {
-    const double* __restrict prev = S.r.data() + (s - 1) * slab;
-    double* __restrict cur = S.r.data() + s * slab;
-    for (int64_t i = 0; i < cnt * kBlock; ++i) cur[i] = 0.0;
-    const int64_t rows = S.rows[static_cast<size_t>(s) - 1];
-    for (int64_t j = 0; j < rows; ++j) {
-      const double* __restrict x = prev + j * kBlock;
-      bool any = false;
-      for (int b = 0; b < kBlock; ++b) any |= x[b] != 0.0;
-      if (!any) continue;
-      const int32_t u = nodes[j];
-      double xs[kBlock];
-      const double iu = invdeg[u];
-      for (int b = 0; b < kBlock; ++b) xs[b] = x[b] * iu;
-      for (int64_t p = ptr[u]; p < ptr[u + 1]; ++p) {
-        const int32_t w = idx[p];
-        int32_t l = local[w];
-        if (l < 0) {
-          l = static_cast<int32_t>(cnt);
-          local[w] = l;
-          nodes[cnt++] = w;
-          double* z = cur + static_cast<int64_t>(l) * kBlock;
-          for (int b = 0; b < kBlock; ++b) z[b] = 0.0;
-        }
-        double* __restrict y = cur + static_cast<int64_t>(l) * kBlock;
-        const double a = val[p];
-        for (int b = 0; b < kBlock; ++b) y[b] += xs[b] * a;
-      }
-    }
-    S.rows[static_cast<size_t>(s)] = cnt;
-  }
-  for (int32_t t = 1; t <= steps; ++t) {
-    const double* __restrict ra = S.r.data() + ((t + 1) / 2) * slab;
-    const double* __restrict rb = S.r.data() + (t / 2) * slab;
-    double acc[kBlock] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-    const int64_t rows = S.rows[static_cast<size_t>(t / 2)];
-    for (int64_t j = 0; j < rows; ++j) {
-      const double id = invdeg[nodes[j]];
-      const double* xa = ra + j * kBlock;
-      const double* xb = rb + j * kBlock;
-      for (int b = 0; b < kBlock; ++b) acc[b] += (xa[b] * xb[b]) * id;
-    }
-    for (int b = 0; b < nb; ++b) {
-      const int32_t v = src_nodes[b];
-      out[static_cast<int64_t>(v) * steps + t - 1] = g.deg[static_cast<size_t>(v)] * acc[b];
-    }
-  }
-  for (int64_t j = 0; j < cnt; ++j) local[nodes[j]] = -1;
-}
-static_assert(kBlock == 8, "rwse_block_flat's accumulator initializer assumes kBlock == 8");
-
-/// RWSE of one graph into out [n, steps] (zeros first): posenc_rwse_ex_f64's result, bitwise.
-void graph_rwse(const Graph& gr, int32_t steps, FlatRwse& F, RwseScratch& R, double* out) {
-  const int64_t n = gr.n;
-  std::fill(out, out + n * steps, 0.0);
-  F.invdeg.resize(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i)
-    F.invdeg[static_cast<size_t>(i)] = gr.deg[static_cast<size_t>(i)] > 0.0 ? 1.0 / gr.deg[static_cast<size_t>(i)] : 0.0;
-  F.order.clear();
-  for (int32_t v : bfs_order(gr))
-    if (gr.deg[static_cast<size_t>(v)] > 0.0) F.order.push_back(v);
-  const int64_t cnt = static_cast<int64_t>(F.order.size());
-  const int32_t H = (steps + 1) / 2;
-  const bool flat = (static_cast<int64_t>(H) + 1) * n * kBlock <= kFlatRwseMax;
-  if (flat) {
-    F.r.resize(static_cast<size_t>((static_cast<int64_t>(H) + 1) * n * kBlock));
-    F.rows.resize(static_cast<size_t>(H) + 1);
-    F.nodes.resize(static_cast<size_t>(n));
-    F.local.assign(static_cast<size_t>(n), -1);
-  } else {
-    if (static_cast<int64_t>(R.local.size()) < n) R.local.resize(static_cast<size_t>(n), -1);
-    if (R.r.size() < static_cast<size_t>(H) + 1) R.r.resize(static_cast<size_t>(H) + 1);
-  }
-  for (int64_t i = 0; i < cnt; i += kBlock) {
-    const int nb = static_cast<int>(std::min<int64_t>(kBlock, cnt - i));
-    if (flat)
-      rwse_block_flat(gr, F.invdeg.data(), F.order.data() + i, nb, steps, F, out);
-    else
-      rwse_block(gr, F.invdeg.data(), F.order.data() + i, nb, steps, R, out);
-  }
-}
-
 /// Scratch of one tile of graphs (a local of the tile: a tbb::enumerable_thread_specific here
 /// double-freed its storage when an allocation inside it failed, found by tests/test_oom.cpp).
 struct BatchScratch {
@@ -533,10 +408,46 @@ posenc_status check_offsets(const int64_t* ptr, int64_t num_graphs, const char* 
 }
 
 
+/// The RWSE options of posenc_graph_batch_pe_auto_f64 (auto = false: the exact path of
+/// posenc_rwse_ex_f64 without the cost estimate, as posenc_graph_batch_pe(_ex)_f64).
+struct RwseOptions {
+  bool automatic = false;
+  int32_t method = POSENC_RWSE_EXACT;
+  int32_t walks = POSENC_RWSE_DEFAULT_WALKS;
+  uint64_t seed = 0;
+};
+
+/// Reads posenc_graph_batch_pe_auto_f64's rwse_options (NULL: AUTO, default walks, seed 0).
+posenc_status read_rwse_options(const posenc_rwse_info* info, RwseOptions* o) {
+  o->automatic = true;
+  o->method = POSENC_RWSE_AUTO;
+  if (info == nullptr) return POSENC_OK;
+  if (info->struct_size != sizeof(posenc_rwse_info))
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     "rwse_options->struct_size must be %u (got %u); call posenc_rwse_info_init",
+                     static_cast<unsigned>(sizeof(posenc_rwse_info)), info->struct_size);
+  const long long method = enum_bits(info->method);
+  if (method < POSENC_RWSE_AUTO || method > POSENC_RWSE_MONTE_CARLO)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     "rwse_options->method must be a posenc_rwse_method in [0, 2] (got %lld)", method);
+  if (info->walks < 0)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT, "rwse_options->walks must be >= 0 (0 = the default) (got %d)",
+                     info->walks);
+  if (info->flags != 0)
+    return set_error(POSENC_ERR_INVALID_ARGUMENT,
+                     "rwse_options->flags must be 0 (the flags argument applies to every graph) (got 0x%x)",
+                     static_cast<unsigned>(info->flags));
+  o->method = static_cast<int32_t>(method);
+  o->walks = info->walks == 0 ? POSENC_RWSE_DEFAULT_WALKS : info->walks;
+  o->seed = info->seed;
+  return POSENC_OK;
+}
+
 posenc_status graph_batch_pe(int64_t num_graphs, const int64_t* node_ptr, const int64_t* edge_ptr,
                              const int64_t* src, const int64_t* dst, const double* weights,
                              const posenc_laplacian& laplacian, int32_t k, int32_t steps, uint32_t flags,
-                             double* eigvals, double* eigvecs, double* rwse, int32_t* graph_status) {
+                             double* eigvals, double* eigvecs, double* rwse, int32_t* graph_status,
+                             const RwseOptions& ro = RwseOptions{}, int32_t* rwse_method_used = nullptr) {
   POSENC_CHECK(check_positive(num_graphs, "num_graphs"));
   POSENC_CHECK(check_not_null(node_ptr, "node_ptr"));
   POSENC_CHECK(check_not_null(edge_ptr, "edge_ptr"));
@@ -597,6 +508,8 @@ posenc_status graph_batch_pe(int64_t num_graphs, const int64_t* node_ptr, const 
     // allocation failing in any graph (OUT_OF_MEMORY for the whole call) then leaves every output
     // untouched. A graph whose eigensolver does not converge is reported in graph_status.
     std::vector<int32_t> st(static_cast<size_t>(num_graphs), POSENC_OK);
+    std::vector<int32_t> used(rwse_method_used != nullptr ? static_cast<size_t>(num_graphs) : 0, POSENC_RWSE_EXACT);
+    std::atomic<bool> any_mc{false};  // some graph's RWSE took the Monte-Carlo path (the verbose path)
     Staging eigvals_s(k > 0 ? num_graphs * k : 0), eigvecs_s(k > 0 ? total_nodes * k : 0),
         rwse_s(steps > 0 ? total_nodes * steps : 0);
     const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -618,7 +531,13 @@ posenc_status graph_batch_pe(int64_t num_graphs, const int64_t* node_ptr, const 
         const double* w = weights != nullptr ? weights + e0 : nullptr;
         if (steps > 0) {
           const Graph gr = build_graph(n, S.src.data(), S.dst.data(), w, m, rw_flags);
-          graph_rwse(gr, steps, S.flat, S.rw, rwse_s.data() + off * steps);
+          double* rw = rwse_s.data() + off * steps;
+          if (!ro.automatic) {
+            rwse_graph(gr, steps, S.flat, S.rw, rw);
+          } else if (!rwse_graph_auto(gr, steps, ro.method, ro.walks, ro.seed, S.flat, S.rw, rw)) {
+            any_mc.store(true, std::memory_order_relaxed);
+            if (!used.empty()) used[static_cast<size_t>(gi)] = POSENC_RWSE_MONTE_CARLO;
+          }
         }
         if (k == 0) continue;
         // Graph g's posenc_laplacian_pe_ex_f64 call with the same flags: kk columns (all k with
@@ -645,13 +564,14 @@ posenc_status graph_batch_pe(int64_t num_graphs, const int64_t* node_ptr, const 
           for (int64_t j = std::max<int64_t>(kk, 0); j < k; ++j) vecs[r * k + j] = 0.0;
       }
     });
-    path("graph_batch_pe.per_graph");
+    path(any_mc.load() ? "graph_batch_pe.per_graph_monte_carlo" : "graph_batch_pe.per_graph");
     POSENC_SHAPE("graphs=%lld nodes=%lld edges=%lld k=%d steps=%d flags=0x%x", (long long)num_graphs,
                  (long long)total_nodes, (long long)num_edges, k, steps, static_cast<unsigned>(flags));
     eigvals_s.copy_to(eigvals);
     eigvecs_s.copy_to(eigvecs);
     rwse_s.copy_to(rwse);
     if (graph_status != nullptr) std::copy(st.begin(), st.end(), graph_status);
+    if (rwse_method_used != nullptr) std::copy(used.begin(), used.end(), rwse_method_used);
     for (int64_t gi = 0; gi < num_graphs; ++gi)
       if (st[static_cast<size_t>(gi)] != POSENC_OK)
         return set_error(static_cast<posenc_status>(st[static_cast<size_t>(gi)]),
@@ -683,4 +603,16 @@ extern "C" POSENC_API posenc_status posenc_graph_batch_pe_ex_f64(int64_t num_gra
   api_guard g("posenc_graph_batch_pe_ex_f64");
   return graph_batch_pe(num_graphs, node_ptr, edge_ptr, src, dst, weights, laplacian, k, steps, flags, eigvals,
                         eigvecs, rwse, graph_status);
+}
+
+extern "C" POSENC_API posenc_status posenc_graph_batch_pe_auto_f64(
+    int64_t num_graphs, const int64_t* node_ptr, const int64_t* edge_ptr, const int64_t* src, const int64_t* dst,
+    const double* weights, posenc_laplacian laplacian, int32_t k, int32_t steps, uint32_t flags,
+    const posenc_rwse_info* rwse_options, double* eigvals, double* eigvecs, double* rwse, int32_t* graph_status,
+    int32_t* rwse_method_used) {
+  api_guard g("posenc_graph_batch_pe_auto_f64");
+  RwseOptions ro;
+  POSENC_CHECK(read_rwse_options(rwse_options, &ro));
+  return graph_batch_pe(num_graphs, node_ptr, edge_ptr, src, dst, weights, laplacian, k, steps, flags, eigvals,
+                        eigvecs, rwse, graph_status, ro, rwse_method_used);
 }

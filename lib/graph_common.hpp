@@ -115,6 +115,27 @@ struct RwseScratch {
 void rwse_block(const Graph& g, const double* invdeg, const int32_t* src_nodes, int nb, int32_t steps,
                 RwseScratch& S, double* out);
 
+/// Reusable scratch of rwse_graph for small graphs: the walk distributions of step s in one flat
+/// slab of n rows of kBlock lanes, sized once per graph instead of grown node by node.
+struct FlatRwse {
+  std::vector<double> r;        // [(H + 1) * n * kBlock]
+  std::vector<int64_t> rows;    // rows[s]: nodes discovered by the end of step s
+  std::vector<int32_t> local;   // [n], -1 = not reached
+  std::vector<int32_t> nodes;   // [n], discovery order
+  std::vector<double> invdeg;   // [n]
+  std::vector<int32_t> order;   // sources (BFS order, degree > 0)
+};
+
+/// Exact RWSE of one whole graph into out [n, steps] on the calling thread: rwse_block's
+/// arithmetic (one template over the two scratch layouts), so bitwise posenc_rwse_ex_f64's result.
+void rwse_graph(const Graph& gr, int32_t steps, FlatRwse& F, RwseScratch& R, double* out);
+
+/// posenc_rwse_auto_f64's result for one whole graph (method a posenc_rwse_method, walks >= 1 the
+/// budget R, seed) into out [n, steps]: the exact path by rwse_graph, the Monte-Carlo estimator
+/// as there (bitwise that call's result). Returns true if the exact path ran.
+bool rwse_graph_auto(const Graph& gr, int32_t steps, int32_t method, int32_t walks, uint64_t seed, FlatRwse& F,
+                     RwseScratch& R, double* out);
+
 /// posenc_laplacian_pe_ex_f64 with info->flags = flags (solver AUTO) without the api_guard
 /// (validates its arguments, sets the message on failure): the batched API's per-graph call.
 posenc_status laplacian_pe_core(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,

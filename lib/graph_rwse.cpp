@@ -18,65 +18,120 @@ using namespace posenc::detail;
 namespace posenc {
 namespace graph_detail {
 
-/// RWSE of the sources src_nodes[0..nb) (nb <= kBlock), written to out rows.
-void rwse_block(const Graph& g, const double* invdeg, const int32_t* src_nodes, int nb, int32_t steps,
-                RwseScratch& S, double* out) {
+namespace {
+
+/// The walk distributions of one block of sources, grown node by node (any graph size):
+/// r[s] holds the rows of the nodes discovered by the end of step s, in discovery order.
+struct GrowLayout {
+  RwseScratch& S;
+  int32_t* local() { return S.local.data(); }
+  void reset() { S.nodes.clear(); }
+  void add_node(int64_t, int32_t v) { S.nodes.push_back(v); }
+  int32_t node(int64_t j) const { return S.nodes[static_cast<size_t>(j)]; }
+  /// Step s's storage with its first `count` values zeroed (the rest is not used yet).
+  double* open(int32_t s, int64_t count) {
+    S.r[static_cast<size_t>(s)].assign(static_cast<size_t>(count), 0.0);
+    return S.r[static_cast<size_t>(s)].data();
+  }
+  /// Row cnt - 1 of step s was just discovered: zeroed; returns step s's (possibly moved) storage.
+  double* grow(int32_t s, int64_t cnt) {
+    std::vector<double>& r = S.r[static_cast<size_t>(s)];
+    r.resize(static_cast<size_t>(cnt) * kBlock, 0.0);
+    return r.data();
+  }
+  void close(int32_t s, int64_t cnt) { S.r[static_cast<size_t>(s)].resize(static_cast<size_t>(cnt) * kBlock); }
+  int64_t rows(int32_t s) const { return static_cast<int64_t>(S.r[static_cast<size_t>(s)].size()) / kBlock; }
+  const double* step(int32_t s) const { return S.r[static_cast<size_t>(s)].data(); }
+};
+
+/// The same for a small graph: one flat slab of n rows per step, sized once per graph.
+struct FlatLayout {
+  FlatRwse& S;
+  int64_t slab;  // n * kBlock
+  int32_t* local() { return S.local.data(); }
+  void reset() {}
+  void add_node(int64_t cnt, int32_t v) { S.nodes[static_cast<size_t>(cnt)] = v; }
+  int32_t node(int64_t j) const { return S.nodes[static_cast<size_t>(j)]; }
+  double* open(int32_t s, int64_t count) {
+    double* __restrict r = S.r.data() + s * slab;
+    for (int64_t i = 0; i < count; ++i) r[i] = 0.0;
+    return r;
+  }
+  double* grow(int32_t s, int64_t cnt) {
+    double* r = S.r.data() + s * slab;
+    double* __restrict z = r + (cnt - 1) * kBlock;
+    for (int b = 0; b < kBlock; ++b) z[b] = 0.0;
+    return r;
+  }
+  void close(int32_t s, int64_t cnt) { S.rows[static_cast<size_t>(s)] = cnt; }
+  int64_t rows(int32_t s) const { return S.rows[static_cast<size_t>(s)]; }
+  const double* step(int32_t s) const { return S.r.data() + s * slab; }
+};
+
+/// RWSE of the sources src_nodes[0..nb) (nb <= kBlock), written to out rows, over either layout
+/// (the same arithmetic in the same order: bitwise the same result). Lane b's value at a node w is
+/// the sum, in discovery order of the node u, of (x_u * invdeg_u) * a_uw; whole zero rows are
+/// skipped; then acc += (xa * xb) * invdeg over the rows of r[t/2].
+template <class Layout>
+void rwse_block_impl(const Graph& g, const double* invdeg, const int32_t* src_nodes, int nb, int32_t steps,
+                     Layout& S, double* out) {
   const int32_t H = (steps + 1) / 2;
-  S.nodes.clear();
-  std::vector<double>& r0 = S.r[0];
-  r0.assign(static_cast<size_t>(nb) * kBlock, 0.0);
+  int32_t* __restrict local = S.local();
+  S.reset();
+  int64_t cnt = 0;
+  double* r0 = S.open(0, static_cast<int64_t>(nb) * kBlock);
   for (int b = 0; b < nb; ++b) {
     const int32_t v = src_nodes[b];
-    int32_t l = S.local[static_cast<size_t>(v)];
+    int32_t l = local[v];
     if (l < 0) {
-      l = static_cast<int32_t>(S.nodes.size());
-      S.local[static_cast<size_t>(v)] = l;
-      S.nodes.push_back(v);
+      l = static_cast<int32_t>(cnt);
+      local[v] = l;
+      S.add_node(cnt++, v);
     }
-    r0[static_cast<size_t>(l) * kBlock + static_cast<size_t>(b)] = 1.0;
+    r0[static_cast<int64_t>(l) * kBlock + b] = 1.0;
   }
-  r0.resize(S.nodes.size() * kBlock);
+  S.close(0, cnt);
   const int64_t* ptr = g.ptr.data();
   const int32_t* idx = g.idx.data();
   const double* val = g.val.data();
   for (int32_t s = 1; s <= H; ++s) {
-    const std::vector<double>& prev = S.r[static_cast<size_t>(s) - 1];
-    std::vector<double>& cur = S.r[static_cast<size_t>(s)];
-    cur.assign(S.nodes.size() * kBlock, 0.0);
-    const size_t rows = prev.size() / kBlock;
-    for (size_t j = 0; j < rows; ++j) {
-      const double* x = prev.data() + j * kBlock;
+    const int64_t rows = S.rows(s - 1);
+    double* cur = S.open(s, cnt * kBlock);
+    for (int64_t j = 0; j < rows; ++j) {
+      const double* __restrict x = S.step(s - 1) + j * kBlock;
       bool any = false;
       for (int b = 0; b < kBlock; ++b) any |= x[b] != 0.0;
       if (!any) continue;
-      const int32_t u = S.nodes[j];
+      const int32_t u = S.node(j);
       double xs[kBlock];
-      for (int b = 0; b < kBlock; ++b) xs[b] = x[b] * invdeg[u];
+      const double iu = invdeg[u];
+      for (int b = 0; b < kBlock; ++b) xs[b] = x[b] * iu;
       for (int64_t p = ptr[u]; p < ptr[u + 1]; ++p) {
         const int32_t w = idx[p];
-        int32_t l = S.local[static_cast<size_t>(w)];
+        int32_t l = local[w];
         if (l < 0) {
-          l = static_cast<int32_t>(S.nodes.size());
-          S.local[static_cast<size_t>(w)] = l;
-          S.nodes.push_back(w);
-          cur.resize(cur.size() + kBlock, 0.0);
+          l = static_cast<int32_t>(cnt);
+          local[w] = l;
+          S.add_node(cnt++, w);
+          cur = S.grow(s, cnt);
         }
-        double* y = cur.data() + static_cast<size_t>(l) * kBlock;
+        double* __restrict y = cur + static_cast<int64_t>(l) * kBlock;
         const double a = val[p];
         for (int b = 0; b < kBlock; ++b) y[b] += xs[b] * a;
       }
     }
+    S.close(s, cnt);
   }
-  double acc[kBlock];
   for (int32_t t = 1; t <= steps; ++t) {
-    const std::vector<double>& ra = S.r[static_cast<size_t>((t + 1) / 2)];
-    const std::vector<double>& rb = S.r[static_cast<size_t>(t / 2)];
+    const double* __restrict ra = S.step((t + 1) / 2);
+    const double* __restrict rb = S.step(t / 2);
+    double acc[kBlock];
     for (int b = 0; b < kBlock; ++b) acc[b] = 0.0;
-    const size_t rows = rb.size() / kBlock;
-    for (size_t j = 0; j < rows; ++j) {
-      const double id = invdeg[S.nodes[j]];
-      const double* xa = ra.data() + j * kBlock;
-      const double* xb = rb.data() + j * kBlock;
+    const int64_t rows = S.rows(t / 2);
+    for (int64_t j = 0; j < rows; ++j) {
+      const double id = invdeg[S.node(j)];
+      const double* xa = ra + j * kBlock;
+      const double* xb = rb + j * kBlock;
       for (int b = 0; b < kBlock; ++b) acc[b] += (xa[b] * xb[b]) * id;
     }
     for (int b = 0; b < nb; ++b) {
@@ -84,7 +139,50 @@ void rwse_block(const Graph& g, const double* invdeg, const int32_t* src_nodes, 
       out[static_cast<int64_t>(v) * steps + t - 1] = g.deg[static_cast<size_t>(v)] * acc[b];
     }
   }
-  for (int32_t w : S.nodes) S.local[static_cast<size_t>(w)] = -1;
+  for (int64_t j = 0; j < cnt; ++j) local[S.node(j)] = -1;
+}
+
+/// Graphs for which the flat slabs hold at most this many doubles take the flat layout.
+constexpr int64_t kFlatRwseMax = int64_t{1} << 18;
+
+}  // namespace
+
+void rwse_block(const Graph& g, const double* invdeg, const int32_t* src_nodes, int nb, int32_t steps,
+                RwseScratch& S, double* out) {
+  GrowLayout lay{S};
+  rwse_block_impl(g, invdeg, src_nodes, nb, steps, lay, out);
+}
+
+void rwse_graph(const Graph& gr, int32_t steps, FlatRwse& F, RwseScratch& R, double* out) {
+  const int64_t n = gr.n;
+  std::fill(out, out + n * steps, 0.0);
+  F.invdeg.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i)
+    F.invdeg[static_cast<size_t>(i)] = gr.deg[static_cast<size_t>(i)] > 0.0 ? 1.0 / gr.deg[static_cast<size_t>(i)] : 0.0;
+  F.order.clear();
+  for (int32_t v : bfs_order(gr))
+    if (gr.deg[static_cast<size_t>(v)] > 0.0) F.order.push_back(v);
+  const int64_t cnt = static_cast<int64_t>(F.order.size());
+  const int32_t H = (steps + 1) / 2;
+  const bool flat = (static_cast<int64_t>(H) + 1) * n * kBlock <= kFlatRwseMax;
+  if (flat) {
+    F.r.resize(static_cast<size_t>((static_cast<int64_t>(H) + 1) * n * kBlock));
+    F.rows.resize(static_cast<size_t>(H) + 1);
+    F.nodes.resize(static_cast<size_t>(n));
+    F.local.assign(static_cast<size_t>(n), -1);
+  } else {
+    if (static_cast<int64_t>(R.local.size()) < n) R.local.resize(static_cast<size_t>(n), -1);
+    if (R.r.size() < static_cast<size_t>(H) + 1) R.r.resize(static_cast<size_t>(H) + 1);
+  }
+  FlatLayout fl{F, n * kBlock};
+  GrowLayout gl{R};
+  for (int64_t i = 0; i < cnt; i += kBlock) {
+    const int nb = static_cast<int>(std::min<int64_t>(kBlock, cnt - i));
+    if (flat)
+      rwse_block_impl(gr, F.invdeg.data(), F.order.data() + i, nb, steps, fl, out);
+    else
+      rwse_block_impl(gr, F.invdeg.data(), F.order.data() + i, nb, steps, gl, out);
+  }
 }
 
 }  // namespace graph_detail
@@ -310,6 +408,16 @@ void rwse_monte_carlo(const Graph& g, int32_t steps, int32_t R, uint64_t seed, d
   });
 }
 
+/// The AUTO rule of posenc_rwse_auto_f64 (EXACT / MONTE_CARLO forced, or exact iff
+/// W_exact <= W_mc); writes both costs.
+bool rwse_choose_exact(const Graph& gr, const std::vector<int32_t>& order, int32_t steps, int32_t method, int32_t R,
+                       double* w_exact, double* w_mc) {
+  *w_exact = rwse_exact_cost(gr, order, steps);
+  *w_mc = POSENC_RWSE_MC_STEP_COST * static_cast<double>(R) * static_cast<double>(steps) *
+          static_cast<double>(order.size());
+  return method == POSENC_RWSE_EXACT || (method == POSENC_RWSE_AUTO && *w_exact <= *w_mc);
+}
+
 posenc_status rwse_auto(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
                         int64_t num_edges, int32_t steps, double* out, posenc_rwse_info* info) {
   POSENC_CHECK(check_graph(num_nodes, src, dst, weights, num_edges));
@@ -340,10 +448,8 @@ posenc_status rwse_auto(int64_t num_nodes, const int64_t* src, const int64_t* ds
     const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges, flags);
     std::vector<double> res(static_cast<size_t>(total), 0.0);
     const std::vector<int32_t> order = rwse_sources(gr);
-    const double w_exact = rwse_exact_cost(gr, order, steps);
-    const double w_mc = POSENC_RWSE_MC_STEP_COST * static_cast<double>(R) * static_cast<double>(steps) *
-                        static_cast<double>(order.size());
-    const bool exact = method == POSENC_RWSE_EXACT || (method == POSENC_RWSE_AUTO && w_exact <= w_mc);
+    double w_exact = 0.0, w_mc = 0.0;
+    const bool exact = rwse_choose_exact(gr, order, steps, static_cast<int32_t>(method), R, &w_exact, &w_mc);
     POSENC_SHAPE("nodes=%lld edges=%lld steps=%d walks=%d", (long long)num_nodes, (long long)num_edges, steps,
                  exact ? 0 : R);
     if (exact) {
@@ -366,6 +472,19 @@ posenc_status rwse_auto(int64_t num_nodes, const int64_t* src, const int64_t* ds
 }
 
 }  // namespace
+
+bool posenc::graph_detail::rwse_graph_auto(const Graph& gr, int32_t steps, int32_t method, int32_t walks, uint64_t seed,
+                                           FlatRwse& F, RwseScratch& R, double* out) {
+  const std::vector<int32_t> order = rwse_sources(gr);
+  double w_exact = 0.0, w_mc = 0.0;
+  if (rwse_choose_exact(gr, order, steps, method, walks, &w_exact, &w_mc)) {
+    rwse_graph(gr, steps, F, R, out);
+    return true;
+  }
+  std::fill(out, out + gr.n * steps, 0.0);
+  rwse_monte_carlo(gr, steps, walks, seed, out);
+  return false;
+}
 
 extern "C" POSENC_API posenc_status posenc_rwse_f64(int64_t num_nodes, const int64_t* src, const int64_t* dst,
                                                    const double* weights, int64_t num_edges, int32_t steps,

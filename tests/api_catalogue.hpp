@@ -868,6 +868,32 @@ inline std::vector<ApiCall> make_api_calls() {
                                                 val, vec, rw, st);
           });
     }
+    {  // the batched API with RWSE chosen per graph, Monte-Carlo forced (and its method array)
+      auto b = fresh();
+      int64_t *src, *dst, n, m;
+      double* w;
+      graph(*b, src, dst, w, n, m);
+      const int64_t G = 2;
+      const int64_t* node_ptr = b->iv({0, 20, n});
+      const int64_t* edge_ptr = b->iv({0, m - 3, m});
+      b->other.push_back(std::make_shared<posenc_rwse_info>());
+      auto* info = static_cast<posenc_rwse_info*>(b->other.back().get());
+      const int32_t k = 3, steps = 5;
+      double* val = b->od(static_cast<size_t>(G * k));
+      double* vec = b->od(static_cast<size_t>(n * k));
+      double* rw = b->od(static_cast<size_t>(n * steps));
+      int32_t* st = b->oi32(static_cast<size_t>(G));
+      int32_t* used = b->oi32(static_cast<size_t>(G));
+      add("posenc_graph_batch_pe_auto_f64", "graph", b,
+          {region(val, G * k), region(vec, n * k), region(rw, n * steps), region(st, G), region(used, G)}, [=] {
+            posenc_rwse_info_init(info);
+            info->method = POSENC_RWSE_MONTE_CARLO;
+            info->walks = 16;
+            info->seed = 3;
+            return posenc_graph_batch_pe_auto_f64(G, node_ptr, edge_ptr, src, dst, w, POSENC_LAPLACIAN_SYM, k, steps,
+                                                  POSENC_GRAPH_KEEP_SELF_LOOPS, info, val, vec, rw, st, used);
+          });
+    }
   }
 
   // ------------------------------------------------------------------ learned

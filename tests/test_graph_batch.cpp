@@ -378,6 +378,144 @@ TEST_P(GraphBatch, FlagsBitwiseEqualToSingleGraphCalls) {
       }
 }
 
+TEST_P(GraphBatch, AutoRwseBitwiseEqualToRwseAutoPerGraph) {
+  const Batch b = flags_batch();
+  const int32_t k = 3, steps = 7;
+  const uint32_t B = POSENC_GRAPH_BOTH_DIRECTIONS, K = POSENC_GRAPH_KEEP_SELF_LOOPS;
+  struct Opt {
+    posenc_rwse_method method;
+    int32_t walks;
+    uint64_t seed;
+  };
+  // walks = 1 makes Monte-Carlo the cheaper path on molecules, so AUTO mixes both paths in a batch.
+  const Opt opts[] = {{POSENC_RWSE_MONTE_CARLO, 40, 9}, {POSENC_RWSE_AUTO, 1, 5}, {POSENC_RWSE_AUTO, 0, 0},
+                      {POSENC_RWSE_EXACT, 0, 0}};
+  for (const Opt& op : opts)
+    for (uint32_t flags : {0u, K | B})
+      for (bool weighted : {false, true}) {
+        SCOPED_TRACE("method " + std::to_string(op.method) + " walks " + std::to_string(op.walks) + " flags " +
+                     std::to_string(flags) + (weighted ? " weighted" : ""));
+        const double* w = weighted ? b.w.data() : nullptr;
+        posenc_rwse_info info;
+        ASSERT_EQ(posenc_rwse_info_init(&info), POSENC_OK);
+        info.method = op.method;
+        info.walks = op.walks;
+        info.seed = op.seed;
+        Out o[2];
+        std::vector<int32_t> used[2];
+        for (int t = 0; t < 2; ++t) {
+          ThreadScope ts(t == 0 ? 1 : 3);
+          o[t].val.assign(static_cast<size_t>(b.ng() * k), 0.0);
+          o[t].vec.assign(static_cast<size_t>(b.nodes() * k), 0.0);
+          o[t].rw.assign(static_cast<size_t>(b.nodes() * steps), 0.0);
+          o[t].st.assign(static_cast<size_t>(b.ng()), -1);
+          used[t].assign(static_cast<size_t>(b.ng()), -1);
+          poison(o[t].val);
+          poison(o[t].vec);
+          poison(o[t].rw);
+          ASSERT_EQ(posenc_graph_batch_pe_auto_f64(b.ng(), b.node_ptr.data(), b.edge_ptr.data(), b.src.data(),
+                                                   b.dst.data(), w, POSENC_LAPLACIAN_SYM, k, steps, flags, &info,
+                                                   o[t].val.data(), o[t].vec.data(), o[t].rw.data(), o[t].st.data(),
+                                                   used[t].data()),
+                    POSENC_OK)
+              << posenc_last_error_message();
+          EXPECT_EQ(count_poison(o[t].rw), 0u);
+        }
+        EXPECT_TRUE(same_bits(o[0].rw, o[1].rw));
+        EXPECT_EQ(used[0], used[1]);
+        // The LapPE outputs are posenc_graph_batch_pe_ex_f64's; so are the RWSE rows with EXACT.
+        Out x;
+        x.val.assign(o[0].val.size(), 0.0);
+        x.vec.assign(o[0].vec.size(), 0.0);
+        x.rw.assign(o[0].rw.size(), 0.0);
+        x.st.assign(o[0].st.size(), -1);
+        ASSERT_EQ(posenc_graph_batch_pe_ex_f64(b.ng(), b.node_ptr.data(), b.edge_ptr.data(), b.src.data(), b.dst.data(),
+                                               w, POSENC_LAPLACIAN_SYM, k, steps, flags, x.val.data(), x.vec.data(),
+                                               x.rw.data(), x.st.data()),
+                  POSENC_OK);
+        EXPECT_TRUE(same_bits(x.val, o[0].val));
+        EXPECT_TRUE(same_bits(x.vec, o[0].vec));
+        EXPECT_EQ(x.st, o[0].st);
+        if (op.method == POSENC_RWSE_EXACT) EXPECT_TRUE(same_bits(x.rw, o[0].rw));
+        int monte_carlo = 0;
+        for (int64_t g = 0; g < b.ng(); ++g) {
+          SCOPED_TRACE("graph " + std::to_string(g));
+          const EdgeList& G = b.graphs[static_cast<size_t>(g)];
+          const int64_t n = G.n, off = b.node_ptr[g];
+          if (n == 0) {
+            EXPECT_EQ(used[0][static_cast<size_t>(g)], POSENC_RWSE_EXACT);
+            continue;
+          }
+          posenc_rwse_info gi = info;
+          gi.flags = flags;
+          std::vector<double> r1(static_cast<size_t>(n * steps));
+          ASSERT_EQ(posenc_rwse_auto_f64(n, G.src.data(), G.dst.data(), weighted ? b.w.data() + b.edge_ptr[g] : nullptr,
+                                         G.m(), steps, r1.data(), &gi),
+                    POSENC_OK);
+          EXPECT_TRUE(same_bits(r1, std::vector<double>(o[0].rw.begin() + off * steps,
+                                                        o[0].rw.begin() + (off + n) * steps)));
+          EXPECT_EQ(used[0][static_cast<size_t>(g)], gi.method_used);
+          monte_carlo += gi.method_used == POSENC_RWSE_MONTE_CARLO;
+        }
+        if (op.method == POSENC_RWSE_AUTO && op.walks == 1) {  // both paths taken in one batch
+          EXPECT_GT(monte_carlo, 0);
+          EXPECT_LT(monte_carlo, b.ng() - 1);
+        }
+        if (op.method == POSENC_RWSE_AUTO && op.walks == 0) EXPECT_EQ(monte_carlo, 0);  // molecules stay exact
+      }
+}
+
+TEST_P(GraphBatch, AutoRwseBadOptionsWriteNothing) {
+  const Batch b = flags_batch();
+  const int32_t k = 3, steps = 5;
+  std::vector<double> val(static_cast<size_t>(b.ng() * k)), vec(static_cast<size_t>(b.nodes() * k)),
+      rw(static_cast<size_t>(b.nodes() * steps));
+  std::vector<int32_t> st(static_cast<size_t>(b.ng()), -7), used(static_cast<size_t>(b.ng()), -7);
+  poison(val);
+  poison(vec);
+  poison(rw);
+  auto call = [&](const posenc_rwse_info* info) {
+    return posenc_graph_batch_pe_auto_f64(b.ng(), b.node_ptr.data(), b.edge_ptr.data(), b.src.data(), b.dst.data(),
+                                          nullptr, POSENC_LAPLACIAN_SYM, k, steps, 0u, info, val.data(), vec.data(),
+                                          rw.data(), st.data(), used.data());
+  };
+  posenc_rwse_info info;
+  posenc_rwse_info_init(&info);
+  info.struct_size = 8;
+  EXPECT_POSENC_ERROR(call(&info), POSENC_ERR_INVALID_ARGUMENT, "rwse_options->struct_size");
+  posenc_rwse_info_init(&info);
+  reinterpret_cast<int32_t*>(&info.method)[0] = 7;
+  EXPECT_POSENC_ERROR(call(&info), POSENC_ERR_INVALID_ARGUMENT, "rwse_options->method");
+  posenc_rwse_info_init(&info);
+  info.walks = -1;
+  EXPECT_POSENC_ERROR(call(&info), POSENC_ERR_INVALID_ARGUMENT, "rwse_options->walks");
+  posenc_rwse_info_init(&info);
+  info.flags = POSENC_GRAPH_KEEP_SELF_LOOPS;
+  EXPECT_POSENC_ERROR(call(&info), POSENC_ERR_INVALID_ARGUMENT, "rwse_options->flags");
+  posenc_rwse_info_init(&info);
+  const std::vector<double> bad_w(b.w.size(), -1.0);  // the batch's own checks still apply
+  EXPECT_POSENC_ERROR(posenc_graph_batch_pe_auto_f64(b.ng(), b.node_ptr.data(), b.edge_ptr.data(), b.src.data(),
+                                                     b.dst.data(), bad_w.data(), POSENC_LAPLACIAN_SYM, k, steps, 0u,
+                                                     &info, val.data(), vec.data(), rw.data(), st.data(), used.data()),
+                      POSENC_ERR_INVALID_ARGUMENT, "weights");
+  EXPECT_EQ(count_poison(val), val.size());
+  EXPECT_EQ(count_poison(vec), vec.size());
+  EXPECT_EQ(count_poison(rw), rw.size());
+  for (size_t g = 0; g < st.size(); ++g) {
+    EXPECT_EQ(st[g], -7);
+    EXPECT_EQ(used[g], -7);
+  }
+  // NULL options: AUTO with the default budget: molecules take the exact path (= _ex's rows).
+  ASSERT_EQ(call(nullptr), POSENC_OK) << posenc_last_error_message();
+  std::vector<double> rx(rw.size()), vx(val.size()), ex(vec.size());
+  ASSERT_EQ(posenc_graph_batch_pe_ex_f64(b.ng(), b.node_ptr.data(), b.edge_ptr.data(), b.src.data(), b.dst.data(),
+                                         nullptr, POSENC_LAPLACIAN_SYM, k, steps, 0u, vx.data(), ex.data(), rx.data(),
+                                         nullptr),
+            POSENC_OK);
+  EXPECT_TRUE(same_bits(rx, rw));
+  for (int32_t u : used) EXPECT_EQ(u, POSENC_RWSE_EXACT);
+}
+
 TEST_P(GraphBatch, FlagsRejectUnknownBitsWritingNothing) {
   const Batch b = flags_batch();
   std::vector<double> val(static_cast<size_t>(b.ng() * 3)), vec(static_cast<size_t>(b.nodes() * 3)),

@@ -282,6 +282,13 @@ std::map<std::string, Case> make_cases(Inputs& in, posenc_isa isa) {
                                         POSENC_GRAPH_KEEP_SELF_LOOPS | POSENC_LAPPE_DROP_TRIVIAL, od, od + 8, od + 32,
                                         I->i32.data());
   }, {}};
+  c["posenc_graph_batch_pe_auto_f64"] = {[=] {
+    I->rinfo.method = POSENC_RWSE_MONTE_CARLO;
+    I->rinfo.walks = 8;
+    return posenc_graph_batch_pe_auto_f64(1, I->node_ptr.data(), I->edge_ptr.data(), I->src.data(), I->dst.data(),
+                                          nullptr, POSENC_LAPLACIAN_SYM, 2, 3, 0u, &I->rinfo, od, od + 8, od + 32,
+                                          I->i32.data(), nullptr);
+  }, {}};
   c["posenc_rrwp_f64"] = {[=] {
     return posenc_rrwp_f64(5, I->src.data(), I->dst.data(), nullptr, 4, 3, 32, &I->num_pairs, I->pairs.data(), od);
   }, {}};

@@ -1864,6 +1864,38 @@ POSENC_API posenc_status posenc_graph_batch_pe_ex_f64(int64_t num_graphs, const 
                                                       int32_t steps, uint32_t flags, double* eigvals, double* eigvecs,
                                                       double* rwse, int32_t* graph_status);
 
+/** posenc_graph_batch_pe_ex_f64 with the RWSE of every graph chosen as by posenc_rwse_auto_f64
+ *  (exact, or the unbiased Monte-Carlo estimator for graphs where the exact path costs more).
+ *  rwse_options: NULL (AUTO, POSENC_RWSE_DEFAULT_WALKS walks, seed 0) or a posenc_rwse_info set by
+ *  posenc_rwse_info_init whose in fields method, walks and seed apply to every graph; its flags
+ *  field must be 0 (the flags argument applies, as in posenc_graph_batch_pe_ex_f64); it is only
+ *  read (no out field is written). rwse_method_used [num_graphs] (may be NULL) receives, per graph,
+ *  POSENC_RWSE_MONTE_CARLO where the estimator ran, else POSENC_RWSE_EXACT (also for graphs
+ *  without nodes and when steps = 0).
+ *  Results, graph by graph (bitwise; tested on every ISA path and thread count): the rwse rows of
+ *  graph g = posenc_rwse_auto_f64(n_g, its edges, steps, out, info) with info->method, walks and
+ *  seed from rwse_options and info->flags = flags & (KEEP_SELF_LOOPS | BOTH_DIRECTIONS): the seed
+ *  keys the walks of graph g by its LOCAL node ids, so equal graphs in one batch get equal
+ *  estimates; give graphs different estimates by calling per shard with different seeds. With
+ *  method EXACT every rwse row equals posenc_graph_batch_pe_ex_f64's. The LapPE outputs,
+ *  graph_status, accuracy of the exact rows, determinism and errors are those of
+ *  posenc_graph_batch_pe_ex_f64. The Monte-Carlo rows have the standard error <= 0.5 / sqrt(R)
+ *  of posenc_rwse_auto_f64 (R = the walks). Cost: AUTO evaluates the exact path's cost model per
+ *  graph (a BFS to depth ceil(steps/2) - 1 from up to 32 blocks of sources), a few percent of a
+ *  molecule's exact RWSE; molecules always take the exact path at the default budget (W_exact ~
+ *  2e4 lane-edge updates vs W_mc ~ 6e6), so the estimator matters for batches holding large
+ *  hub-heavy graphs (see posenc_rwse_auto_f64).
+ *  Errors (nothing written): those of posenc_graph_batch_pe_ex_f64; rwse_options->struct_size other
+ *  than sizeof(posenc_rwse_info), rwse_options->method not in the enum, rwse_options->walks < 0,
+ *  rwse_options->flags != 0 -> INVALID_ARGUMENT naming the field. */
+POSENC_API posenc_status posenc_graph_batch_pe_auto_f64(int64_t num_graphs, const int64_t* node_ptr,
+                                                        const int64_t* edge_ptr, const int64_t* src, const int64_t* dst,
+                                                        const double* weights, posenc_laplacian laplacian, int32_t k,
+                                                        int32_t steps, uint32_t flags,
+                                                        const posenc_rwse_info* rwse_options, double* eigvals,
+                                                        double* eigvecs, double* rwse, int32_t* graph_status,
+                                                        int32_t* rwse_method_used);
+
 /** Relative random-walk probabilities (RRWP, GRIT: Ma et al., "Graph Inductive Biases in
  *  Transformers without Message Passing", ICML 2023), sparse: for every ordered node pair (i, j)
  *  at hop distance <= steps - 1 (i == j included), values[p, s] = (P^s)_ij for s = 0..steps-1,

@@ -606,6 +606,19 @@ inline std::vector<int32_t> graph_batch_pe_ex(int64_t num_graphs, const int64_t*
                                      eigvals, eigvecs, rwse, st.data()));
   return st;
 }
+/// posenc_graph_batch_pe_auto_f64: graph_batch_pe_ex with each graph's RWSE chosen as by
+/// posenc_rwse_auto_f64 (rwse_options may be NULL: AUTO, default walks, seed 0). Returns the
+/// per-graph statuses; rwse_method_used [num_graphs] may be NULL.
+inline std::vector<int32_t> graph_batch_pe_auto(int64_t num_graphs, const int64_t* node_ptr, const int64_t* edge_ptr,
+                                                const int64_t* src, const int64_t* dst, const double* weights,
+                                                posenc_laplacian laplacian, int32_t k, int32_t steps, uint32_t flags,
+                                                const posenc_rwse_info* rwse_options, double* eigvals,
+                                                double* eigvecs, double* rwse, int32_t* rwse_method_used = nullptr) {
+  std::vector<int32_t> st = detail::out_buffer<int32_t>("graph_batch_pe_auto", {num_graphs > 0 ? num_graphs : 0});
+  check(posenc_graph_batch_pe_auto_f64(num_graphs, node_ptr, edge_ptr, src, dst, weights, laplacian, k, steps, flags,
+                                       rwse_options, eigvals, eigvecs, rwse, st.data(), rwse_method_used));
+  return st;
+}
 /// Sparse pair encodings: pairs [num_pairs, 2] (i, j sorted), values [num_pairs, width].
 template <class V>
 struct pair_encoding {

@@ -32,6 +32,8 @@ _lib.register({
                                                  _P, _P]),
     "posenc_graph_batch_pe_ex_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _P, _P, ctypes.c_int, _c_i32, _c_i32,
                                                     ctypes.c_uint32, _P, _P, _P, _P]),
+    "posenc_graph_batch_pe_auto_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _P, _P, ctypes.c_int, _c_i32, _c_i32,
+                                                      ctypes.c_uint32, _P, _P, _P, _P, _P, _P]),
     "posenc_rrwp_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, _c_i32, _c_i64, _P, _P, _P]),
     "posenc_shortest_path_i32": (ctypes.c_int, [_c_i64, _P, _P, _c_i64, _c_i32, _c_i64, _P, _P, _P]),
     "posenc_heat_kernel_diag_f64": (ctypes.c_int, [_c_i64, _P, _P, _P, _c_i64, ctypes.c_int, _P, _c_i32, _P, _P]),
@@ -242,7 +244,7 @@ def heat_kernel_apply(num_nodes, src, dst, t, x, weights=None, laplacian=Laplaci
 
 def graph_batch_pe(ptr, edge_index, k, steps, edge_ptr=None, weights=None, laplacian=Laplacian.SYM, convert=False,
                    out=None, status=False, both_directions=False, keep_self_loops=False, drop_trivial=False,
-                   nan_pad=False):
+                   nan_pad=False, rwse_method=None, walks=0, seed=0, rwse_methods=False):
     """posenc_graph_batch_pe_f64 / posenc_graph_batch_pe_ex_f64 (with a flag): LapPE (k > 0) and
     RWSE (steps > 0) of every graph of a PyG Batch.
 
@@ -257,7 +259,13 @@ def graph_batch_pe(ptr, edge_index, k, steps, edge_ptr=None, weights=None, lapla
     PyG / GraphGPS flags, as in laplacian_pe and rwse: both_directions (LapPE and RWSE),
     keep_self_loops (RWSE), drop_trivial and nan_pad (LapPE; nan_pad pads eigvecs with NaN too, as
     GraphGPS). Every graph's rows are then bitwise those of laplacian_pe / rwse called on that graph
-    with the same flags (without nan_pad: k capped at the pairs available, the rest padded as above)."""
+    with the same flags (without nan_pad: k capped at the pairs available, the rest padded as above).
+
+    rwse_method (None, or a RwseMethod: AUTO, EXACT, MONTE_CARLO), walks, seed:
+    posenc_graph_batch_pe_auto_f64: every graph's RWSE rows are rwse_auto's on that graph with these
+    options (Monte-Carlo where forced, or under AUTO where the exact path costs more; molecules stay
+    exact). rwse_methods=True appends an int32 [num_graphs] array of the RwseMethod each graph's
+    RWSE used (requires rwse_method)."""
     ptr = _in(ptr, np.int64, "ptr", convert=convert, ndim=1)
     ei = _in(edge_index, np.int64, "edge_index", convert=convert, ndim=2)
     if ei.shape[0] != 2:
@@ -283,6 +291,20 @@ def graph_batch_pe(ptr, edge_index, k, steps, edge_ptr=None, weights=None, lapla
     st = np.zeros(ng, np.int32)
     flags = ((GRAPH_BOTH_DIRECTIONS if both_directions else 0) | (GRAPH_KEEP_SELF_LOOPS if keep_self_loops else 0)
              | (LAPPE_DROP_TRIVIAL if drop_trivial else 0) | (LAPPE_NAN_PAD if nan_pad else 0))
+    if rwse_method is not None:
+        inf = RwseInfo()
+        _call("posenc_rwse_info_init", ctypes.byref(inf))
+        inf.method = int(rwse_method)
+        inf.walks = int(walks)
+        inf.seed = int(seed) & 0xFFFFFFFFFFFFFFFF
+        used = np.zeros(ng, np.int32)
+        _call("posenc_graph_batch_pe_auto_f64", ng, _ptr(ptr), _ptr(edge_ptr), _ptr(src), _ptr(dst), _ptr(weights),
+              int(laplacian), int(k), int(steps), int(flags), ctypes.byref(inf), _ptr(vals), _ptr(vecs), _ptr(rw),
+              _ptr(st), _ptr(used))
+        res = (vals, vecs, rw) + ((st,) if status else ())
+        return res + (used,) if rwse_methods else res
+    if rwse_methods:
+        raise ValueError("rwse_methods=True needs rwse_method (the auto call)")
     if flags:
         _call("posenc_graph_batch_pe_ex_f64", ng, _ptr(ptr), _ptr(edge_ptr), _ptr(src), _ptr(dst), _ptr(weights),
               int(laplacian), int(k), int(steps), int(flags), _ptr(vals), _ptr(vecs), _ptr(rw), _ptr(st))

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // tests/fuzz/fuzz_graph.cpp — libFuzzer target of the graph family: Laplacian eigenvector PE
-// (every solver, the PyG flags), random-walk SE (with flags), the heat-kernel action and MagLapPE,
+// (every solver, the PyG flags), random-walk SE (with flags; exact or Monte-Carlo, single-graph or
+// batched), the heat-kernel action and MagLapPE,
 // the heat-kernel diagonal and rows, diffusion distances, RRWP and shortest-path distances, on edge
 // lists decoded from the input (self-loops, duplicates, out-of-range or negative node ids, odd
-// weights).
+// weights). The seeds mc_rwse_auto and mc_batch_auto (corpus/graph/) reach the Monte-Carlo RWSE
+// through posenc_rwse_auto_f64 and through posenc_graph_batch_pe_auto_f64.
 #include "tests/fuzz/fuzz_common.hpp"
 
 using namespace posenc_fuzz;
@@ -124,9 +126,42 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const int32_t steps = in.size32(-1, 12);
       Out<double> o(in, cnt(n, steps));
       const uint32_t flags = in.u8() % 8;  // 0: posenc_rwse_f64; 4: an unknown bit
-      const posenc_status s = flags == 0 ? posenc_rwse_f64(n, src.ptr(), dst.ptr(), wp, m, steps, o.ptr())
-                                         : posenc_rwse_ex_f64(n, src.ptr(), dst.ptr(), wp, m, steps, flags, o.ptr());
-      check(flags == 0 ? "posenc_rwse_f64" : "posenc_rwse_ex_f64", s, in, out(o, cnt(n, steps)));
+      // A later byte (0 when the input ends: the seeds' meaning) picks posenc_rwse_auto_f64 or the
+      // batched posenc_graph_batch_pe_auto_f64 (the graph as one batch of 1 or 2 graphs): small walk
+      // budgets make AUTO take the Monte-Carlo path; the method may be forced or out of range.
+      const int via = in.u8() % 4;
+      if (via == 0 || via == 3) {
+        const posenc_status s = flags == 0 ? posenc_rwse_f64(n, src.ptr(), dst.ptr(), wp, m, steps, o.ptr())
+                                           : posenc_rwse_ex_f64(n, src.ptr(), dst.ptr(), wp, m, steps, flags, o.ptr());
+        check(flags == 0 ? "posenc_rwse_f64" : "posenc_rwse_ex_f64", s, in, out(o, cnt(n, steps)));
+        break;
+      }
+      posenc_rwse_info info;
+      posenc_rwse_info_init(&info);
+      const uint8_t mb = in.u8();
+      info.method = static_cast<posenc_rwse_method>(mb < 250 ? mb % 3 : static_cast<int>(mb) - 247);  // 3..8: bad
+      info.walks = in.size32(-2, 40);
+      info.seed = in.u64();
+      if (in.u8() % 16 == 0) info.struct_size = in.u32();
+      const bool no_info = in.flag();
+      if (via == 1) {
+        info.flags = flags;
+        const posenc_status s = posenc_rwse_auto_f64(n, src.ptr(), dst.ptr(), wp, m, steps, o.ptr(), no_info ? nullptr : &info);
+        check("posenc_rwse_auto_f64", s, in, out(o, cnt(n, steps)));
+        break;
+      }
+      // Batched: LapPE off (k = 0; its NaN padding is by design), node_ptr {0, cut, n}.
+      info.flags = in.u8() % 8 == 0 ? flags : 0u;
+      const int64_t cut = n > 0 && n <= 4096 ? in.size(0, n) : 0;
+      int64_t ecut = 0;
+      while (ecut < mm && src.v[static_cast<size_t>(ecut)] < cut) ++ecut;  // the edges before the first one >= cut
+      const int64_t ng = in.flag() ? 1 : 2;
+      const int64_t node_ptr[3] = {0, ng == 1 ? n : cut, n}, edge_ptr[3] = {0, ng == 1 ? m : ecut, m};
+      Out<int32_t> st(in, ng), used(in, ng);
+      const posenc_status s = posenc_graph_batch_pe_auto_f64(ng, node_ptr, edge_ptr, src.ptr(), dst.ptr(), wp, lap, 0,
+                                                             steps, flags, no_info ? nullptr : &info, nullptr, nullptr,
+                                                             o.ptr(), st.ptr(), used.ptr());
+      check("posenc_graph_batch_pe_auto_f64", s, in, out(o, cnt(n, steps)), out(st, ng), out(used, ng));
       break;
     }
     case 3: {
