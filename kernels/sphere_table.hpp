@@ -52,7 +52,31 @@ struct sph_plan {
   /// fab rounded to float32, for the float32-native fast path (lmax <= kSphF32NativeLmax, else
   /// nullptr; its seeds come from fdiag in float64; ignored by paths without it).
   const float* fab32;
+  /// Near-pole form of the same columns (lib sets it with fab where lmax >= kSphPoleMinLmax;
+  /// see sph::sh_fast_block): for
+  /// (l, m < min(l, kSphPoleOrders)) the triple (-alpha, -beta, r) at
+  /// fpole[3 * (l kSphPoleOrders + m)], where r = r_l^m is
+  /// the column at cos theta = 1 relative to its seed (r_m^m = 1, r_l^m = prod of
+  /// rho_j = sqrt((2j+1)(j+m) / ((2j-1)(j-m))), j = m+1..l), alpha = fab_a r_{l-1} / r_l,
+  /// beta = fab_nb r_{l-2} / r_l, which are alpha = (2l-1) / (l+m), beta = 1 - alpha (r in long
+  /// double, rounded once).
+  const double* fpole;
 };
+
+/// The near-pole form of the fast path (sph_plan::fpole, sph::sh_fast_block): where it applies.
+/// Measured (tests/test_sphere_grad.cpp, docs/ACCURACY.md): with the ordinary recurrence alone
+/// the worst block-relative error of float64 values grows like l^2 eps as sin theta falls below
+/// ~l / 200 (lmax 40: 1.0e-13 to 1.5e-13 at sin theta 0.05 - 0.17, 3.9e-13 below 0.03;
+/// lmax 20: 8.7e-14; lmax 10: 2.2e-14), and with the difference form it stays ~l eps there
+/// (lmax 40: 1.1e-14, lmax 100: 2.5e-14). Hence: lmax >= kSphPoleMinLmax (below it the ordinary
+/// recurrence is under 1e-13 everywhere and those blocks keep their compiled bodies), points with
+/// |cos theta| > kSphPoleCos (sin theta < 0.243: 3 % of random directions) and orders
+/// m < kSphPoleOrders (the higher orders carry sin^m theta and their error stays below the
+/// block's). Cost, A/B in one process, 65536 random directions, 1 thread (posenc_ab --clock cpu):
+/// lmax 20 / 40 1.02-1.03 / 1.00-1.02 (AVX-512 and AVX2).
+constexpr int32_t kSphPoleMinLmax = 17;
+constexpr double kSphPoleCos = 0.97;
+constexpr int32_t kSphPoleOrders = 8;
 
 /// Highest lmax for which float32 real SH run the recurrence itself in float32 on AVX-512 and
 /// AVX2 (16 / 8 points per vector instead of 8 / 4, 16 x 16 / 8 x 8 transposes; set-up, seeds and the rounding error of

@@ -4,6 +4,8 @@
 #include "kernels/sphere_table.hpp"
 #include "lib/internal.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <initializer_list>
 #include <memory>
@@ -31,10 +33,35 @@ int64_t sh_count(int32_t lmax) { return (int64_t(lmax) + 1) * (int64_t(lmax) + 1
 
 /// The recurrence plan (see sph_plan) and its storage.
 struct plan_store {
-  std::vector<double> diag, sub, lscale, ab, fab, fdiag;
+  std::vector<double> diag, sub, lscale, ab, fab, fdiag, fpole;
   std::vector<float> fab32;
   sph_plan plan{};
 };
+
+/// sph_plan::fpole for lmax: the fast path's columns in difference form near the poles.
+/// Each column m, scaled by its value at cos theta = 1 (w_l = y_l / r_l, r_m = 1), obeys
+/// w_l = alpha |x| w_{l-1} + beta w_{l-2} with alpha + beta = 1, so with t = 1 - |x| the step
+/// d_l = w_l - w_{l-1} = -beta d_{l-1} - alpha t w_{l-1} carries the small differences itself
+/// (rounding ~l eps instead of the ~l^2 eps the forward recurrence reaches near x = 1, where its
+/// two roots meet). Closed forms in long double: q_l^m(1) / q_{l-1}^m(1) = rho_l =
+/// sqrt((2l+1)(l+m) / ((2l-1)(l-m))) for the orthonormal columns (Pbar_l^m / sin^m theta at
+/// cos theta = 1, from P_l^m(x) / (1-x^2)^(m/2) -> (l+m)! / ((l-m)! 2^m m!)), so that
+/// alpha = fab_a / rho_l = (2l-1) / (l+m) and beta = 1 - alpha = -(l-m-1) / (l+m) exactly.
+void fill_pole_table(std::vector<double>& t, int32_t lmax) {
+  const int32_t M = kSphPoleOrders;
+  t.assign(3 * size_t(lmax + 1) * size_t(M), 0.0);
+  for (int32_t m = 0; m < std::min(lmax, M); ++m) {
+    long double r = 1.0L;
+    for (int32_t l = m + 1; l <= lmax; ++l) {
+      const long double ld = l, lm = l - m, lp = l + m;
+      r *= std::sqrt((2.0L * ld + 1.0L) * lp / ((2.0L * ld - 1.0L) * lm));
+      double* e = t.data() + 3 * (size_t(l) * size_t(M) + size_t(m));
+      e[0] = -static_cast<double>(2 * l - 1) / static_cast<double>(l + m);  // -alpha
+      e[1] = static_cast<double>(l - m - 1) / static_cast<double>(l + m);   // -beta
+      e[2] = static_cast<double>(r);
+    }
+  }
+}
 
 /// norm: posenc_legendre_norm, or -1 for the real SH basis (orthonormal, sqrt(2) for m > 0).
 /// Every norm but NONE runs the Schmidt-type recurrence (kind 1) with its own seeds; SPHARM,
@@ -84,6 +111,7 @@ void make_plan(plan_store& ps, int norm, int32_t lmax, double cs, const sphere_k
   p.fdiag = nullptr;
   p.fy00 = 0.0;
   p.fab32 = nullptr;
+  p.fpole = nullptr;
   if (norm == -1 && lmax <= kSphFastLmax) {
     // The real basis' orthonormal recurrence for the column-wise fast path (sph_plan::fab).
     ps.fdiag.assign(N, 0.0);
@@ -99,6 +127,10 @@ void make_plan(plan_store& ps, int norm, int32_t lmax, double cs, const sphere_k
     }
     p.fab = ps.fab.data();
     p.fdiag = ps.fdiag.data();
+    if (lmax >= kSphPoleMinLmax) {
+      fill_pole_table(ps.fpole, lmax);
+      p.fpole = ps.fpole.data();
+    }
     p.fy00 = 1.0 / std::sqrt(4.0 * kPi);
     if (lmax <= kSphF32NativeLmax) {  // the float32-native fast path: the same table, rounded
       ps.fab32.assign(ps.fab.begin(), ps.fab.end());

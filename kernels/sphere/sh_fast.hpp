@@ -56,7 +56,7 @@ inline void fput(TF* p, const VV& y) {
 /// uses x + xlo. The zonal column (m = 0) is the one that needs it: near the poles
 /// dP_l/dx ~ l^2 / 2, so the float rounding of x alone cost 3e-6 of the block at lmax 10 (l^2
 /// growth); the columns m >= 1 carry sin(theta)^m and are insensitive to it.
-template <int LC = 0, class T = double, class Sink, class Hook = no_hook, class Bg = no_defer>
+template <int LC = 0, class T = double, class Sink, class Hook = no_hook, class Bg = no_defer, bool kPole = false>
 inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, const T* cm, const T* sm, T* scr,
                           Sink& sink, Hook&& early = Hook{}, Bg* bg = nullptr, int fsel = 0,
                           const T* seeds = nullptr, const vec<T>* xlo = nullptr) {
@@ -65,6 +65,14 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
   constexpr bool kF = std::is_same<T, float>::value;
   constexpr bool kDefer = !std::is_same<Bg, no_defer>::value;
   constexpr bool kHandOff = Bg::hand_off;  // deferred_put: the block's last units are left in bg
+  // Near the poles (float64; P.fpole set): a block with a point where |cos theta| > kSphPoleCos
+  // runs the degree-outer body with kPole, in which those lanes carry their columns in the
+  // difference form of sph_plan::fpole and the other lanes take the ordinary steps, the same
+  // operations as in every other block: a point's bits never depend on its neighbours.
+  if constexpr (!kF && !kPole) {
+    if (P.fpole != nullptr && any(abs(x) > V(T(kSphPoleCos))))
+      return sh_fast_block<0, T, Sink, Hook, Bg, true>(P, x, u, cm, sm, scr, sink, std::forward<Hook>(early), bg, fsel, seeds, xlo);
+  }
   const int32_t L = LC > 0 ? LC : P.lmax;
   const std::size_t N = static_cast<std::size_t>(L) + 1;
   const int64_t cap = fast_cap(L), Wd = static_cast<int64_t>(W);
@@ -88,7 +96,12 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
   }
   // The smallest seed: below it the recurrence would leave the format's normal range (float:
   // every value then stays a normal float; see kSphF32NativeLmax).
-  if (any((u != V(T(0))) & (abs(z) < V(kF ? T(0x1p-100) : T(0x1p-900))))) return false;
+  // Near-pole lanes are exempt: their columns hold sin^m theta times at most r_l^m (< 1e108 to
+  // kSphFastLmax) and stay far below the block's norm (y_0^0) where a seed underflows.
+  const auto pm = abs(x) > V(T(kSphPoleCos));  // near-pole lanes (kPole)
+  auto tiny = (u != V(T(0))) & (abs(z) < V(kF ? T(0x1p-100) : T(0x1p-900)));
+  if constexpr (kPole) tiny = tiny & !pm;
+  if (any(tiny)) return false;
   early();
   const V zero(T(0));
   int64_t fbase = sink.first, kdone = sink.first;  // F starts at the sink's first unit (>= -unit)
@@ -129,7 +142,17 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
       (void)slices;
     }
   };
-  if constexpr (LC > 0 && LC <= kSphOrderOuterLmax) {
+  // The difference form (kPole): t = 1 - |cos theta| = sin^2 theta / (1 + |cos theta|) to a few
+  // ulp of itself, s = sign(cos theta); lane by lane v_l = s^{l-m} w_l and e_l = s^{l-m} d_l
+  // (sph_plan::fpole), so e_l = s (-beta e_{l-1} - alpha t v_{l-1}), v_l = s v_{l-1} + e_l and
+  // y_l = r_l v_l: the state rows hold (v_{l-1}, e_{l-1}) in those lanes instead of
+  // (y_{l-1}, y_{l-2}).
+  [[maybe_unused]] V sv(T(1)), tv(T(0));
+  if constexpr (kPole) {
+    sv = select(x < zero, V(T(-1)), V(T(1)));
+    tv = (u * u) / (V(T(1)) + abs(x));
+  }
+  if constexpr (!kPole && LC > 0 && LC <= kSphOrderOuterLmax) {
     // Order m outer, degree l inner (lmax known at compile time, every loop unrolled): the
     // column y_m^m, y_{m+1}^m, ... lives in two registers, with cos / sin (m phi), so a step is
     // the recurrence and its two output stores: none of the state-row loads and stores of the
@@ -165,8 +188,9 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
       }
     }
   } else {
-    stu(bufs[0], load(Z));  // the state rows: y_0 and y_{-1} = 0
-    stu(bufs[1], zero);
+    stu(bufs[0], load(Z));  // the state rows: y_0 and y_{-1} = 0 (kPole: e_0 = y_0)
+    if constexpr (kPole) stu(bufs[1], select(pm, load(Z), zero));
+    else stu(bufs[1], zero);
     fput<T>(F - fbase * Wd, load(Z));
 #pragma GCC unroll 16
     for (int32_t l = 1; l <= L; ++l) {
@@ -184,17 +208,40 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
       T* cur = bufs[l & 1];  // y_{l-2} in, y_l out
       T* prv = bufs[(l - 1) & 1];
       const T* ab = fab + lw * (lw - 1);  // (a, -b) for m = 0..l-1
+      [[maybe_unused]] const double* pe = nullptr;  // kPole: (-alpha, -beta, r) of (l, 0)
+      if constexpr (kPole) pe = P.fpole + 3 * lw * kSphPoleOrders;
       TF* f = F + (lw * (lw + 1) - fbase) * Wd;
-      {
-        const V y = step0(ab, load(prv), load(cur));
-        stu(cur, y);
-        fput<T>(f, y);
+      // Column m's step at degree l: the new state into the rows, the value returned.
+      // dual: the near-pole lanes take the difference form (kPole, orders m < kSphPoleOrders).
+      auto adv = [&](int32_t m, auto dual) POSENC_HOT_LAMBDA -> V {
+        const std::size_t o = static_cast<std::size_t>(m) * W;
+        const V p = load(prv + o), q = load(cur + o);
+        const V y = step0(ab + 2 * m, p, q);
+        if constexpr (decltype(dual)::value) {
+          const double* c = pe + 3 * m;
+          const V e = sv * madd(V(c[1]), q, (V(c[0]) * tv) * p);
+          const V v = madd(sv, p, e);
+          stu(cur + o, select(pm, v, y));
+          stu(prv + o, select(pm, e, p));
+          return select(pm, v * V(c[2]), y);
+        } else {
+          stu(cur + o, y);
+          return y;
+        }
+      };
+      using dual_t = std::integral_constant<bool, kPole>;
+      fput<T>(f, adv(0, dual_t{}));
+      const int32_t md = kPole ? std::min(l, kSphPoleOrders) : 1;  // the dual columns: m < md
+      for (int32_t m = 1; m < md; ++m) {
+        const std::size_t o = static_cast<std::size_t>(m) * W;
+        const V y = adv(m, dual_t{});
+        fput<T>(f + o, y * load(cm + o));
+        fput<T>(f - o, y * load(sm + o));
       }
 #pragma GCC unroll 16
-      for (int32_t m = 1; m < l; ++m) {
+      for (int32_t m = md; m < l; ++m) {
         const std::size_t o = static_cast<std::size_t>(m) * W;
-        const V y = step0(ab + 2 * m, load(prv + o), load(cur + o));
-        stu(cur + o, y);
+        const V y = adv(m, std::false_type{});
         fput<T>(f + o, y * load(cm + o));
         fput<T>(f - o, y * load(sm + o));
       }
@@ -202,7 +249,8 @@ inline bool sh_fast_block(const sph_plan& P, const vec<T>& x, const vec<T>& u, c
         const std::size_t o = static_cast<std::size_t>(l) * W;
         const V y = load(Z + o);
         stu(cur + o, y);
-        stu(prv + o, zero);  // y_{l-1}^l = 0 for degree l + 1
+        if (kPole && l < kSphPoleOrders) stu(prv + o, select(pm, y, zero));  // e_l^l = y_l^l
+        else stu(prv + o, zero);  // y_{l-1}^l = 0 for degree l + 1
         fput<T>(f + o, y * load(cm + o));
         fput<T>(f - o, y * load(sm + o));
       }
