@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -118,6 +119,27 @@ void BM_sph_grad_memcpy(benchmark::State& st) {
   memcpy_anchor(st, size_t(npts() * K * 8 * (mode == 1 ? 4 : 1)));
 }
 BENCHMARK(BM_sph_grad_memcpy)->Args({1, 0})->Args({2, 0})->Args({3, 0})->Args({1, 1})->Args({3, 1})
+    ->ArgNames({"L", "mode"})->Unit(benchmark::kMillisecond)->UseRealTime();
+
+/// The store-only floor of the same outputs: memset of as many bytes as BM_sph_grad_memcpy
+/// moves, into one reused buffer (nothing is read; glibc's large memset writes with rep stosb,
+/// which writes whole lines without a read-for-ownership on the x86 processors measured).
+/// mode 0 values, 1 values + gradients, 2 values + gradients + Hessians; float64 bytes.
+void BM_sph_grad_memset(benchmark::State& st) {
+  const int L = int(st.range(0)), mode = int(st.range(1));
+  const int64_t K = int64_t(L + 1) * (L + 1);
+  const size_t bytes = size_t(npts() * K * 8 * (mode == 0 ? 1 : mode == 1 ? 4 : 13));
+  std::vector<char> buf(bytes, 1);
+  int c = 0;
+  for (auto _ : st) {
+    std::memset(buf.data(), ++c & 0xff, bytes);
+    benchmark::DoNotOptimize(buf.data());
+    benchmark::ClobberMemory();
+  }
+  st.SetBytesProcessed(st.iterations() * int64_t(bytes));
+  label(st);
+}
+BENCHMARK(BM_sph_grad_memset)->Args({1, 0})->Args({3, 0})->Args({1, 1})->Args({3, 1})->Args({3, 2})
     ->ArgNames({"L", "mode"})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 /// The lon/lat front end against the Cartesian entry point for the same directions (lonlat 1 / 0),
