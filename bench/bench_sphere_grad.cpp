@@ -122,9 +122,10 @@ BENCHMARK(BM_sph_grad_memcpy)->Args({1, 0})->Args({2, 0})->Args({3, 0})->Args({1
     ->ArgNames({"L", "mode"})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 /// The store-only floor of the same outputs: memset of as many bytes as BM_sph_grad_memcpy
-/// moves, into one reused buffer (nothing is read; glibc's large memset writes with rep stosb,
-/// which writes whole lines without a read-for-ownership on the x86 processors measured).
-/// mode 0 values, 1 values + gradients, 2 values + gradients + Hessians; float64 bytes.
+/// moves, into one reused buffer of the whole size (nothing is read by the program; glibc's large
+/// memset writes with rep stosb, and whether the lines are also read for ownership is the
+/// processor's choice). mode 0 values, 1 values + gradients, 2 values + gradients + Hessians;
+/// float64 bytes (the Hessian case is one 166 MB buffer, not 64 MB chunks).
 void BM_sph_grad_memset(benchmark::State& st) {
   const int L = int(st.range(0)), mode = int(st.range(1));
   const int64_t K = int64_t(L + 1) * (L + 1);
