@@ -64,6 +64,8 @@ struct sph_plan {
 };
 
 /// The near-pole form of the fast path (sph_plan::fpole, sph::sh_fast_block): where it applies.
+/// kSphPoleCos and kSphPoleOrders also select the lanes and orders of the extended-range
+/// path's difference form (sph::core_pole, kernels/sphere/legendre.hpp; every lmax there).
 /// Measured (tests/test_sphere_grad.cpp, docs/ACCURACY.md): with the ordinary recurrence alone
 /// the worst block-relative error of float64 values grows like l^2 eps as sin theta falls below
 /// ~l / 200 (lmax 40: 1.0e-13 to 1.5e-13 at sin theta 0.05 - 0.17, 3.9e-13 below 0.03;

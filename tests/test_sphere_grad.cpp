@@ -699,6 +699,52 @@ TEST_P(SphGrad, ValuesNearThePolesWithinOneEMinus13ToDegree40) {
   }
 }
 
+// Values of posenc_sph_harm_real_f64 near the poles above the fast path (lmax > 360: the
+// extended-range recurrence, whose near-pole lanes run the orders m < 8 in the difference form
+// of core_pole): per degree block against the long double reference, including the issue's
+// lmax 1000 at 1 - z = 5e-9, with 1 - |z| from 2e-2 down to 1e-12 at both poles. Bounds of
+// posenc.h: 1e-13 for the blocks of degree <= 40 and 5e-18 l^2.5 for the block of degree l above
+// 20 (measured 9.1e-15 and 2.3e-18 l^2.5; with the ordinary recurrence alone 1.5e-13 and
+// 1.7e-17 l^2.5, 5.3e-10 at l = 1000).
+TEST_P(SphGrad, ValuesNearThePolesAboveTheFastPathPerDegree) {
+  if (kSlow) return;  // qemu / ASan: a long double reference of 1e6 values per point
+  std::vector<double> pts;
+  for (double omz : {5e-9, 1e-12, 4e-4, 2e-2})
+    for (double sg : {1.0, -1.0})
+      for (double ph : {0.3, 2.1}) {
+        const double s = std::sqrt(omz * (2 - omz)), z = sg * (1 - omz);
+        pts.insert(pts.end(), {s * std::cos(ph), s * std::sin(ph), z});
+      }
+  const int64_t n = int64_t(pts.size() / 3);
+  for (int L : {400, 1000}) {
+    const int64_t K = nsh(L);
+    std::vector<double> v(size_t(n * K));
+    ASSERT_EQ(posenc_sph_harm_real_f64(L, pts.data(), n, v.data()), POSENC_OK);
+    std::vector<long double> ref(static_cast<size_t>(K));
+    double wl2 = 0, w40 = 0, wL = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const long double x[3] = {pts[size_t(3 * i)], pts[size_t(3 * i + 1)], pts[size_t(3 * i + 2)]};
+      ref_sh(L, x, false, ref.data());
+      const double* g = v.data() + i * K;
+      for (int l = 0; l <= L; ++l) {  // degree l's block alone: max |error| / rms
+        long double ss = 0, mx = 0;
+        for (int64_t k = int64_t(l) * l; k < int64_t(l + 1) * (l + 1); ++k) {
+          const long double rv = ref[size_t(k)];
+          ss += rv * rv;
+          mx = std::isnan(g[k]) ? INFINITY : std::max(mx, std::fabs((long double)g[k] - rv));
+        }
+        const double e = double(mx / std::sqrt(ss / (2 * l + 1)));
+        if (l <= 40) w40 = std::max(w40, e);
+        if (l == L) wL = std::max(wL, e);
+        if (l > 20) wl2 = std::max(wl2, e / (double(l) * l * std::sqrt(double(l))));
+      }
+    }
+    EXPECT_LE(w40, 1e-13) << "L " << L;
+    EXPECT_LE(wl2, 5e-18) << "L " << L;
+    printf("near-pole, L %d: degrees <= 40 %.3g, degree L %.3g, above degree 20 %.3g l^2.5\n", L, w40, wL, wl2);
+  }
+}
+
 POSENC_INSTANTIATE_ISA(SphGrad);
 
 }  // namespace

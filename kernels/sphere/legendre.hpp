@@ -64,15 +64,29 @@ inline int64_t core_scratch(int32_t lmax) {
   const int64_t N = static_cast<int64_t>(lmax) + 1;
   // Every region a multiple of W doubles so that all vector slots stay 64-byte aligned.
   const int64_t Wd = static_cast<int64_t>(W), Nr = (N + Wd - 1) / Wd * Wd;
-  return 5 * N * Wd + Nr + 2 * (Nr + Wd) + 8;
+  return 5 * N * Wd + Nr + 2 * (Nr + Wd) + 8 + 2 * kSphPoleOrders * Wd;
 }
+
+/// Near-pole lanes of core (sh_real's extended-range path): t = 1 - |cos theta| =
+/// sin^2 theta / (1 + |cos theta|), s = sign cos theta, on = 1 in the lanes that take the
+/// difference form (|cos theta| > kSphPoleCos and sin theta >= 2^-60), else 0.
+struct core_pole {
+  V t, s, on;
+};
 
 /// The recurrence of sph_plan for one block of W points (x = cos theta, u = sin theta >= 0).
 /// Calls row_done(l, row) for l = 0..lmax, where row + m*W (m = 0..l) holds y_l^m of the W lanes.
 /// xlo (or nullptr): x's rounding error (cos theta = x + *xlo, sh_real's prep), applied in every
 /// step: near the poles the low orders depend on x to ~l^2 ulp.
+/// pole (or nullptr): in its lanes the orders m < kSphPoleOrders run the difference form of
+/// sph_plan::fpole (see sph::sh_fast_block): w_l = y_l / r_l with r_l the column at x = 1 relative
+/// to its seed, d_l = w_l - w_{l-1} = -beta d_{l-1} - alpha t w_{l-1}, alpha = (2l-1)/(l+m),
+/// beta = 1 - alpha (the same for every norm: w does not depend on the columns' scaling), r_l =
+/// r_{l-1} a_lm (l+m)/(2l-1) in long double (a of P's kind; sub at m = l-1, alpha = 1); the other
+/// lanes take the ordinary step bit for bit.
 template <class RowFn>
-inline void core(const sph_plan& P, const V& x, const V& u, double* scr, RowFn&& row_done, const V* xlo = nullptr) {
+inline void core(const sph_plan& P, const V& x, const V& u, double* scr, RowFn&& row_done, const V* xlo = nullptr,
+                 const core_pole* pole = nullptr) {
   const int32_t L = P.lmax;
   const std::size_t N = static_cast<std::size_t>(L) + 1;
   double* bufs[2] = {scr, scr + N * W};
@@ -85,6 +99,24 @@ inline void core(const sph_plan& P, const V& x, const V& u, double* scr, RowFn&&
   double* cb = ca + Nr + W;
   const V T(0x1p600), Ti(0x1p-600), zero(0.0), one(1.0);
   const bool ext = P.extended != 0;
+  // Difference-form state of the near-pole lanes (pole): v_l and e_l of the orders m < kSphPoleOrders.
+  double* pv = cb + Nr + W + 8;
+  double* pe = pv + static_cast<std::size_t>(kSphPoleOrders) * W;
+  long double pr[kSphPoleOrders] = {};
+  const auto pm = pole != nullptr ? (pole->on != zero) : (zero != zero);
+  // Column m's difference step at degree l (alpha, r_l from a): the value y_l of the pole lanes.
+  auto pstep = [&](std::size_t m, int32_t l, double a) -> V {
+    const long double al = (2.0L * l - 1.0L) / (static_cast<long double>(l) + static_cast<long double>(m));
+    pr[m] *= static_cast<long double>(a) / al;
+    const double alpha = static_cast<double>(al), beta = 1.0 - alpha;  // exact: alpha in [1, 2)
+    const std::size_t o = m * W;
+    const V vp = load(pv + o), ep = load(pe + o);
+    const V e = pole->s * madd(V(-beta), ep, (V(-alpha) * pole->t) * vp);
+    const V v = madd(pole->s, vp, e);
+    stu(pv + o, v);
+    stu(pe + o, e);
+    return v * V(static_cast<double>(pr[m]));
+  };
 
   // Column m whose lanes carry an extended exponent: rescale the lanes that grew past 2^600.
   auto rescale = [&](V y, double* prevp, std::size_t m) -> V {
@@ -106,6 +138,11 @@ inline void core(const sph_plan& P, const V& x, const V& u, double* scr, RowFn&&
   const double* ls = P.lscale;
   V z(P.y00), sz(0.0);
   stu(bufs[0], z);
+  if (pole != nullptr) {
+    stu(pv, z);
+    stu(pe, z);
+    pr[0] = 1.0L;
+  }
   stu(s_, zero);
   stu(sc_, one);
   flag[0] = 0.0;
@@ -129,6 +166,7 @@ inline void core(const sph_plan& P, const V& x, const V& u, double* scr, RowFn&&
         const std::size_t o = static_cast<std::size_t>(m) * W;
         V y = madd(V(a[m]) * x, load(prev + o), -(V(b[m]) * load(cur + o)));
         if (xlo != nullptr) y = madd(V(a[m]) * x, load(prev + o), madd(V(a[m]) * *xlo, load(prev + o), -(V(b[m]) * load(cur + o))));
+        if (pole != nullptr && m < kSphPoleOrders) y = select(pm, pstep(static_cast<std::size_t>(m), l, a[m]), y);
         if (flag[m] == 0.0) {
           stu(cur + o, y);
           stu(row + o, ls ? y * fl : y);
@@ -143,6 +181,7 @@ inline void core(const sph_plan& P, const V& x, const V& u, double* scr, RowFn&&
       const std::size_t m = static_cast<std::size_t>(l - 1), o = m * W;
       V y = (V(P.sub[l - 1]) * x) * load(prev + o);
       if (xlo != nullptr) y = madd(V(P.sub[l - 1]) * x, load(prev + o), (V(P.sub[l - 1]) * *xlo) * load(prev + o));
+      if (pole != nullptr && m < static_cast<std::size_t>(kSphPoleOrders)) y = select(pm, pstep(m, l, P.sub[l - 1]), y);
       if (flag[m] == 0.0) {
         stu(cur + o, y);
         stu(row + o, ls ? y * fl : y);
@@ -164,6 +203,11 @@ inline void core(const sph_plan& P, const V& x, const V& u, double* scr, RowFn&&
       }
       const std::size_t o = static_cast<std::size_t>(l) * W;
       stu(cur + o, z);
+      if (pole != nullptr && l < kSphPoleOrders) {  // v_l = e_l = the seed, r_l = 1
+        stu(pv + o, z);
+        stu(pe + o, z);
+        pr[l] = 1.0L;
+      }
       stu(s_ + o, sz);
       const V scv = scale_of(sz);
       stu(sc_ + o, scv);

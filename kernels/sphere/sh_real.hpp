@@ -225,6 +225,10 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
     if (!done) {
       emitter<TO> em(stage, dst, rstride, np);
       const V xc = load(sm);  // cos theta = ct + xc (prep)
+      // Near-pole lanes whose seeds stay in range take the difference form in the low orders.
+      core_pole cp{(st * st) / (V(1.0) + abs(ct)), select(ct < V(0.0), V(-1.0), V(1.0)),
+                   select((abs(ct) > V(kSphPoleCos)) & (st >= V(0x1p-60)), V(1.0), V(0.0))};
+      const bool usep = any(cp.on != V(0.0));
       core(*P, ct, st, scr, [&](int32_t l, const double* row) {
         const std::size_t lu = static_cast<std::size_t>(l);
         em.put(lu, load(row));
@@ -234,7 +238,7 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
           em.put(lu + m, y * load(cm + m * W));
         }
         em.commit(2 * lu + 1);
-      }, &xc);
+      }, &xc, usep ? &cp : nullptr);
       em.finish();
     }
     if (via_blk) {
