@@ -146,26 +146,15 @@ void householder_tridiag(int64_t n, double* A, double* V, double* tau, double* d
   d[n - 1] = A[(n - 1) * n + (n - 1)];
 }
 
-/// Scratch of the tridiagonal path: one zeroed block for every array. Blocks of up to
-/// kReuseDoubles doubles (the molecules of a batch) live in a per-thread buffer reused from call
-/// to call, zeroed each time (so the results are those of a fresh block); larger ones are the
-/// call's own. std::vector only, so that an allocation failing anywhere leaves nothing half-freed.
+/// Scratch of the tridiagonal path (one per call: std::vector only, so that an allocation failing
+/// anywhere leaves nothing half-freed).
 struct SmallScratch {
-  static constexpr size_t kReuseDoubles = size_t{1} << 15;  // 256 KiB per thread at most
+  /// One allocation for every array (allocations were a tenth of the time on molecules).
   SmallScratch(int64_t n, int64_t nev) {
     const size_t nz = static_cast<size_t>(n), L = static_cast<size_t>(std::max(n, nev)),
                  nk = nz * static_cast<size_t>(nev);
-    const size_t count = 2 * nz * nz + 5 * L + 3 * nz + 6 * nk;
-    double* q;
-    if (count <= kReuseDoubles) {
-      thread_local std::vector<double> reuse;
-      if (reuse.size() < count) reuse.resize(count);
-      std::fill(reuse.begin(), reuse.begin() + static_cast<std::ptrdiff_t>(count), 0.0);
-      q = reuse.data();
-    } else {
-      own.resize(count);
-      q = own.data();
-    }
+    buf.resize(2 * nz * nz + 5 * L + 3 * nz + 6 * nk);
+    double* q = buf.data();
     auto take = [&](size_t c) {
       double* r = q;
       q += c;
@@ -188,7 +177,7 @@ struct SmallScratch {
     piv = take(nk);
     Y = take(nk);
   }
-  std::vector<double> own;  // zeroed; empty when the per-thread buffer is used
+  std::vector<double> buf;  // zeroed
   double *A, *V, *tau, *d, *e, *p, *w, *vals, *work, *r, *lu0, *lu1, *lu2, *mult, *piv, *Y;
 };
 
