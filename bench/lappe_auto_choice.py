@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-"""The harness behind LapPE's AUTO solver choice (lib/graph_lappe.cpp, component_pairs): for each
+"""The harness behind LapPE's AUTO solver choice (lib/graph_lappe_solve.cpp, component_pairs): for each
 graph, posenc's shift-invert and Lanczos solvers forced in turn, one thread, CPU seconds, the
 LDL^T factor's fill ratio factor_nnz / nnz(L) and what AUTO picks.
 

@@ -8,7 +8,7 @@
 // eigenvectors by inverse iteration (2 solves) with full re-orthogonalization, and the Householder
 // back-transform: about a third of the work of Eigen's SelfAdjointEigenSolver, which computes all n
 // eigenvectors, and no allocation but its scratch. Every returned pair is checked (residual); a
-// component that fails the check takes Eigen's solver (lib/graph_lappe.cpp, component_pairs).
+// component that fails the check takes Eigen's solver (lib/graph_lappe_solve.cpp, component_pairs).
 //
 // Batch: every graph is graph g's posenc_laplacian_pe_ex_f64 call (the same internal function,
 // so bitwise the same result) and its posenc_rwse_ex_f64 result (rwse_graph: the same block

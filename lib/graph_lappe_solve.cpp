@@ -1,0 +1,567 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+// lib/graph_lappe_solve.cpp — graph family, LapPE: the eigensolvers of one connected component
+// (dense, Lanczos and shift-invert through Spectra and Eigen, deflation rounds) and the
+// certificate that the returned eigenvalues are the k smallest (Sylvester inertia count of an
+// LDL^T factorization, or a deflated Krylov search). The driver is lib/graph_lappe.cpp.
+//
+// Plain lib code (baseline flags, no SIMD kernel table): sparse matrix-vector products and Lanczos
+// bookkeeping split over the posenc arena with parallel_tiles, whose tiles depend on the problem
+// only, so results are bitwise identical for any thread count and on every ISA path.
+#include "lib/graph_lappe.hpp"
+
+#include <Eigen/Core>
+#include <Eigen/Eigenvalues>
+#include <Eigen/OrderingMethods>
+#include <Eigen/SparseCholesky>
+#include <Eigen/SparseCore>
+#include <Spectra/SymEigsShiftSolver.h>
+#include <Spectra/SymEigsSolver.h>
+#include <tbb/enumerable_thread_specific.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+using namespace posenc;
+using namespace posenc::detail;
+using namespace posenc::graph_detail;
+
+namespace {
+
+constexpr int64_t kDenseMax = 1024;   // components up to this size: dense solver
+constexpr double kSpectraTol = 1e-10; // Spectra's relative Ritz tolerance
+
+/// eig.compute, with Spectra's own failures (it throws std::logic_error / std::runtime_error,
+/// e.g. "TridiagEigen: eigen decomposition failed" on a non-finite Ritz matrix) turned into "not
+/// converged": the solver's info() stays NotComputed, so the caller takes its not-converged path
+/// (another solver, or NOT_CONVERGED) instead of the call failing with INTERNAL.
+/// std::bad_alloc still propagates (OUT_OF_MEMORY).
+template <class Solver>
+void spectra_compute(Solver& eig, Spectra::SortRule selection, int64_t maxit, Spectra::SortRule sorting) {
+  try {
+    eig.compute(selection, maxit, kSpectraTol, sorting);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::logic_error&) {
+  } catch (const std::runtime_error&) {
+  }
+}
+
+
+/// Spectra operator y = c x - L x restricted to the orthogonal complement of the columns of Q
+/// (Q may be empty): y = P (c I - L) P x with P = I - Q Q^T.
+struct ShiftedOp {
+  using Scalar = double;
+  const Lap* L;
+  double c;
+  const Eigen::MatrixXd* Q;
+  mutable Eigen::VectorXd tmp;
+  Eigen::Index rows() const { return L->n; }
+  Eigen::Index cols() const { return L->n; }
+  void perform_op(const double* x_in, double* y_out) const {
+    Eigen::Map<const Eigen::VectorXd> x(x_in, L->n);
+    Eigen::Map<Eigen::VectorXd> y(y_out, L->n);
+    if (Q->cols() == 0) {
+      L->shifted_apply(c, x_in, y_out);
+      return;
+    }
+    tmp = x - (*Q) * (Q->transpose() * x);
+    L->shifted_apply(c, tmp.data(), y_out);
+    y -= (*Q) * (Q->transpose() * y);
+  }
+};
+
+using SpMat = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
+/// SimplicialLDLT that reports the size of its factor after the symbolic analysis, so that the
+/// shift-invert path is taken only when the fill-in is affordable.
+struct ProbedLDLT : Eigen::SimplicialLDLT<SpMat, Eigen::Lower, Eigen::AMDOrdering<int>> {
+  int64_t factor_nnz() const {
+    int64_t s = 0;
+    for (Eigen::Index i = 0; i < m_nonZerosPerCol.size(); ++i) s += m_nonZerosPerCol[i];
+    return s;
+  }
+  /// Floating-point operations of the numeric factorization: sum over columns of (column count)^2.
+  double factor_flops() const {
+    double s = 0.0;
+    for (Eigen::Index i = 0; i < m_nonZerosPerCol.size(); ++i) {
+      const double c = static_cast<double>(m_nonZerosPerCol[i]) + 1.0;
+      s += c * c;
+    }
+    return s;
+  }
+};
+
+/// Spectra shift-solve operator: y = P (L - sigma I)^{-1} P x with a prefactored LDL^T and
+/// P = I - Q Q^T (Q may be empty).
+struct ShiftSolveOp {
+  using Scalar = double;
+  const ProbedLDLT* ldlt;
+  Eigen::Index n;
+  const Eigen::MatrixXd* Q;
+  mutable Eigen::VectorXd tmp;
+  Eigen::Index rows() const { return n; }
+  Eigen::Index cols() const { return n; }
+  void set_shift(double) {}  // the factorization already holds L - sigma I
+  void perform_op(const double* x_in, double* y_out) const {
+    Eigen::Map<const Eigen::VectorXd> x(x_in, n);
+    Eigen::Map<Eigen::VectorXd> y(y_out, n);
+    if (Q->cols() == 0) {
+      y = ldlt->solve(x);
+      return;
+    }
+    tmp = x - (*Q) * (Q->transpose() * x);
+    y = ldlt->solve(tmp);
+    y -= (*Q) * (Q->transpose() * y);
+  }
+};
+
+/// A factorization of L - sigma I kept for the deflation rounds.
+struct ShiftInvert {
+  ProbedLDLT ldlt;
+  double sigma = 0.0;
+  bool ready = false;
+  bool deferred = false;  // AUTO: the factorization looked too expensive; Lanczos goes first
+};
+
+// AUTO's choice between shift-invert and Lanczos for a component (measured with
+// bench/lappe_auto_choice.py, k = 16, one thread; factorization flops per nonzero of L and the
+// faster solver): rgg 1e5 156 (shift-invert 15x faster), 10^4 grid 264 (2.9x), 10^5 grid 910
+// (25x), Debian dependency graph 10700 (Lanczos 2.1x), Barabasi-Albert 10^4 33000 (Lanczos 7x).
+// Hubs make the sparse LDL^T fill in (dense supernodes), while the same graphs are expanders with
+// well-separated small eigenvalues, which Lanczos finds in few products. Above this many
+// factorization flops per nonzero, AUTO runs Lanczos first and shift-invert only if it fails.
+constexpr double kShiftInvertFlopsPerNnz = 3000.0;
+
+/// Rayleigh quotients, residuals; returns the largest residual ||L v - lambda v||.
+double polish(const Lap& L, Pairs* p) {
+  Eigen::VectorXd y(L.n);
+  double worst = 0.0;
+  for (Eigen::Index j = 0; j < p->vec.cols(); ++j) {
+    Eigen::VectorXd v = p->vec.col(j);
+    v /= v.norm();
+    L.shifted_apply(0.0, v.data(), y.data());  // y = -L v
+    const double lam = -v.dot(y);
+    worst = std::max(worst, (y + lam * v).norm());
+    p->vec.col(j) = v;
+    p->val[j] = lam;
+  }
+  return worst;
+}
+
+void sort_pairs(Pairs* p) {
+  const Eigen::Index m = p->val.size();
+  std::vector<Eigen::Index> ord(static_cast<size_t>(m));
+  std::iota(ord.begin(), ord.end(), 0);
+  std::stable_sort(ord.begin(), ord.end(), [&](Eigen::Index a, Eigen::Index b) { return p->val[a] < p->val[b]; });
+  Pairs q;
+  q.val.resize(m);
+  q.vec.resize(p->vec.rows(), m);
+  for (Eigen::Index j = 0; j < m; ++j) {
+    q.val[j] = p->val[ord[static_cast<size_t>(j)]];
+    q.vec.col(j) = p->vec.col(ord[static_cast<size_t>(j)]);
+  }
+  *p = std::move(q);
+}
+
+
+/// Largest eigenpairs of P (cI - L) P by Spectra; returns converged or not (message in *why).
+bool lanczos(const Lap& L, const Eigen::MatrixXd& Q, int64_t nev, int64_t ncv, int64_t maxit, Pairs* out,
+             SolveStats* st, std::string* why) {
+  ShiftedOp op{&L, L.bound, &Q, {}};
+  Spectra::SymEigsSolver<ShiftedOp> eig(op, nev, ncv);
+  eig.init();
+  spectra_compute(eig, Spectra::SortRule::LargestAlge, maxit, Spectra::SortRule::LargestAlge);
+  st->matvecs += eig.num_operations();
+  GDBG("lanczos done: nev=%lld ncv=%lld deflate=%lld ops=%lld info=%d", (long long)nev, (long long)ncv, (long long)Q.cols(), (long long)eig.num_operations(), (int)eig.info());
+  if (eig.info() != Spectra::CompInfo::Successful) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "Lanczos on %g*I - L (Spectra SymEigsSolver, nev=%lld, ncv=%lld, maxit=%lld): %s",
+                  L.bound, static_cast<long long>(nev), static_cast<long long>(ncv), static_cast<long long>(maxit),
+                  "did not converge");
+    *why += buf;
+    return false;
+  }
+  out->val = L.bound - eig.eigenvalues().array();
+  out->vec = eig.eigenvectors();
+  return true;
+}
+
+bool shift_invert(const Lap& L, int64_t nev, int64_t ncv, ShiftInvert* si, Pairs* out, SolveStats* st,
+                  std::string* why, double max_factor_flops = std::numeric_limits<double>::infinity()) {
+  if (L.n >= std::numeric_limits<int>::max() / 2 || L.nnz() >= std::numeric_limits<int>::max()) {
+    *why += "shift-invert skipped (matrix too large for 32-bit sparse indices); ";
+    return false;
+  }
+  // sigma slightly below 0: L - sigma I is positive definite (sigma = 0 would be singular).
+  const double sigma = -1e-3 * L.bound / 2.0;
+  std::vector<Eigen::Triplet<double, int>> tr;
+  tr.reserve(static_cast<size_t>(L.nnz()));
+  for (int64_t i = 0; i < L.n; ++i)
+    for (int64_t p = L.ptr[static_cast<size_t>(i)]; p < L.ptr[static_cast<size_t>(i) + 1]; ++p) {
+      const int32_t c = L.idx[static_cast<size_t>(p)];
+      if (c <= i) tr.emplace_back(static_cast<int>(i), c, L.val[static_cast<size_t>(p)] - (c == i ? sigma : 0.0));
+    }
+  SpMat M(static_cast<int>(L.n), static_cast<int>(L.n));
+  M.setFromTriplets(tr.begin(), tr.end());
+  GDBG("M built");
+  ProbedLDLT& ldlt = si->ldlt;
+  si->sigma = sigma;
+  ldlt.analyzePattern(M);
+  const int64_t fill = ldlt.factor_nnz();
+  const int64_t fill_max = 40 * L.nnz() + 100000;
+  char buf[240];
+  if (fill > fill_max) {
+    std::snprintf(buf, sizeof buf,
+                  "shift-invert skipped (LDL^T factor would hold %lld nonzeros > %lld, 40x those of L); ",
+                  static_cast<long long>(fill), static_cast<long long>(fill_max));
+    *why += buf;
+    return false;
+  }
+  if (ldlt.factor_flops() > max_factor_flops) {
+    std::snprintf(buf, sizeof buf, "shift-invert deferred (LDL^T factorization %.3g flops > %.3g); ",
+                  ldlt.factor_flops(), max_factor_flops);
+    *why += buf;
+    si->deferred = true;
+    return false;
+  }
+  GDBG("analyze done: n=%lld nnz=%lld fill=%lld", (long long)L.n, (long long)L.nnz(), (long long)fill);
+  ldlt.factorize(M);
+  GDBG("factorize done");
+  if (ldlt.info() != Eigen::Success) {
+    *why += "shift-invert: LDL^T factorization of L - sigma*I failed; ";
+    return false;
+  }
+  si->ready = true;
+  const Eigen::MatrixXd none(L.n, 0);
+  ShiftSolveOp op{&ldlt, static_cast<Eigen::Index>(L.n), &none, {}};
+  Spectra::SymEigsShiftSolver<ShiftSolveOp> eig(op, nev, ncv, sigma);
+  eig.init();
+  spectra_compute(eig, Spectra::SortRule::LargestMagn, 300, Spectra::SortRule::SmallestAlge);
+  st->solves += eig.num_operations();
+  GDBG("SI done: ops=%lld info=%d", (long long)eig.num_operations(), (int)eig.info());
+  if (eig.info() != Spectra::CompInfo::Successful) {
+    std::snprintf(buf, sizeof buf, "shift-invert (sigma=%g, nev=%lld, ncv=%lld, maxit=300) did not converge; ", sigma,
+                  static_cast<long long>(nev), static_cast<long long>(ncv));
+    *why += buf;
+    return false;
+  }
+  out->val = eig.eigenvalues();
+  out->vec = eig.eigenvectors();
+  return true;
+}
+
+/// Smallest eigenpairs of L on the orthogonal complement of Q, by Lanczos on
+/// P (L - sigma I)^{-1} P (largest magnitude).
+bool deflated_shift_invert(const Lap& L, const ShiftInvert& si, const Eigen::MatrixXd& Q, int64_t nev, int64_t ncv,
+                           const double* start, Pairs* out, SolveStats* st) {
+  ShiftSolveOp op{&si.ldlt, static_cast<Eigen::Index>(L.n), &Q, {}};
+  Spectra::SymEigsSolver<ShiftSolveOp> eig(op, nev, ncv);
+  if (start != nullptr) eig.init(start); else eig.init();
+  spectra_compute(eig, Spectra::SortRule::LargestMagn, 300, Spectra::SortRule::LargestMagn);
+  st->solves += eig.num_operations();
+  GDBG("deflated SI done: nev=%lld ops=%lld info=%d", (long long)nev, (long long)eig.num_operations(), (int)eig.info());
+  if (eig.info() != Spectra::CompInfo::Successful) return false;
+  out->val = si.sigma + 1.0 / eig.eigenvalues().array();
+  out->vec = eig.eigenvectors();
+  return true;
+}
+
+/// Deflated Lanczos: the nev largest eigenpairs of P (cI - L) P, P = I - Q Q^T, from the start
+/// vector start (nullptr: Spectra's default).
+bool deflated_lanczos(const Lap& L, const Eigen::MatrixXd& Q, int64_t nev, int64_t ncv, int64_t maxit,
+                      const double* start, Pairs* out, SolveStats* st) {
+  ShiftedOp op{&L, L.bound, &Q, {}};
+  Spectra::SymEigsSolver<ShiftedOp> eig(op, nev, ncv);
+  if (start != nullptr) eig.init(start); else eig.init();
+  spectra_compute(eig, Spectra::SortRule::LargestAlge, maxit, Spectra::SortRule::LargestAlge);
+  st->matvecs += eig.num_operations();
+  GDBG("deflated lanczos done: nev=%lld ncv=%lld deflate=%lld ops=%lld info=%d", (long long)nev, (long long)ncv,
+       (long long)Q.cols(), (long long)eig.num_operations(), (int)eig.info());
+  if (eig.info() != Spectra::CompInfo::Successful) return false;
+  out->val = L.bound - eig.eigenvalues().array();
+  out->vec = eig.eigenvectors();
+  return true;
+}
+
+/// Sylvester's law of inertia: the number of eigenvalues of L below sigma equals the number of
+/// negative pivots D of any LDL^T factorization of L - sigma I (a congruence). The sparsity pattern
+/// (L's, diagonal included) is analysed once (AMD ordering); each count is one numeric
+/// factorization.
+struct Inertia {
+  const Lap* L = nullptr;
+  SpMat M;
+  std::vector<int> diag;  // position of M(i, i) in M's value array
+  ProbedLDLT ldlt;
+  int state = 0;          // 0: not analysed, 1: affordable, -1: fill beyond the limit
+  int64_t fill = 0;
+
+  double flops = 0.0;
+  /// Analyses the pattern once; false when the numeric factorization would cost more than
+  /// flops_max floating-point operations.
+  bool affordable(double flops_max) {
+    if (state == 0) {
+      if (L->n >= std::numeric_limits<int>::max() / 2 || L->nnz() >= std::numeric_limits<int>::max()) {
+        state = -1;
+        return false;
+      }
+      std::vector<Eigen::Triplet<double, int>> tr;
+      tr.reserve(static_cast<size_t>(L->nnz()));
+      for (int64_t i = 0; i < L->n; ++i)
+        for (int64_t p = L->ptr[static_cast<size_t>(i)]; p < L->ptr[static_cast<size_t>(i) + 1]; ++p) {
+          const int32_t c = L->idx[static_cast<size_t>(p)];
+          if (c <= i) tr.emplace_back(static_cast<int>(i), c, L->val[static_cast<size_t>(p)]);
+        }
+      M.resize(static_cast<int>(L->n), static_cast<int>(L->n));
+      M.setFromTriplets(tr.begin(), tr.end());
+      diag.assign(static_cast<size_t>(L->n), -1);
+      for (int j = 0; j < M.outerSize(); ++j)
+        for (int p = M.outerIndexPtr()[j]; p < M.outerIndexPtr()[j + 1]; ++p)
+          if (M.innerIndexPtr()[p] == j) diag[static_cast<size_t>(j)] = p;
+      ldlt.analyzePattern(M);
+      fill = ldlt.factor_nnz();
+      flops = ldlt.factor_flops();
+      state = flops <= flops_max ? 1 : -1;
+      GDBG("inertia analyse: n=%lld nnz=%lld fill=%lld flops=%.3g (limit %.3g)", (long long)L->n, (long long)L->nnz(),
+           (long long)fill, flops, flops_max);
+    }
+    return state == 1;
+  }
+  /// Number of eigenvalues below sigma, or -1 if the factorization broke down (a zero or
+  /// non-finite pivot: sigma is then moved by the caller).
+  int64_t below(double sigma) {
+    for (int64_t i = 0; i < L->n; ++i) {
+      const double lii = L->val[static_cast<size_t>(diag_in_L(i))];
+      M.valuePtr()[diag[static_cast<size_t>(i)]] = lii - sigma;
+    }
+    ldlt.factorize(M);
+    if (ldlt.info() != Eigen::Success) return -1;
+    const Eigen::VectorXd& d = ldlt.vectorD();
+    int64_t neg = 0;
+    for (Eigen::Index i = 0; i < d.size(); ++i) {
+      if (!std::isfinite(d[i]) || d[i] == 0.0) return -1;
+      neg += d[i] < 0.0;
+    }
+    GDBG("inertia at sigma=%.17g: %lld below", sigma, (long long)neg);
+    return neg;
+  }
+  int64_t diag_in_L(int64_t i) const {
+    for (int64_t p = L->ptr[static_cast<size_t>(i)]; p < L->ptr[static_cast<size_t>(i) + 1]; ++p)
+      if (L->idx[static_cast<size_t>(p)] == i) return p;
+    return -1;  // not reached: component_laplacian stores every diagonal entry
+  }
+};
+
+
+/// A deterministic pseudo-random start vector (splitmix64 of seed), unit norm.
+Eigen::VectorXd start_vector(int64_t n, uint64_t seed) {
+  Eigen::VectorXd v(n);
+  for (int64_t i = 0; i < n; ++i) {
+    uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    v[i] = static_cast<double>(z >> 11) * 0x1.0p-53 - 0.5;
+  }
+  return v / v.norm();
+}
+
+constexpr double kCertDelta = 1e-8;     // certificate margin, relative to c: sigma = top - 1e-8 c
+constexpr double kInertiaFlops = 5e8;   // inertia attempted when its LDL^T costs <= 5e8 flops (~0.5 s)
+
+}  // namespace
+
+/// Strength of a certificate (larger = stronger).
+int posenc::graph_detail::cert_rank(posenc_lappe_certificate c) {
+  return c == POSENC_LAPPE_CERT_DENSE ? 3 : c == POSENC_LAPPE_CERT_INERTIA ? 2 : c == POSENC_LAPPE_CERT_KRYLOV ? 1 : 0;
+}
+
+/// nev smallest eigenpairs of a connected component's Laplacian (nev <= L.n), certified.
+posenc_status posenc::graph_detail::component_pairs(const Lap& L, int64_t nev, posenc_lappe_method solver, Pairs* out,
+                                                    SolveStats* st, CompCert* cert) {
+  *cert = CompCert{};
+  if (3 * nev >= L.n || solver == POSENC_LAPPE_DENSE || (solver == POSENC_LAPPE_AUTO && L.n <= kDenseMax)) {
+    st->method = "dense";
+    // Small components (molecules): the tridiagonal path, Eigen's solver if it rejects its result.
+    if (solver == POSENC_LAPPE_AUTO && L.n <= kSmallDenseMax && small_dense_pairs(L, nev, out)) return POSENC_OK;
+    if (!dense_pairs(L, nev, out))
+      return set_error(POSENC_ERR_NOT_CONVERGED,
+                       "dense symmetric eigensolver (Eigen SelfAdjointEigenSolver, %lld nodes) did not converge",
+                       static_cast<long long>(L.n));
+    return POSENC_OK;
+  }
+  std::string why;
+  const double res_max = 1e-9 * L.bound;
+  const Eigen::MatrixXd none(L.n, 0);
+  auto accept = [&](Pairs* p, const char* what) {
+    const double r = polish(L, p);
+    if (r <= res_max) return true;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%s: residual %g > %g; ", what, r, res_max);
+    why += buf;
+    return false;
+  };
+  bool ok = false;
+  const int64_t ncv0 = std::min<int64_t>(L.n, std::max<int64_t>(2 * nev + 1, nev + 24));
+  ShiftInvert si;
+  const double si_cap = solver == POSENC_LAPPE_AUTO ? kShiftInvertFlopsPerNnz * static_cast<double>(L.nnz())
+                                                    : std::numeric_limits<double>::infinity();
+  if (solver != POSENC_LAPPE_LANCZOS && shift_invert(L, nev, ncv0, &si, out, st, &why, si_cap) &&
+      accept(out, "shift-invert")) {
+    ok = true;
+    st->method = "shift-invert";
+  }
+  const int64_t ncvs[2] = {ncv0, std::min<int64_t>(L.n, 2 * ncv0 + 16)};
+  const int64_t maxits[2] = {300, 10000};  // restarts: a cluster cut at nev stalls a small ncv
+  for (int a = 0; a < 2 && !ok && solver != POSENC_LAPPE_SHIFT_INVERT; ++a) {
+    if (lanczos(L, none, nev, ncvs[a], maxits[a], out, st, &why) && accept(out, "Lanczos")) {
+      ok = true;
+      st->method = "lanczos";
+    } else {
+      why += "; ";
+    }
+  }
+  if (!ok && si.deferred) {  // AUTO's Lanczos-first choice failed: the factorization after all
+    si.deferred = false;
+    if (shift_invert(L, nev, ncv0, &si, out, st, &why) && accept(out, "shift-invert")) {
+      ok = true;
+      st->method = "shift-invert";
+    }
+  }
+  if (si.ready) cert->factor_nnz = si.ldlt.factor_nnz();
+  if (!ok)
+    return set_error(POSENC_ERR_NOT_CONVERGED, "no eigensolver converged for a component of %lld nodes: %s",
+                     static_cast<long long>(L.n), why.c_str());
+  sort_pairs(out);
+  // Certificate. Krylov methods can miss copies of a repeated eigenvalue (they see one direction
+  // per eigenspace of the start vector) and then return larger values with small residuals. With
+  // top = the nev-th value and sigma = top - delta, the result is the nev smallest (to within
+  // delta) iff L has exactly as many eigenvalues below sigma as were returned below sigma.
+  // Inertia counts them exactly; while the count disagrees, the returned vectors are deflated and
+  // the search goes on below sigma. Without an affordable factorization, a deflated Lanczos run
+  // from a fresh start vector that finds nothing below sigma is the (probabilistic) certificate.
+  const double delta = kCertDelta * L.bound;
+  Inertia inert;
+  inert.L = &L;
+  const bool use_inertia = inert.affordable(kInertiaFlops);
+  cert->factor_nnz = std::max(cert->factor_nnz, inert.state == 1 ? inert.fill : int64_t{0});
+  const int64_t max_rounds = 2 * nev + 8;
+  uint64_t seed = 0x5eed;
+  int failed_searches = 0;
+  for (int64_t round = 0;; ++round) {
+    const double top = out->val[nev - 1];
+    double sigma = top - delta;
+    int64_t truth = -1;
+    if (use_inertia) {
+      for (int t = 0; t < 4 && truth < 0; ++t) {
+        truth = inert.below(sigma);
+        if (truth < 0) sigma -= 0.37 * delta;  // zero pivot: move into the gap
+      }
+    }
+    int64_t have = 0;
+    for (int64_t j = 0; j < nev; ++j) have += out->val[j] < sigma;
+    if (use_inertia && truth < 0)
+      return set_error(POSENC_ERR_NOT_CONVERGED,
+                       "certificate: the LDL^T of L - sigma*I (sigma = %.17g) broke down at 4 shifts for a component "
+                       "of %lld nodes (%s solver)",
+                       sigma, static_cast<long long>(L.n), st->method.c_str());
+    if (use_inertia && truth == have) {
+      cert->kind = POSENC_LAPPE_CERT_INERTIA;
+      cert->sigma = sigma;
+      cert->below = truth;
+      return POSENC_OK;
+    }
+    if (use_inertia && truth < have)
+      return set_error(POSENC_ERR_NOT_CONVERGED,
+                       "certificate: L has %lld eigenvalues below sigma = %.17g by inertia but %lld returned pairs "
+                       "(residual <= %g) lie below it (component of %lld nodes): the factorization is unreliable",
+                       static_cast<long long>(truth), sigma, static_cast<long long>(have), res_max,
+                       static_cast<long long>(L.n));
+    if (round >= max_rounds) {
+      if (use_inertia)
+        return set_error(POSENC_ERR_NOT_CONVERGED,
+                         "certificate: L has %lld eigenvalues below sigma = %.17g (inertia) but %lld were found after "
+                         "%lld deflated re-searches (component of %lld nodes, %s solver)",
+                         static_cast<long long>(truth), sigma, static_cast<long long>(have),
+                         static_cast<long long>(round), static_cast<long long>(L.n), st->method.c_str());
+      return set_error(POSENC_ERR_NOT_CONVERGED,
+                       "certificate: deflated Lanczos still found eigenvalues below the %lld-th after %lld re-searches "
+                       "(component of %lld nodes, %s solver)",
+                       static_cast<long long>(nev), static_cast<long long>(round), static_cast<long long>(L.n),
+                       st->method.c_str());
+    }
+    // Deflated search below sigma, from a fresh start vector.
+    const int64_t missing = truth >= 0 ? truth - have : 0;
+    const int64_t room = L.n - nev - 1;
+    const int64_t more = std::min<int64_t>(room, std::max<int64_t>(std::max<int64_t>(4, nev / 4), std::min<int64_t>(missing, nev) + 2));
+    if (more <= 0)
+      return set_error(POSENC_ERR_NOT_CONVERGED, "certificate: no room for a deflated search (component of %lld nodes)",
+                       static_cast<long long>(L.n));
+    const int64_t ncv = std::min<int64_t>(L.n - nev, std::max<int64_t>(2 * more + 1, more + 16) << failed_searches);
+    const Eigen::VectorXd v0 = start_vector(L.n, seed++);
+    Pairs extra;
+    const bool got = si.ready ? deflated_shift_invert(L, si, out->vec, more, ncv, v0.data(), &extra, st)
+                              : deflated_lanczos(L, out->vec, more, ncv, 3000, v0.data(), &extra, st);
+    bool found = false;
+    if (got) {
+      polish(L, &extra);
+      Pairs merged = *out;
+      for (Eigen::Index j = 0; j < extra.val.size(); ++j) {
+        // accept only true eigenpairs below sigma, orthogonal to what is kept
+        Eigen::VectorXd v = extra.vec.col(j);
+        Eigen::VectorXd y(L.n);
+        L.shifted_apply(0.0, v.data(), y.data());
+        if (!(extra.val[j] < sigma) || (y + extra.val[j] * v).norm() > res_max) continue;
+        v -= merged.vec * (merged.vec.transpose() * v);
+        const double nv = v.norm();
+        if (!(nv > 0.5)) continue;
+        v /= nv;
+        L.shifted_apply(0.0, v.data(), y.data());
+        const double lam = -v.dot(y);
+        if ((y + lam * v).norm() > res_max) continue;
+        found = true;
+        merged.val.conservativeResize(merged.val.size() + 1);
+        merged.val[merged.val.size() - 1] = lam;
+        merged.vec.conservativeResize(Eigen::NoChange, merged.vec.cols() + 1);
+        merged.vec.col(merged.vec.cols() - 1) = v;
+      }
+      if (found) {
+        ++cert->recoveries;
+        sort_pairs(&merged);
+        out->val = merged.val.head(nev);
+        out->vec = merged.vec.leftCols(nev);
+      }
+    }
+    if (!found) {
+      if (!use_inertia && got) {
+        cert->kind = POSENC_LAPPE_CERT_KRYLOV;
+        cert->sigma = sigma;
+        return POSENC_OK;
+      }
+      if (++failed_searches > 2)
+        return set_error(POSENC_ERR_NOT_CONVERGED,
+                         "certificate: %s (component of %lld nodes, %s solver); deflated searches found none of them",
+                         use_inertia ? "inertia counts eigenvalues below the k-th that were not found"
+                                     : "the deflated Lanczos check did not converge",
+                         static_cast<long long>(L.n), st->method.c_str());
+    }
+  }
+}
+
+/// ||L v_j - lambda_j v_j||_2 for every pair.
+std::vector<double> posenc::graph_detail::residuals(const Lap& L, const Pairs& p) {
+  std::vector<double> r(static_cast<size_t>(p.val.size()));
+  Eigen::VectorXd y(L.n);
+  for (Eigen::Index j = 0; j < p.val.size(); ++j) {
+    L.shifted_apply(0.0, p.vec.col(j).data(), y.data());  // y = -L v
+    r[static_cast<size_t>(j)] = (y + p.val[j] * p.vec.col(j)).norm();
+  }
+  return r;
+}
