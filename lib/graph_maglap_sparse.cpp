@@ -24,8 +24,11 @@
 #include <Eigen/SparseCholesky>
 #include <Eigen/SparseCore>
 #include <Spectra/SymEigsShiftSolver.h>
+#include <Spectra/SymEigsSolver.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -48,7 +51,8 @@ constexpr double kResidualTol = 1e-7;    // ||L v - lambda v|| <= kResidualTol *
 constexpr double kShiftRel = 1e-6;       // shift-invert pole at -kShiftRel * scale (L is PSD)
 constexpr double kCertDelta = 1e-8;      // certificate point tau = lambda_k - kCertDelta * scale
 constexpr double kRankTol = 1e-6;        // rank threshold of the complex QR of the Ritz span
-constexpr double kFactorFlopsMax = 4e11; // larger LDL^H factors are refused (UNSUPPORTED)
+constexpr double kInertiaFlops = 2e10;   // LDL^H factors up to this cost serve the certificate
+constexpr double kFillRatio = 1e3;       // shift-invert while factor flops <= kFillRatio n^1.5
 constexpr int kRounds = 3;               // subspace enlargements after a failed certificate
 
 /// Complex SimplicialLDLT that reports the cost of its numeric factorization after the analysis.
@@ -81,6 +85,44 @@ struct EmbeddedShiftSolve {
     Eigen::Map<Eigen::VectorXd>(y + n, n) = w.imag();
   }
 };
+
+/// Spectra operator on the real 2n embedding: y = P (c I - M) P x, P = I - E E^T (E may be empty).
+struct EmbeddedShifted {
+  using Scalar = double;
+  const CSp* L;
+  double c;
+  const Eigen::MatrixXd* E;
+  Eigen::Index n;
+  mutable Eigen::VectorXcd z, w;
+  mutable Eigen::VectorXd t;
+  Eigen::Index rows() const { return 2 * n; }
+  Eigen::Index cols() const { return 2 * n; }
+  void perform_op(const double* x, double* y) const {
+    Eigen::Map<Eigen::VectorXd> ym(y, 2 * n);
+    t = Eigen::Map<const Eigen::VectorXd>(x, 2 * n);
+    if (E->cols() > 0) t -= (*E) * (E->transpose() * t);
+    z.resize(n);
+    z.real() = t.head(n);
+    z.imag() = t.tail(n);
+    w = (*L) * z;
+    ym.head(n) = c * t.head(n) - w.real();
+    ym.tail(n) = c * t.tail(n) - w.imag();
+    if (E->cols() > 0) ym -= (*E) * (E->transpose() * ym);
+  }
+};
+
+template <class Solver>
+bool spectra_run(Solver& eig, Spectra::SortRule sel, int64_t maxit, Spectra::SortRule sorting) {
+  eig.init();
+  try {
+    eig.compute(sel, maxit, kSpectraTol, sorting);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception&) {
+    return false;
+  }
+  return eig.info() == Spectra::CompInfo::Successful;
+}
 
 /// Numeric LDL^H of L - s I (pattern analysed); false on a zero or non-finite pivot.
 bool factor_at(ProbedCLDLT* f, CSp* Ls, const std::vector<int>& dpos, const Eigen::VectorXd& diag, double s) {
@@ -158,33 +200,48 @@ posenc_status maglap_sparse_component(const std::vector<int32_t>& nodes, const s
       if (Ls.innerIndexPtr()[p] == j) dpos[static_cast<size_t>(j)] = p;
   ProbedCLDLT f;
   f.analyzePattern(Ls);
-  if (f.factor_flops() > kFactorFlopsMax)
-    return set_error(POSENC_ERR_UNSUPPORTED,
-                     "the component of node %d (%d nodes): its sparse LDL^H factor would cost %.3g flops (limit %.3g)",
-                     nodes[0], n, f.factor_flops(), kFactorFlopsMax);
+  // Shift-invert while the factor stays sparse (grids, meshes, road networks); else plain Lanczos
+  // on c I - M (expander-like graphs: large fill, but a wide spectral gap at the bottom).
+  const double flops = f.factor_flops();
+  const bool use_si = flops <= kFillRatio * std::pow(static_cast<double>(n), 1.5) && flops <= kInertiaFlops;
+  const bool use_inertia = flops <= kInertiaFlops;
+  double gersh = 0.0;  // Gershgorin bound of L's spectrum
+  for (int j = 0; j < n; ++j) {
+    double a = 0.0;
+    for (CSp::InnerIterator it(L, j); it; ++it) a += std::abs(it.value());
+    gersh = std::max(gersh, a);
+  }
+  const Eigen::MatrixXd no_proj;
   const bool real_case = q == 0.0;
   int64_t want = std::min<int64_t>(2 * nev + 2, 2 * n64 - 1);
   const char* why = "";
   for (int round = 0; round <= kRounds; ++round) {
-    const double sigma = -kShiftRel * scale;
-    if (!factor_at(&f, &Ls, dpos, diag, sigma))
-      return set_error(POSENC_ERR_NOT_CONVERGED, "the LDL^H of L - sigma I broke down (component of node %d)", nodes[0]);
-    EmbeddedShiftSolve op{&f, n, {}, {}};
-    const int64_t ncv = std::min<int64_t>(2 * n64, std::max<int64_t>(2 * want + 1, want + 20));
-    Spectra::SymEigsShiftSolver<EmbeddedShiftSolve> eig(op, want, ncv, sigma);
-    eig.init();
-    try {
-      eig.compute(Spectra::SortRule::LargestMagn, 1000, kSpectraTol, Spectra::SortRule::SmallestAlge);
-    } catch (const std::bad_alloc&) {
-      throw;
-    } catch (const std::exception&) {
+    Eigen::MatrixXd X;
+    int64_t ncv = 0;
+    bool conv = false;
+    if (use_si) {
+      const double sigma = -kShiftRel * scale;
+      if (!factor_at(&f, &Ls, dpos, diag, sigma))
+        return set_error(POSENC_ERR_NOT_CONVERGED, "the LDL^H of L - sigma I broke down (component of node %d)",
+                         nodes[0]);
+      EmbeddedShiftSolve op{&f, n, {}, {}};
+      ncv = std::min<int64_t>(2 * n64, std::max<int64_t>(2 * want + 1, want + 20));
+      Spectra::SymEigsShiftSolver<EmbeddedShiftSolve> eig(op, want, ncv, sigma);
+      conv = spectra_run(eig, Spectra::SortRule::LargestMagn, 1000, Spectra::SortRule::SmallestAlge);
+      if (conv) X = eig.eigenvectors();
+    } else {
+      EmbeddedShifted op{&L, gersh, &no_proj, n, {}, {}, {}};
+      ncv = std::min<int64_t>(2 * n64, std::max<int64_t>(2 * want + 1, want + 40));
+      Spectra::SymEigsSolver<EmbeddedShifted> eig(op, want, ncv);
+      conv = spectra_run(eig, Spectra::SortRule::LargestAlge, 20000, Spectra::SortRule::LargestAlge);
+      if (conv) X = eig.eigenvectors();
     }
-    if (eig.info() != Spectra::CompInfo::Successful)
+    if (!conv)
       return set_error(POSENC_ERR_NOT_CONVERGED,
-                       "shift-invert Lanczos on the real embedding (Spectra, nev=%lld, ncv=%lld) did not converge "
+                       "%s on the real embedding (Spectra, nev=%lld, ncv=%lld) did not converge "
                        "(component of node %d, %d nodes)",
-                       static_cast<long long>(want), static_cast<long long>(ncv), nodes[0], n);
-    const Eigen::MatrixXd X = eig.eigenvectors();
+                       use_si ? "shift-invert Lanczos" : "Lanczos", static_cast<long long>(want),
+                       static_cast<long long>(ncv), nodes[0], n);
     // Basis of the Ritz span: complex u + i v (real u and v when q = 0), rank-revealing QR.
     Eigen::MatrixXcd Z;
     if (real_case) {
@@ -228,6 +285,34 @@ posenc_status maglap_sparse_component(const std::vector<int32_t>& nodes, const s
                            nodes[0], R.col(j).norm(), kResidualTol * scale);
       // Certificate: no eigenvalue of L below tau is missing from the Ritz values.
       double tau = mu[nev - 1] - kCertDelta * scale;
+      if (!use_inertia) {
+        // Probabilistic certificate: Lanczos on c I - M with the whole Ritz span (both real copies
+        // of each complex vector) projected out; its largest eigenvalue c - lambda must not
+        // reveal an eigenvalue lambda of L below tau.
+        Eigen::MatrixXd E(2 * n64, 2 * r);
+        E << Q.real(), -Q.imag(), Q.imag(), Q.real();
+        EmbeddedShifted op{&L, gersh, &E, n, {}, {}, {}};
+        const int64_t dncv = std::min<int64_t>(2 * n64, 40);
+        if (2 * n64 - 2 * r < 3) {
+          *vals = mu.head(nev);
+          *vecs = std::move(V);
+          return POSENC_OK;  // nothing left outside the span
+        }
+        Spectra::SymEigsSolver<EmbeddedShifted> eig(op, 2, dncv);
+        if (!spectra_run(eig, Spectra::SortRule::LargestAlge, 20000, Spectra::SortRule::LargestAlge))
+          return set_error(POSENC_ERR_NOT_CONVERGED,
+                           "certificate: the deflated Lanczos run did not converge (component of node %d)", nodes[0]);
+        const double rest = gersh - eig.eigenvalues()[0];
+        if (rest >= tau) {
+          *vals = mu.head(nev);
+          *vecs = std::move(V);
+          return POSENC_OK;
+        }
+        why = "the deflated Lanczos run found an eigenvalue below the returned ones";
+        want += 4;
+        want = std::min<int64_t>(std::max<int64_t>(want, 2 * nev + 2 * (round + 2)), 2 * n64 - 1);
+        continue;
+      }
       int64_t truth = -1;
       for (int t = 0; t < 4 && truth < 0; ++t, tau -= kCertDelta * scale) {
         if (!factor_at(&f, &Ls, dpos, diag, tau)) continue;
