@@ -14,6 +14,10 @@
 // (Sylvester's law of inertia: the negative pivots of the LDL^H of L - tau I) must equal the
 // number of Ritz values below tau; a shortfall restarts with a larger subspace (3 rounds), and
 // then the call fails with POSENC_ERR_NOT_CONVERGED rather than returning a wrong spectrum.
+// When the LDL^H fills in (factor flops > kFillRatio n^1.5 or > kInertiaFlops: expander-like
+// graphs) the Lanczos runs in regular mode on c I - M (c = Gershgorin bound of L) instead; the
+// inertia certificate is kept while the factorization costs <= kInertiaFlops, beyond that a
+// Lanczos run on c I - M with the Ritz span projected out must find nothing below tau.
 //
 // Sequential, deterministic: Spectra's start vector is fixed, so the bits do not depend on the
 // thread count or the ISA path (baseline flags, no SIMD kernel table).

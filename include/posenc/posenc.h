@@ -1611,18 +1611,21 @@ POSENC_API posenc_status posenc_laplacian_pe_ex_f64(int64_t num_nodes, const int
  *  tridiagonal by implicit QR (every eigenvalue found, repeated ones included) and the wanted
  *  vectors back-transformed (q = 0: Eigen's real SelfAdjointEigenSolver, eigvecs_im exactly 0);
  *  cost O(n_c^3). A larger component takes the sparse route (maglap_pe.sparse, when any component
- *  does): shift-invert Lanczos (Spectra) on the 2n_c x 2n_c real symmetric embedding [[Re L, -Im
- *  L], [Im L, Re L]] (every eigenvalue doubled) for its 2 min(k, n_c) + 2 smallest pairs, the
- *  shift-solve through one sparse complex LDL^H of L - sigma I (Eigen SimplicialLDLT, AMD
- *  ordering, sigma = -1e-6 c'); from each real Ritz pair [u; v] the complex u + i v (q = 0: u and v,
- *  so eigvecs_im is exactly 0) spans a subspace, orthonormalized by a rank-revealing QR, and a
- *  complex Rayleigh-Ritz with L gives the pairs. Every returned pair of a sparse component has
- *  ||L v - lambda v||_2 <= 1e-7 c', and an inertia certificate proves the spectrum complete: the
- *  number of negative pivots of the LDL^H of L - tau I (tau = lambda_{k} - 1e-8 c', Sylvester's
- *  law of inertia) must equal the number of Ritz values below tau; a shortfall restarts with a
- *  larger subspace (3 times), then NOT_CONVERGED. c' = max(1, max diagonal of L). Cost: one
- *  sparse LDL^H (planar graphs: O(n_c^1.5) flops) plus a few hundred solves; refused
- *  (UNSUPPORTED) when the factor would cost more than 4e11 flops.
+ *  does): Lanczos (Spectra) on the 2n_c x 2n_c real symmetric embedding M = [[Re L, -Im L],
+ *  [Im L, Re L]] (every eigenvalue doubled) for its 2 min(k, n_c) + 2 smallest pairs. The
+ *  sparse complex LDL^H of L (Eigen SimplicialLDLT, AMD ordering) is analysed first: while its
+ *  factorization costs <= 1e3 n_c^1.5 and <= 2e10 flops (grids, meshes, near-planar graphs),
+ *  shift-invert Lanczos with the shift-solve through the LDL^H of L - sigma I (sigma = -1e-6 c');
+ *  otherwise (expander-like graphs) plain Lanczos on c'' I - M (c'' = Gershgorin bound of L).
+ *  From each real Ritz pair [u; v] the complex u + i v (q = 0: u and v, so eigvecs_im is exactly
+ *  0) spans a subspace, orthonormalized by a rank-revealing QR, and a complex Rayleigh-Ritz with
+ *  L gives the pairs. Every returned pair of a sparse component has ||L v - lambda v||_2 <= 1e-7
+ *  c' (c' = max(1, max diagonal of L)), and a certificate checks that no eigenvalue below the
+ *  returned ones was missed: while the factorization costs <= 2e10 flops, by inertia (the
+ *  number of negative pivots of the LDL^H of L - tau I, tau = lambda_k - 1e-8 c', Sylvester's
+ *  law, must equal the number of Ritz values below tau: a proof); above, probabilistically (a
+ *  Lanczos run on c'' I - M with the whole Ritz span projected out must find nothing below tau).
+ *  A failed certificate restarts with a larger subspace (3 times), then NOT_CONVERGED.
  *  Accuracy: dense route |eigvals[j] - exact| <= ~1e-13 c (c = 2 for SYM, 2 max_u d_u for D - A),
  *  residuals ||L v - lambda v||_2 ~1e-14 c, eigenvector error ~1e-13 c / gap; sparse route
  *  residuals <= 1e-7 c' guaranteed (observed ~1e-14), eigenvalues observed within 4e-16 of the
@@ -1633,8 +1636,8 @@ POSENC_API posenc_status posenc_laplacian_pe_ex_f64(int64_t num_nodes, const int
  *
  *  Errors (nothing written): the graph errors above; laplacian not in the enum, q < 0, NaN or
  *  infinite, k <= 0 or k > num_nodes -> INVALID_ARGUMENT; eigvals, eigvecs_re or eigvecs_im NULL
- *  -> NULL_POINTER; num_nodes * k overflowing -> SIZE_OVERFLOW; a sparse component whose LDL^H
- *  factor exceeds 4e11 flops (or of 2^30 nodes and more) -> UNSUPPORTED; the eigensolver failing,
+ *  -> NULL_POINTER; num_nodes * k overflowing -> SIZE_OVERFLOW; a component of 2^30 nodes or
+ *  more -> UNSUPPORTED; the eigensolver failing,
  *  a sparse residual above the bound or the inertia certificate failing -> NOT_CONVERGED (never a
  *  spectrum with missing eigenvalues); an allocation failing -> OUT_OF_MEMORY.
  *
