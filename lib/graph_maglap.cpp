@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // lib/graph_maglap.cpp — graph family: magnetic Laplacian PE of directed graphs (MagLapPE,
 // Geisler et al. 2023): the k smallest eigenpairs of the complex Hermitian L_q, per connected
-// component of the symmetrized graph, by a dense Householder tridiagonalization (Eigen) and the
-// implicit QR of the real tridiagonal.
+// component of the symmetrized graph: up to kMagDenseMax nodes by a dense Householder
+// tridiagonalization (Eigen) and the implicit QR of the real tridiagonal, larger components by
+// the sparse route of lib/graph_maglap_sparse.cpp (lib/graph_maglap.hpp).
 //
 // Plain lib code (baseline flags, no SIMD kernel table): components are solved one after the
 // other on the calling thread, so the result is bitwise identical for any thread count and on

@@ -20,8 +20,8 @@ namespace graph_detail {
 /// sym: L = I - D^{-1/2} H D^{-1/2} (else D - H), H(i,j) = a_s(i,j) exp(i 2 pi q (W(i,j) - W(j,i))).
 /// On POSENC_OK, *vals holds nev ascending eigenvalues and *vecs (nodes.size() x nev) orthonormal
 /// eigenvectors (phase not fixed). Errors: POSENC_ERR_NOT_CONVERGED (the Lanczos run, the residual
-/// check or the inertia certificate failed), POSENC_ERR_UNSUPPORTED (the LDL^T factor is too
-/// large), POSENC_ERR_INVALID_ARGUMENT (a weighted degree overflows).
+/// check or the certificate failed), POSENC_ERR_UNSUPPORTED (2^30 nodes or more),
+/// POSENC_ERR_INVALID_ARGUMENT (a weighted degree overflows).
 posenc_status maglap_sparse_component(const std::vector<int32_t>& nodes, const std::vector<int32_t>& local,
                                       const int64_t* src, const int64_t* dst, const double* weights,
                                       const int64_t* edges, int64_t num_local_edges, bool sym, double q,
