@@ -14,7 +14,7 @@
 // (Sylvester's law of inertia: the negative pivots of the LDL^H of L - tau I) must equal the
 // number of Ritz values below tau; a shortfall restarts with a larger subspace (3 rounds), and
 // then the call fails with POSENC_ERR_NOT_CONVERGED rather than returning a wrong spectrum.
-// When the LDL^H fills in (factor flops > kFillRatio n^1.5 or > kInertiaFlops: expander-like
+// When the LDL^H fills in (factor flops > kFillRatio n^1.5 or > kShiftInvertFlops: expander-like
 // graphs) the Lanczos runs in regular mode on c I - M (c = Gershgorin bound of L) instead; the
 // inertia certificate is kept while the factorization costs <= kInertiaFlops, beyond that a
 // Lanczos run on c I - M with the Ritz span projected out must find nothing below tau.
@@ -55,7 +55,8 @@ constexpr double kResidualTol = 1e-7;    // ||L v - lambda v|| <= kResidualTol *
 constexpr double kShiftRel = 1e-6;       // shift-invert pole at -kShiftRel * scale (L is PSD)
 constexpr double kCertDelta = 1e-8;      // certificate point tau = lambda_k - kCertDelta * scale
 constexpr double kRankTol = 1e-6;        // rank threshold of the complex QR of the Ritz span
-constexpr double kInertiaFlops = 2e10;   // LDL^H factors up to this cost serve the certificate
+constexpr double kInertiaFlops = 2e10;   // Lanczos route: LDL^H factors up to this cost certify
+constexpr double kShiftInvertFlops = 1e12; // shift-invert route: largest factorization attempted
 constexpr double kFillRatio = 1e3;       // shift-invert while factor flops <= kFillRatio n^1.5
 constexpr int kRounds = 3;               // subspace enlargements after a failed certificate
 
@@ -207,8 +208,8 @@ posenc_status maglap_sparse_component(const std::vector<int32_t>& nodes, const s
   // Shift-invert while the factor stays sparse (grids, meshes, road networks); else plain Lanczos
   // on c I - M (expander-like graphs: large fill, but a wide spectral gap at the bottom).
   const double flops = f.factor_flops();
-  const bool use_si = flops <= kFillRatio * std::pow(static_cast<double>(n), 1.5) && flops <= kInertiaFlops;
-  const bool use_inertia = flops <= kInertiaFlops;
+  const bool use_si = flops <= kFillRatio * std::pow(static_cast<double>(n), 1.5) && flops <= kShiftInvertFlops;
+  const bool use_inertia = use_si || flops <= kInertiaFlops;
   double gersh = 0.0;  // Gershgorin bound of L's spectrum
   for (int j = 0; j < n; ++j) {
     double a = 0.0;

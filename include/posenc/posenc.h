@@ -1614,14 +1614,15 @@ POSENC_API posenc_status posenc_laplacian_pe_ex_f64(int64_t num_nodes, const int
  *  does): Lanczos (Spectra) on the 2n_c x 2n_c real symmetric embedding M = [[Re L, -Im L],
  *  [Im L, Re L]] (every eigenvalue doubled) for its 2 min(k, n_c) + 2 smallest pairs. The
  *  sparse complex LDL^H of L (Eigen SimplicialLDLT, AMD ordering) is analysed first: while its
- *  factorization costs <= 1e3 n_c^1.5 and <= 2e10 flops (grids, meshes, near-planar graphs),
+ *  factorization costs <= 1e3 n_c^1.5 and <= 1e12 flops (grids, meshes, near-planar graphs),
  *  shift-invert Lanczos with the shift-solve through the LDL^H of L - sigma I (sigma = -1e-6 c');
  *  otherwise (expander-like graphs) plain Lanczos on c'' I - M (c'' = Gershgorin bound of L).
  *  From each real Ritz pair [u; v] the complex u + i v (q = 0: u and v, so eigvecs_im is exactly
  *  0) spans a subspace, orthonormalized by a rank-revealing QR, and a complex Rayleigh-Ritz with
  *  L gives the pairs. Every returned pair of a sparse component has ||L v - lambda v||_2 <= 1e-7
  *  c' (c' = max(1, max diagonal of L)), and a certificate checks that no eigenvalue below the
- *  returned ones was missed: while the factorization costs <= 2e10 flops, by inertia (the
+ *  returned ones was missed: on the shift-invert variant and while the factorization costs
+ *  <= 2e10 flops, by inertia (the
  *  number of negative pivots of the LDL^H of L - tau I, tau = lambda_k - 1e-8 c', Sylvester's
  *  law, must equal the number of Ritz values below tau: a proof); above, probabilistically (a
  *  Lanczos run on c'' I - M with the whole Ritz span projected out must find nothing below tau).
