@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // lib/graph_maglap.cpp — graph family: magnetic Laplacian PE of directed graphs (MagLapPE,
 // Geisler et al. 2023): the k smallest eigenpairs of the complex Hermitian L_q, per connected
-// component of the symmetrized graph, by a dense Householder tridiagonalization (Eigen) and the
-// implicit QR of the real tridiagonal.
+// component of the symmetrized graph: up to kMagDenseMax nodes by a dense Householder
+// tridiagonalization (Eigen) and the implicit QR of the real tridiagonal, larger components by
+// the sparse route of lib/graph_maglap_sparse.cpp (lib/graph_maglap.hpp).
 //
 // Plain lib code (baseline flags, no SIMD kernel table): components are solved one after the
 // other on the calling thread, so the result is bitwise identical for any thread count and on
 // every ISA path.
 #include "lib/graph_common.hpp"
+#include "lib/graph_maglap.hpp"
 
 #include <Eigen/Core>
 #include <Eigen/Eigenvalues>
@@ -15,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdlib>
 #include <limits>
 #include <vector>
 
@@ -24,7 +27,18 @@ using namespace posenc::graph_detail;
 
 namespace {
 
-constexpr int64_t kMagDenseMax = 4096;  // largest component solved (dense complex eigensolver)
+constexpr int64_t kMagDenseMax = 4096;  // largest component solved by the dense complex eigensolver
+
+/// Components above this size take the sparse route: kMagDenseMax, or the value of the
+/// environment variable POSENC_MAGLAP_DENSE_MAX (a test knob, docs/DEVELOPING.md), read per call.
+int64_t dense_max() {
+  if (const char* env = std::getenv("POSENC_MAGLAP_DENSE_MAX"); env && *env) {
+    char* end = nullptr;
+    const long long v = std::strtoll(env, &end, 10);
+    if (end && *end == '\0' && v >= 1) return static_cast<int64_t>(v);
+  }
+  return kMagDenseMax;
+}
 
 /// Phase rule: the entry of largest modulus becomes real positive (ties within a relative 1e-6,
 /// the lowest index decides), its imaginary part exactly 0.
@@ -68,12 +82,8 @@ posenc_status maglap_pe(int64_t num_nodes, const int64_t* src, const int64_t* ds
     const std::vector<int32_t>& comp = cc.comp;
     const std::vector<int32_t>& local = cc.local;
     const std::vector<std::vector<int32_t>>& comps = cc.nodes;
-    for (size_t c = 0; c < comps.size(); ++c)
-      if (static_cast<int64_t>(comps[c].size()) > kMagDenseMax)
-        return set_error(POSENC_ERR_UNSUPPORTED,
-                         "a connected component has %zu nodes (lowest id %d); the dense route takes at most %lld "
-                         "(the sparse route is not implemented)",
-                         comps[c].size(), comps[c][0], static_cast<long long>(kMagDenseMax));
+    const int64_t dmax = dense_max();
+    bool any_sparse = false;
     // Edges bucketed by component (edge order kept): W of each component is summed in edge order.
     // An edge whose ends lie in different components (weight 0, or a subnormal weight halved to 0
     // in A_s) adds nothing to A_s and is skipped.
@@ -106,6 +116,10 @@ posenc_status maglap_pe(int64_t num_nodes, const int64_t* src, const int64_t* ds
       if (nc == 1) {
         vals[c] = Eigen::VectorXd::Constant(1, sym ? 1.0 : 0.0);
         vecs[c] = Eigen::MatrixXcd::Constant(1, 1, 1.0);
+      } else if (nc > dmax) {
+        any_sparse = true;
+        POSENC_CHECK(maglap_sparse_component(nodes, local, src, dst, weights, ebuf.data() + eptr[c],
+                                             eptr[c + 1] - eptr[c], sym, q, nev, &vals[c], &vecs[c]));
       } else {
         Eigen::MatrixXd W = Eigen::MatrixXd::Zero(nc, nc);
         for (int64_t p = eptr[c]; p < eptr[c + 1]; ++p) {
@@ -179,7 +193,7 @@ posenc_status maglap_pe(int64_t num_nodes, const int64_t* src, const int64_t* ds
         im[static_cast<size_t>(at)] = col[static_cast<Eigen::Index>(r)].imag();
       }
     }
-    path("maglap_pe.dense");
+    path(any_sparse ? "maglap_pe.sparse" : "maglap_pe.dense");
     POSENC_SHAPE("nodes=%lld edges=%lld k=%d components=%zu", (long long)n, (long long)num_edges, k, comps.size());
     std::copy(ev.begin(), ev.end(), eigvals);
     std::copy(re.begin(), re.end(), eigvecs_re);

@@ -205,7 +205,9 @@ def maglap_pe(num_nodes, src, dst, k, q=0.25, weights=None, laplacian=Laplacian.
     (A_s * exp(i Theta)) D_s^-1/2 (laplacian=SYM) or D_s - A_s * exp(i Theta) (COMBINATORIAL),
     A_s = (W + W^T) / 2, Theta = 2 pi q (W - W^T), potential q >= 0. The entry of largest modulus
     of each column is real positive (deterministic phase). q = 0 gives LapPE's L_sym pairs.
-    out: None or an (eigvals, eigvecs_re, eigvecs_im) triple of arrays to fill."""
+    Connected components of <= 4096 nodes are solved densely, larger ones by the sparse
+    shift-invert route with an inertia certificate (NOT_CONVERGED rather than a missing
+    eigenvalue; see posenc.h). out: None or an (eigvals, eigvecs_re, eigvecs_im) triple of arrays to fill."""
     src, dst, weights = _edges(src, dst, weights, convert)
     ov, ore, oim = _outs(out, 3)
     ins = {"src": src, "dst": dst, "weights": weights}
