@@ -19,6 +19,17 @@ inline posenc_rope_params make_params(posenc_rope_type type, int32_t dim, double
   return p;
 }
 
+/// Edge positions (0, +-1, powers of two around 2^12 .. 2^24, large values of both signs) and
+/// n_random uniform ones in [-2^24, 2^24].
+inline std::vector<int64_t> edge_and_random_positions(size_t n_random, uint64_t seed) {
+  std::vector<int64_t> p = {0, 1, -1, 2, 7, 100, 4095, 4096, 65535, 131071, 131072, (1 << 24) - 1, 1 << 24,
+                            -(1 << 24), -(1 << 24) + 1, 12345678, -9876543};
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int64_t> d(-(int64_t(1) << 24), int64_t(1) << 24);
+  for (size_t i = 0; i < n_random; ++i) p.push_back(d(rng));
+  return p;
+}
+
 inline std::vector<float> random_f32(size_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> d(0.0f, 1.0f);
