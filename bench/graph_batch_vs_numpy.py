@@ -69,6 +69,7 @@ def main():
     ap.add_argument("--graphs", type=int, default=2000)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--baseline-lib", default=None)
+    ap.add_argument("--no-numpy", action="store_true", help="leave the (slow) numpy loop out of the timing")
     ap.add_argument("--only-batch", action="store_true",
                     help="run only the batched call, --reps times (for a profiler: perf record ...)")
     args = ap.parse_args()
@@ -103,12 +104,12 @@ def main():
         eptr = np.searchsorted(src, ptr, side="left").astype(np.int64)
         eptr[0], eptr[-1] = 0, src.shape[0]
 
-    def baseline():
+    def baseline(kk=k, ss=steps):
         ng, n = len(gs), int(ptr[-1])
-        vals, vecs, rw = np.empty((ng, k)), np.empty((n, k)), np.empty((n, steps))
+        vals, vecs, rw = np.empty((ng, max(kk, 1))), np.empty((n, max(kk, 1))), np.empty((n, max(ss, 1)))
         st = np.zeros(ng, np.int32)
         rc = base.posenc_graph_batch_pe_f64(ng, ptr.ctypes.data, eptr.ctypes.data, src.ctypes.data, dst.ctypes.data,
-                                            None, 0, k, steps, vals.ctypes.data, vecs.ctypes.data, rw.ctypes.data,
+                                            None, 0, kk, ss, vals.ctypes.data, vecs.ctypes.data, rw.ctypes.data,
                                             st.ctypes.data)
         assert rc == 0
 
@@ -138,6 +139,10 @@ def main():
            "batch (LapPE only)": batch_lappe, "batch (RWSE only)": batch_rwse}
     if base is not None:
         fns["baseline lib batch"] = baseline
+        fns["baseline LapPE only"] = lambda: baseline(k, 0)
+        fns["baseline RWSE only"] = lambda: baseline(0, steps)
+    if args.no_numpy:
+        del fns["numpy"]
     times = {name: [] for name in fns}
     for _ in range(args.reps):
         for name, f in fns.items():
@@ -148,10 +153,14 @@ def main():
     print(f"threads={posenc.threads_get()} graphs={len(gs)} nodes={int(ptr[-1])} k={k} steps={steps}")
     for name in fns:
         print(f"{name:22s} {med[name] / len(gs) * 1e6:8.1f} us/graph  {len(gs) / med[name]:9.0f} graphs/s")
-    print(f"batch vs numpy: {med['numpy'] / med['batch']:.1f}x faster; batch vs single calls: "
+    if "numpy" in med:
+        print(f"batch vs numpy: {med['numpy'] / med['batch']:.1f}x faster")
+    print(f"batch vs single calls: "
           f"{med['single'] / med['batch']:.2f}x; max |dlambda| {dv:.1e}, max |dRWSE| {dr:.1e}")
     if base is not None:
-        print(f"batch vs baseline lib: {med['baseline lib batch'] / med['batch']:.2f}x faster")
+        print(f"batch vs baseline lib: {med['baseline lib batch'] / med['batch']:.2f}x faster; LapPE only "
+              f"{med['baseline LapPE only'] / med['batch (LapPE only)']:.2f}x; RWSE only "
+              f"{med['baseline RWSE only'] / med['batch (RWSE only)']:.2f}x")
 
 
 if __name__ == "__main__":

@@ -11,8 +11,9 @@
 // component that fails the check takes Eigen's solver (lib/graph_lappe_solve.cpp, component_pairs).
 //
 // Batch: every graph is graph g's posenc_laplacian_pe_ex_f64 call (the same internal function,
-// so bitwise the same result) and its posenc_rwse_ex_f64 result (rwse_graph: the same block
-// propagation, over flat scratch for small graphs: bitwise the same). Each graph is computed by one thread from
+// so bitwise the same result) and its posenc_rwse_ex_f64 result (rwse_graph: the same dense
+// all-sources propagation for graphs of <= kDenseRwseMax nodes, the same block propagation over
+// flat scratch above: bitwise the same). Each graph is computed by one thread from
 // its own data only, in fixed tiles of graphs: the result is bitwise identical for any thread count.
 #include "lib/graph_common.hpp"
 

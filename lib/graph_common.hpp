@@ -126,8 +126,20 @@ struct FlatRwse {
   std::vector<int32_t> order;   // sources (BFS order, degree > 0)
 };
 
-/// Exact RWSE of one whole graph into out [n, steps] on the calling thread: rwse_block's
-/// arithmetic (one template over the two scratch layouts), so bitwise posenc_rwse_ex_f64's result.
+/// Graphs of at most this many nodes take rwse_dense on every exact RWSE path (posenc_rwse(_ex),
+/// posenc_rwse_auto's exact path, the batched calls), larger ones the block propagation.
+constexpr int64_t kDenseRwseMax = 64;
+
+/// Exact RWSE of a graph of n <= kDenseRwseMax nodes into out [n, steps] (rows of isolated nodes
+/// are not written): every source at once, source v in lane v of n x W row-major distributions
+/// (W = n rounded up to 8). Step s: row w += (x_u * invdeg_u) * a_uw over u = 0..n-1 in CSR order;
+/// out[v, t-1] = d_v * sum_{u=0..n-1} (r_a[u][v] r_b[u][v]) invdeg_u with a = ceil(t/2), b = floor(t/2)
+/// (meet in the middle, as rwse_block). Two slabs in buf (resized here); one thread.
+void rwse_dense(const Graph& g, const double* invdeg, int32_t steps, std::vector<double>& buf, double* out);
+
+/// Exact RWSE of one whole graph into out [n, steps] on the calling thread: rwse_dense for
+/// n <= kDenseRwseMax, else rwse_block's arithmetic (one template over the two scratch layouts),
+/// so bitwise posenc_rwse_ex_f64's result.
 void rwse_graph(const Graph& gr, int32_t steps, FlatRwse& F, RwseScratch& R, double* out);
 
 /// posenc_rwse_auto_f64's result for one whole graph (method a posenc_rwse_method, walks >= 1 the

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // lib/graph_rwse.cpp — graph family: random-walk structural encodings (RWSE), the diagonal of
-// the random-walk matrix powers, by meet-in-the-middle local propagation.
+// the random-walk matrix powers, by meet-in-the-middle local propagation (graphs of at most
+// kDenseRwseMax nodes: every source at once over dense rows, rwse_dense).
 //
 // Plain lib code (baseline flags): irregular sparse propagation whose gathers do not vectorize
 // profitably, split over the posenc arena with parallel_tiles (tiles depend on the problem only),
@@ -147,6 +148,52 @@ constexpr int64_t kFlatRwseMax = int64_t{1} << 18;
 
 }  // namespace
 
+void rwse_dense(const Graph& g, const double* invdeg, int32_t steps, std::vector<double>& buf, double* out) {
+  const int64_t n = g.n, W = (n + 7) / 8 * 8;  // lanes: source v is lane v (lanes >= n stay 0)
+  buf.assign(static_cast<size_t>(2 * n * W + W), 0.0);
+  double* prev = buf.data();
+  double* cur = prev + n * W;
+  double* __restrict acc = cur + n * W;
+  for (int64_t v = 0; v < n; ++v)
+    if (g.deg[static_cast<size_t>(v)] > 0.0) prev[v * W + v] = 1.0;
+  const int64_t* ptr = g.ptr.data();
+  const int32_t* idx = g.idx.data();
+  const double* val = g.val.data();
+  // (P^t)_vv = d_v sum_u r_a[u] r_b[u] / d_u (a + b = t, a = ceil(t/2)), summed over u = 0..n-1.
+  auto emit = [&](int32_t t, const double* xa, const double* xb) {
+    for (int64_t b = 0; b < W; ++b) acc[b] = 0.0;
+    for (int64_t u = 0; u < n; ++u) {
+      const double id = invdeg[u];
+      const double* __restrict pa = xa + u * W;
+      const double* __restrict pb = xb + u * W;
+      for (int64_t c = 0; c < W; c += 8)
+        for (int b = 0; b < 8; ++b) acc[c + b] += (pa[c + b] * pb[c + b]) * id;
+    }
+    for (int64_t v = 0; v < n; ++v)
+      if (g.deg[static_cast<size_t>(v)] > 0.0) out[v * steps + t - 1] = g.deg[static_cast<size_t>(v)] * acc[v];
+  };
+  const int32_t H = (steps + 1) / 2;
+  double xs[kDenseRwseMax];
+  for (int32_t s = 1; s <= H; ++s) {
+    for (int64_t i = 0; i < n * W; ++i) cur[i] = 0.0;
+    for (int64_t u = 0; u < n; ++u) {
+      if (ptr[u] == ptr[u + 1]) continue;
+      const double iu = invdeg[u];
+      const double* __restrict x = prev + u * W;
+      for (int64_t b = 0; b < W; ++b) xs[b] = x[b] * iu;
+      for (int64_t p = ptr[u]; p < ptr[u + 1]; ++p) {
+        double* __restrict y = cur + static_cast<int64_t>(idx[p]) * W;
+        const double a = val[p];
+        for (int64_t c = 0; c < W; c += 8)
+          for (int b = 0; b < 8; ++b) y[c + b] += xs[c + b] * a;
+      }
+    }
+    emit(2 * s - 1, cur, prev);
+    if (2 * s <= steps) emit(2 * s, cur, cur);
+    std::swap(prev, cur);
+  }
+}
+
 void rwse_block(const Graph& g, const double* invdeg, const int32_t* src_nodes, int nb, int32_t steps,
                 RwseScratch& S, double* out) {
   GrowLayout lay{S};
@@ -159,6 +206,10 @@ void rwse_graph(const Graph& gr, int32_t steps, FlatRwse& F, RwseScratch& R, dou
   F.invdeg.resize(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i)
     F.invdeg[static_cast<size_t>(i)] = gr.deg[static_cast<size_t>(i)] > 0.0 ? 1.0 / gr.deg[static_cast<size_t>(i)] : 0.0;
+  if (n <= kDenseRwseMax) {
+    rwse_dense(gr, F.invdeg.data(), steps, F.r, out);
+    return;
+  }
   F.order.clear();
   for (int32_t v : bfs_order(gr))
     if (gr.deg[static_cast<size_t>(v)] > 0.0) F.order.push_back(v);
@@ -219,6 +270,11 @@ void rwse_exact(const Graph& gr, const std::vector<int32_t>& order, int32_t step
   // Kept self-loops are diagonal CSR entries: the propagation takes them as steps from v to v,
   // and A stays symmetric, so the identity still holds.
   const std::vector<double> invdeg = inverse_degrees(gr);
+  if (n <= kDenseRwseMax) {
+    std::vector<double> buf;
+    rwse_dense(gr, invdeg.data(), steps, buf, res);
+    return;
+  }
   const int32_t H = (steps + 1) / 2;
   tbb::enumerable_thread_specific<RwseScratch> scratch([&] {
     RwseScratch s;

@@ -545,6 +545,38 @@ TEST(GraphRwse, AgainstDenseMatrixPowers) {
   EXPECT_TRUE(same_bits(viahpp, rwse(g, 16)));
 }
 
+// Graphs of <= 64 nodes take the all-sources dense propagation, larger ones the block propagation
+// (lib/graph_rwse.cpp): both against matrix powers on either side of the switch, and the same
+// graph padded with isolated nodes past 64 (block path) against itself unpadded (dense path).
+TEST(GraphRwse, DenseAndBlockPathsAgree) {
+  for (int64_t n : {2, 9, 31, 63, 64, 65, 90}) {
+    EdgeList g;
+    std::vector<double> w;
+    g.n = n;
+    uint64_t s = 1000 + static_cast<uint64_t>(n);
+    for (int64_t e = 0; e < 2 * n; ++e) {
+      g.src.push_back(static_cast<int64_t>(posenc_graph_gen::splitmix64(s) % static_cast<uint64_t>(n - n / 8)));
+      g.dst.push_back(static_cast<int64_t>(posenc_graph_gen::splitmix64(s) % static_cast<uint64_t>(n - n / 8)));
+      w.push_back(e % 5 == 0 ? 1.0 : 0.5 + posenc_graph_gen::uniform01(s));
+    }
+    for (int32_t steps : {1, 2, 5, 16}) {
+      const std::vector<double> got = rwse(g, steps, w), ref = rwse_dense(g, w, steps);
+      for (size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got[i], ref[i], 1e-14) << "n " << n << " i " << i;
+      for (uint32_t flags : {0u, static_cast<uint32_t>(POSENC_GRAPH_KEEP_SELF_LOOPS)}) {
+        EdgeList pad = g;
+        pad.n = n + 70;  // isolated nodes: the other path
+        std::vector<double> a(static_cast<size_t>(n * steps)), b(static_cast<size_t>(pad.n * steps));
+        poison(b);
+        ASSERT_EQ(posenc_rwse_ex_f64(n, g.src.data(), g.dst.data(), w.data(), g.m(), steps, flags, a.data()), POSENC_OK);
+        ASSERT_EQ(posenc_rwse_ex_f64(pad.n, pad.src.data(), pad.dst.data(), w.data(), pad.m(), steps, flags, b.data()),
+                  POSENC_OK);
+        for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], 1e-15) << "n " << n << " i " << i;
+        for (size_t i = a.size(); i < b.size(); ++i) ASSERT_EQ(b[i], 0.0) << i;
+      }
+    }
+  }
+}
+
 TEST(GraphRwse, LargeGraphAndThreads) {
   const EdgeList g = posenc_graph_gen::random_geometric(8000, 10.0, 5);
   std::vector<std::vector<double>> runs;
