@@ -65,16 +65,18 @@ bool tridiag_values_pwk(int64_t n, double* d, double* e) {
       const double r0 = std::hypot(sigma, 1.0);
       sigma = p0 - rte / (sigma + std::copysign(r0, sigma));
       double c = 1.0, sn = 0.0, gamma = d[m] - sigma, p = gamma * gamma;
+      // p_new = gamma^2 / c = gamma^2 (r / p): r / p is computed alongside c = p / r, so the
+      // loop-carried chain holds one division instead of two (~28 instead of ~38 cycles a row).
       for (int64_t i = m - 1; i >= l; --i) {
         const double bb = e[i], r = p + bb;
         if (i != m - 1) e[i + 1] = sn * r;
-        const double oldc = c;
+        const double oldc = c, rp = r / p;
         c = p / r;
         sn = bb / r;
         const double oldgam = gamma, alpha = d[i];
         gamma = c * (alpha - sigma) - sn * oldgam;
         d[i + 1] = oldgam + (alpha - gamma);
-        p = c != 0.0 ? (gamma * gamma) / c : oldc * bb;
+        p = c != 0.0 ? (gamma * gamma) * rp : oldc * bb;
       }
       e[l] = sn * p;
       d[l] = sigma + gamma;
