@@ -235,21 +235,78 @@ void tridiag_factor(int64_t n, const double* d, const double* e, const double* l
   for (int64_t j = 0; j < nev; ++j) u0[(n - 1) * nev + j] = 1.0 / (cdv[j] == 0.0 ? tiny : cdv[j]);
 }
 
-/// Solves (T - lambda_j I) x = y with factorization j of tridiag_factor; y is overwritten with x.
-void tridiag_solve(int64_t n, int64_t nev, int64_t j, const SmallScratch& S, double* y) {
-  const double* u0 = S.lu0 + j;
-  const double* u1 = S.lu1 + j;
-  const double* u2 = S.lu2 + j;
-  const double* mu = S.mult + j;
-  const double* pv = S.piv + j;
+/// Solves (T - lambda_j I) x_j = y_j for every j < nev at once with the factorizations of
+/// tridiag_factor: Z is [n][nev] row-major (column j = y_j, overwritten with x_j). One pass over
+/// the rows advances all nev right-hand sides, so their dependent chains overlap; each column's
+/// arithmetic is that of a solve alone (row swaps as selects, no branch).
+void tridiag_solve_all(int64_t n, int64_t nev, const SmallScratch& S, double* Z) {
   for (int64_t i = 0; i + 1 < n; ++i) {
-    if (pv[i * nev] != 0.0) std::swap(y[i], y[i + 1]);
-    y[i + 1] -= mu[i * nev] * y[i];
+    double* __restrict z0 = Z + i * nev;
+    double* __restrict z1 = z0 + nev;
+    const double* __restrict mu = S.mult + i * nev;
+    const double* __restrict pv = S.piv + i * nev;
+    for (int64_t j = 0; j < nev; ++j) {
+      const bool sw = pv[j] != 0.0;
+      const double a = z0[j], b = z1[j];
+      const double x = sw ? b : a, y = sw ? a : b;
+      z0[j] = x;
+      z1[j] = y - mu[j] * x;
+    }
   }
-  y[n - 1] *= u0[(n - 1) * nev];
-  if (n > 1) y[n - 2] = (y[n - 2] - u1[(n - 2) * nev] * y[n - 1]) * u0[(n - 2) * nev];
-  for (int64_t i = n - 3; i >= 0; --i)
-    y[i] = (y[i] - u1[i * nev] * y[i + 1] - u2[i * nev] * y[i + 2]) * u0[i * nev];
+  {
+    double* __restrict z = Z + (n - 1) * nev;
+    const double* __restrict u0 = S.lu0 + (n - 1) * nev;
+    for (int64_t j = 0; j < nev; ++j) z[j] *= u0[j];
+  }
+  if (n > 1) {
+    double* __restrict z = Z + (n - 2) * nev;
+    const double* __restrict z1 = z + nev;
+    const double* __restrict u0 = S.lu0 + (n - 2) * nev;
+    const double* __restrict u1 = S.lu1 + (n - 2) * nev;
+    for (int64_t j = 0; j < nev; ++j) z[j] = (z[j] - u1[j] * z1[j]) * u0[j];
+  }
+  for (int64_t i = n - 3; i >= 0; --i) {
+    double* __restrict z = Z + i * nev;
+    const double* __restrict z1 = z + nev;
+    const double* __restrict z2 = z + 2 * nev;
+    const double* __restrict u0 = S.lu0 + i * nev;
+    const double* __restrict u1 = S.lu1 + i * nev;
+    const double* __restrict u2 = S.lu2 + i * nev;
+    for (int64_t j = 0; j < nev; ++j) z[j] = (z[j] - u1[j] * z1[j] - u2[j] * z2[j]) * u0[j];
+  }
+}
+
+/// Column c of Z [n][nev] copied to col [n].
+void column(const double* Z, int64_t n, int64_t nev, int64_t c, double* col) {
+  for (int64_t i = 0; i < n; ++i) col[i] = Z[i * nev + c];
+}
+
+/// Classical Gram-Schmidt of the columns of Z [n][nev] in order, each against the columns before
+/// it, `passes` times ("twice is enough", CGS2, for passes = 2), then normalized; false if a
+/// column vanishes or is not finite. dots [nev], col [n]: scratch.
+bool orthonormalize(int64_t n, int64_t nev, int passes, double* Z, double* dots, double* col) {
+  for (int64_t j = 0; j < nev; ++j) {
+    for (int pass = 0; pass < passes && j > 0; ++pass) {
+      for (int64_t q = 0; q < j; ++q) dots[q] = 0.0;
+      for (int64_t i = 0; i < n; ++i) {
+        const double* __restrict zi = Z + i * nev;
+        const double yi = zi[j];
+        for (int64_t q = 0; q < j; ++q) dots[q] += zi[q] * yi;
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        double* __restrict zi = Z + i * nev;
+        double yi = zi[j];
+        for (int64_t q = 0; q < j; ++q) yi -= dots[q] * zi[q];
+        zi[j] = yi;
+      }
+    }
+    column(Z, n, nev, j, col);
+    const double nrm = std::sqrt(sum_sq(col, n));
+    if (!(nrm > 0.0) || !std::isfinite(nrm)) return false;
+    const double inv = 1.0 / nrm;
+    for (int64_t i = 0; i < n; ++i) Z[i * nev + j] *= inv;
+  }
+  return true;
 }
 
 }  // namespace
@@ -275,10 +332,11 @@ bool posenc::graph_detail::small_dense_pairs(const Lap& L, int64_t nev, Pairs* o
   std::sort(S.vals, S.vals + n);
   const double tiny = std::numeric_limits<double>::epsilon() * std::max(tnorm, 1e-300);
   tridiag_factor(n, S.d, S.e, S.vals, nev, tiny, S);
-  double* dots = S.w;  // [nev]
+  // Inverse iteration, all nev vectors in lockstep (Z = S.Y, [n][nev]): deterministic start
+  // vectors (splitmix64 of the column index), a solve, Gram-Schmidt against the columns before
+  // (one pass) and normalization, a second solve, CGS2 and normalization.
+  double* Z = S.Y;
   for (int64_t j = 0; j < nev; ++j) {
-    double* y = S.Y + j * n;
-    // Deterministic start vector (splitmix64 of the column index).
     uint64_t z = 0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(j + 1);
     for (int64_t i = 0; i < n; ++i) {
       z += 0x9e3779b97f4a7c15ULL;
@@ -286,36 +344,16 @@ bool posenc::graph_detail::small_dense_pairs(const Lap& L, int64_t nev, Pairs* o
       w = (w ^ (w >> 30)) * 0xbf58476d1ce4e5b9ULL;
       w = (w ^ (w >> 27)) * 0x94d049bb133111ebULL;
       w ^= w >> 31;
-      y[i] = static_cast<double>(w >> 11) * 0x1.0p-53 - 0.5;
-    }
-    for (int it = 0; it < 2; ++it) {
-      tridiag_solve(n, nev, j, S, y);
-      // Classical Gram-Schmidt against the previous vectors, once after the first solve and twice
-      // after the last ("twice is enough", CGS2): the j dot products are independent sums.
-      for (int pass = 0; pass < 1 + it; ++pass) {
-        if (j == 0) break;
-        for (int64_t q = 0; q < j; ++q) dots[q] = 0.0;
-        for (int64_t i = 0; i < n; ++i) {
-          const double yi = y[i];
-          const double* __restrict col = S.Y + i;
-          for (int64_t q = 0; q < j; ++q) dots[q] += col[q * n] * yi;
-        }
-        for (int64_t q = 0; q < j; ++q) {
-          const double* __restrict yq = S.Y + q * n;
-          double* __restrict yy = y;
-          const double dq = dots[q];
-          for (int64_t i = 0; i < n; ++i) yy[i] -= dq * yq[i];
-        }
-      }
-      double nrm = sum_sq(y, n);
-      nrm = std::sqrt(nrm);
-      if (!(nrm > 0.0) || !std::isfinite(nrm)) return false;
-      const double inv = 1.0 / nrm;
-      for (int64_t i = 0; i < n; ++i) y[i] *= inv;
+      Z[i * nev + j] = static_cast<double>(w >> 11) * 0x1.0p-53 - 0.5;
     }
   }
-  // Back-transform: x = H_0 H_1 ... H_{n-2} y (the last reflector first), all columns at once
-  // (the nev dot products with each reflector are independent sums).
+  double* dots = S.w;  // [nev]
+  double* col = S.r;   // [n]
+  for (int it = 0; it < 2; ++it) {
+    tridiag_solve_all(n, nev, S, Z);
+    if (!orthonormalize(n, nev, 1 + it, Z, dots, col)) return false;
+  }
+  // Back-transform: x = H_0 H_1 ... H_{n-2} y (the last reflector first), all columns at once.
   for (int64_t j = n - 2; j >= 0; --j) {
     const double t = S.tau[j];
     if (t == 0.0) continue;
@@ -323,28 +361,41 @@ bool posenc::graph_detail::small_dense_pairs(const Lap& L, int64_t nev, Pairs* o
     for (int64_t c = 0; c < nev; ++c) dots[c] = 0.0;
     for (int64_t i = j + 1; i < n; ++i) {
       const double vi = v[i];
-      const double* __restrict yrow = S.Y + i;
-      for (int64_t c = 0; c < nev; ++c) dots[c] += vi * yrow[c * n];
+      const double* __restrict zi = Z + i * nev;
+      for (int64_t c = 0; c < nev; ++c) dots[c] += vi * zi[c];
     }
-    for (int64_t c = 0; c < nev; ++c) {
-      double* __restrict y = S.Y + c * n;
-      const double sc = dots[c] * t;
-      for (int64_t i = j + 1; i < n; ++i) y[i] -= sc * v[i];
+    for (int64_t c = 0; c < nev; ++c) dots[c] *= t;
+    for (int64_t i = j + 1; i < n; ++i) {
+      double* __restrict zi = Z + i * nev;
+      const double vi = v[i];
+      for (int64_t c = 0; c < nev; ++c) zi[c] -= dots[c] * vi;
     }
   }
+  // Eigenvalues: the Rayleigh quotients of the back-transformed vectors, all at once (R = L Z,
+  // sums in CSR order); every residual ||L v - lambda v|| is checked.
+  double* R = S.mult;  // [n][nev], free after the solves
+  double* lam = S.p;   // [nev]
+  for (int64_t i = 0; i < n; ++i) {
+    double* __restrict ri = R + i * nev;
+    for (int64_t c = 0; c < nev; ++c) ri[c] = 0.0;
+    for (int64_t p = L.ptr[static_cast<size_t>(i)]; p < L.ptr[static_cast<size_t>(i) + 1]; ++p) {
+      const double a = L.val[static_cast<size_t>(p)];
+      const double* __restrict zk = Z + static_cast<int64_t>(L.idx[static_cast<size_t>(p)]) * nev;
+      for (int64_t c = 0; c < nev; ++c) ri[c] += a * zk[c];
+    }
+  }
+  for (int64_t c = 0; c < nev; ++c) lam[c] = 0.0;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t c = 0; c < nev; ++c) lam[c] += Z[i * nev + c] * R[i * nev + c];
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t c = 0; c < nev; ++c) R[i * nev + c] -= lam[c] * Z[i * nev + c];
   out->vec.resize(n, nev);
   out->val.resize(nev);
-  double* r = S.r;
   for (int64_t c = 0; c < nev; ++c) {
-    const double* y = S.Y + c * n;
-    // Eigenvalue: the Rayleigh quotient of the back-transformed vector; the residual is checked.
-    L.shifted_apply(0.0, y, r);  // r = -L y
-    double lam = 0.0;
-    for (int64_t i = 0; i < n; ++i) lam -= y[i] * r[i];
-    for (int64_t i = 0; i < n; ++i) r[i] += lam * y[i];
-    if (!(std::sqrt(sum_sq(r, n)) <= kSmallResidual * L.bound)) return false;
-    out->val[c] = lam;
-    for (int64_t i = 0; i < n; ++i) out->vec(i, c) = y[i];
+    column(R, n, nev, c, col);
+    if (!(std::sqrt(sum_sq(col, n)) <= kSmallResidual * L.bound)) return false;
+    out->val[c] = lam[c];
+    for (int64_t i = 0; i < n; ++i) out->vec(i, c) = Z[i * nev + c];
   }
   return true;
 }

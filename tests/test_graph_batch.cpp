@@ -691,6 +691,96 @@ TEST_P(GraphBatch, PairsBitwiseForAnyThreadCountAndBadInput) {
   for (int32_t x : dist) EXPECT_EQ(x, 5);
 }
 
+// The small dense solver (lib/graph_batch.cpp: inverse iteration of all k vectors in lockstep)
+// on graphs with eigenvalues of high multiplicity, against their closed-form L_sym spectra:
+// K_10 (0, 10/9 x 9), the star on 13 nodes (0, 1 x 11, 2), the hypercube Q_5 (2j/5 x C(5, j)),
+// the Petersen graph (0, 2/3 x 5, 5/3 x 4) and three disjoint 5-cycles (0 x 3, then
+// 1 - cos(2 pi j / 5) x 6 each), k = 12 with NaN padding. Each connected graph's vectors must
+// differ from those of Eigen's solver (solver = DENSE): the small path accepted its own result
+// instead of falling back to Eigen.
+TEST_P(GraphBatch, SmallDenseSolverOnRepeatedEigenvalues) {
+  auto edges = [](int64_t n, const std::vector<std::pair<int64_t, int64_t>>& e) {
+    EdgeList g;
+    g.n = n;
+    for (const auto& p : e) {
+      g.src.push_back(p.first);
+      g.dst.push_back(p.second);
+    }
+    return g;
+  };
+  std::vector<EdgeList> gs;
+  std::vector<std::vector<double>> spec;
+  std::vector<std::pair<int64_t, int64_t>> e;
+  for (int64_t i = 0; i < 10; ++i)
+    for (int64_t j = i + 1; j < 10; ++j) e.push_back({i, j});
+  gs.push_back(edges(10, e));
+  spec.push_back({0.0});
+  for (int i = 0; i < 9; ++i) spec.back().push_back(10.0 / 9.0);
+  e.clear();
+  for (int64_t i = 1; i < 13; ++i) e.push_back({0, i});
+  gs.push_back(edges(13, e));
+  spec.push_back({0.0});
+  for (int i = 0; i < 11; ++i) spec.back().push_back(1.0);
+  spec.back().push_back(2.0);
+  e.clear();
+  for (int64_t i = 0; i < 32; ++i)
+    for (int b = 0; b < 5; ++b)
+      if (i < (i ^ (int64_t{1} << b))) e.push_back({i, i ^ (int64_t{1} << b)});
+  gs.push_back(edges(32, e));
+  spec.push_back({});
+  for (int j = 0, c = 1; j <= 5; c = c * (5 - j) / (j + 1), ++j)
+    for (int r = 0; r < c; ++r) spec.back().push_back(2.0 * j / 5.0);
+  e.clear();
+  for (int64_t i = 0; i < 5; ++i) e.insert(e.end(), {{i, (i + 1) % 5}, {5 + i, 5 + (i + 2) % 5}, {i, i + 5}});
+  gs.push_back(edges(10, e));
+  spec.push_back({0.0, 2.0 / 3, 2.0 / 3, 2.0 / 3, 2.0 / 3, 2.0 / 3, 5.0 / 3, 5.0 / 3, 5.0 / 3, 5.0 / 3});
+  e.clear();
+  for (int64_t o : {0, 5, 10})
+    for (int64_t i = 0; i < 5; ++i) e.push_back({o + i, o + (i + 1) % 5});
+  gs.push_back(edges(15, e));
+  const double pi = 3.14159265358979323846, a1 = 1.0 - std::cos(2 * pi / 5), a2 = 1.0 - std::cos(4 * pi / 5);
+  spec.push_back({0.0, 0.0, 0.0, a1, a1, a1, a1, a1, a1, a2, a2, a2, a2, a2, a2});
+  uint64_t s = 3;
+  Batch b;
+  for (const EdgeList& g : gs) b.add(g, s);
+  const int32_t k = 12;
+  std::vector<double> val(static_cast<size_t>(b.ng() * k)), vec(static_cast<size_t>(b.nodes() * k));
+  std::vector<int32_t> st(static_cast<size_t>(b.ng()));
+  ASSERT_EQ(posenc_graph_batch_pe_ex_f64(b.ng(), b.node_ptr.data(), b.edge_ptr.data(), b.src.data(), b.dst.data(),
+                                         nullptr, POSENC_LAPLACIAN_SYM, k, 0, POSENC_LAPPE_NAN_PAD, val.data(),
+                                         vec.data(), nullptr, st.data()),
+            POSENC_OK)
+      << posenc_last_error_message();
+  for (int64_t g = 0; g < b.ng(); ++g) {
+    SCOPED_TRACE("graph " + std::to_string(g));
+    const EdgeList& G = gs[static_cast<size_t>(g)];
+    const int64_t n = G.n, off = b.node_ptr[g], kk = std::min<int64_t>(k, n);
+    const Eigen::MatrixXd L = dense_laplacian(G, nullptr, POSENC_LAPLACIAN_SYM);
+    Eigen::MatrixXd V(n, kk);
+    for (int64_t j = 0; j < k; ++j) {
+      if (j >= n) {
+        EXPECT_TRUE(std::isnan(val[g * k + j]));
+        continue;
+      }
+      EXPECT_NEAR(val[g * k + j], spec[static_cast<size_t>(g)][static_cast<size_t>(j)], 1e-14);
+      for (int64_t v = 0; v < n; ++v) V(v, j) = vec[(off + v) * k + j];
+      EXPECT_LE((L * V.col(j) - val[g * k + j] * V.col(j)).norm(), 1e-12);
+    }
+    EXPECT_LE((V.transpose() * V - Eigen::MatrixXd::Identity(kk, kk)).cwiseAbs().maxCoeff(), 1e-13);
+    if (g == 4) continue;  // disconnected: its components are solved separately
+    posenc_laplacian_pe_info info;
+    ASSERT_EQ(posenc_laplacian_pe_info_init(&info), POSENC_OK);
+    info.solver = POSENC_LAPPE_DENSE;
+    std::vector<double> ev(static_cast<size_t>(kk)), evec(static_cast<size_t>(n * kk)), mine(evec.size());
+    ASSERT_EQ(posenc_laplacian_pe_ex_f64(n, G.src.data(), G.dst.data(), nullptr, G.m(), POSENC_LAPLACIAN_SYM,
+                                         static_cast<int32_t>(kk), ev.data(), evec.data(), &info),
+              POSENC_OK);
+    for (int64_t v = 0; v < n; ++v)
+      for (int64_t j = 0; j < kk; ++j) mine[static_cast<size_t>(v * kk + j)] = vec[(off + v) * k + j];
+    EXPECT_FALSE(same_bits(mine, evec)) << "the small dense path fell back to Eigen's solver";
+  }
+}
+
 POSENC_INSTANTIATE_ISA(GraphBatch);
 
 }  // namespace
