@@ -150,10 +150,11 @@ constexpr int64_t kFlatRwseMax = int64_t{1} << 18;
 
 void rwse_dense(const Graph& g, const double* invdeg, int32_t steps, std::vector<double>& buf, double* out) {
   const int64_t n = g.n, W = (n + 7) / 8 * 8;  // lanes: source v is lane v (lanes >= n stay 0)
-  buf.assign(static_cast<size_t>(2 * n * W + W), 0.0);
+  buf.assign(static_cast<size_t>(3 * n * W + W), 0.0);
   double* prev = buf.data();
   double* cur = prev + n * W;
-  double* __restrict acc = cur + n * W;
+  double* __restrict xs = cur + n * W;  // prev's rows scaled by 1 / d_u
+  double* __restrict acc = xs + n * W;
   for (int64_t v = 0; v < n; ++v)
     if (g.deg[static_cast<size_t>(v)] > 0.0) prev[v * W + v] = 1.0;
   const int64_t* ptr = g.ptr.data();
@@ -173,19 +174,25 @@ void rwse_dense(const Graph& g, const double* invdeg, int32_t steps, std::vector
       if (g.deg[static_cast<size_t>(v)] > 0.0) out[v * steps + t - 1] = g.deg[static_cast<size_t>(v)] * acc[v];
   };
   const int32_t H = (steps + 1) / 2;
-  double xs[kDenseRwseMax];
   for (int32_t s = 1; s <= H; ++s) {
-    for (int64_t i = 0; i < n * W; ++i) cur[i] = 0.0;
     for (int64_t u = 0; u < n; ++u) {
-      if (ptr[u] == ptr[u + 1]) continue;
       const double iu = invdeg[u];
       const double* __restrict x = prev + u * W;
-      for (int64_t b = 0; b < W; ++b) xs[b] = x[b] * iu;
-      for (int64_t p = ptr[u]; p < ptr[u + 1]; ++p) {
-        double* __restrict y = cur + static_cast<int64_t>(idx[p]) * W;
-        const double a = val[p];
-        for (int64_t c = 0; c < W; c += 8)
-          for (int b = 0; b < 8; ++b) y[c + b] += xs[c + b] * a;
+      double* __restrict y = xs + u * W;
+      for (int64_t b = 0; b < W; ++b) y[b] = x[b] * iu;
+    }
+    // Row w gathers over its CSR row (neighbours ascending): sum_u (x_u / d_u) a_wu, 8 lanes at a
+    // time in registers.
+    for (int64_t w = 0; w < n; ++w) {
+      double* __restrict y = cur + w * W;
+      for (int64_t c = 0; c < W; c += 8) {
+        double r[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+        for (int64_t p = ptr[w]; p < ptr[w + 1]; ++p) {
+          const double* __restrict x = xs + static_cast<int64_t>(idx[p]) * W + c;
+          const double a = val[p];
+          for (int b = 0; b < 8; ++b) r[b] += x[b] * a;
+        }
+        for (int b = 0; b < 8; ++b) y[c + b] = r[b];
       }
     }
     emit(2 * s - 1, cur, prev);
