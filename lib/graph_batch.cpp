@@ -62,7 +62,9 @@ bool tridiag_values_pwk(int64_t n, double* d, double* e) {
       // Wilkinson shift from the leading 2 x 2 block.
       const double p0 = d[l], rte = std::sqrt(e[l]);
       double sigma = (d[l + 1] - p0) / (2.0 * rte);
-      const double r0 = std::hypot(sigma, 1.0);
+      // hypot(sigma, 1) without the library call where sigma^2 cannot overflow (the shift only
+      // steers convergence; the eigenvalues' accuracy does not depend on its last bits).
+      const double r0 = std::abs(sigma) < 1e150 ? std::sqrt(sigma * sigma + 1.0) : std::abs(sigma);
       sigma = p0 - rte / (sigma + std::copysign(r0, sigma));
       double c = 1.0, sn = 0.0, gamma = d[m] - sigma, p = gamma * gamma;
       // p_new = gamma^2 / c = gamma^2 (r / p): r / p is computed alongside c = p / r, so the
