@@ -23,7 +23,7 @@ namespace {
 
 posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
                            int64_t num_edges, const posenc_laplacian& laplacian_arg, int32_t k, double* eigvals,
-                           double* eigvecs, posenc_laplacian_pe_info* info) {
+                           double* eigvecs, posenc_laplacian_pe_info* info, bool want_residual = true) {
   POSENC_CHECK(check_graph(num_nodes, src, dst, weights, num_edges));
   // Enums are read as raw integers: a caller may pass any int, and loading an out-of-range value
   // as the enum type is undefined behaviour in C++ (UBSan's -fsanitize=enum).
@@ -134,7 +134,7 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
           P.val[0] = 0.0;
           P.vec.col(0) = z;
         }
-        res[c] = residuals(L, P);
+        if (want_residual) res[c] = residuals(L, P);  // info->max_residual only
         if (nodes.size() > biggest) {
           biggest = nodes.size();
           method = st.method == "shift-invert" ? POSENC_LAPPE_SHIFT_INVERT
@@ -159,7 +159,7 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
       for (size_t r = 0; r < nodes.size(); ++r)
         oe[static_cast<int64_t>(nodes[r]) * kc + j] = V(static_cast<Eigen::Index>(r), cd.col);
       fix_sign(oe + j, n, kc);
-      if (j >= drop) maxres = std::max(maxres, res[static_cast<size_t>(cd.comp)][static_cast<size_t>(cd.col)]);
+      if (j >= drop && want_residual) maxres = std::max(maxres, res[static_cast<size_t>(cd.comp)][static_cast<size_t>(cd.col)]);
     }
     if (remap) {  // column j of the output is computed pair j + drop; NaN beyond the pairs computed
       const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -200,7 +200,8 @@ posenc_status posenc::graph_detail::laplacian_pe_core(int64_t num_nodes, const i
   info.struct_size = sizeof(posenc_laplacian_pe_info);
   info.solver = POSENC_LAPPE_AUTO;
   info.flags = flags;
-  return laplacian_pe(num_nodes, src, dst, weights, num_edges, laplacian, k, eigvals, eigvecs, &info);
+  return laplacian_pe(num_nodes, src, dst, weights, num_edges, laplacian, k, eigvals, eigvecs, &info,
+                      /*want_residual=*/false);  // the caller reads no diagnostics
 }
 
 extern "C" POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info* info) {
