@@ -133,8 +133,8 @@ constexpr int64_t kDenseRwseMax = 64;
 /// Exact RWSE of a graph of n <= kDenseRwseMax nodes into out [n, steps] (rows of isolated nodes
 /// are not written): every source at once, source v in lane v of n x W row-major distributions
 /// (W = n rounded up to 8). Step s: row w = sum over w's CSR row (u ascending) of (x_u invdeg_u) a_wu;
-/// out[v, t-1] = d_v * sum_{u=0..n-1} (r_a[u][v] r_b[u][v]) invdeg_u with a = ceil(t/2), b = floor(t/2)
-/// (meet in the middle, as rwse_block). Two slabs in buf (resized here); one thread.
+/// out[v, t-1] = d_v * sum_{u=0..n-1} r_a[u][v] (r_b[u][v] invdeg_u) with a = ceil(t/2), b = floor(t/2)
+/// (meet in the middle, as rwse_block). Three slabs in buf (resized here); one thread.
 void rwse_dense(const Graph& g, const double* invdeg, int32_t steps, std::vector<double>& buf, double* out);
 
 /// Exact RWSE of one whole graph into out [n, steps] on the calling thread: rwse_dense for

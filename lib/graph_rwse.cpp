@@ -150,39 +150,19 @@ constexpr int64_t kFlatRwseMax = int64_t{1} << 18;
 
 void rwse_dense(const Graph& g, const double* invdeg, int32_t steps, std::vector<double>& buf, double* out) {
   const int64_t n = g.n, W = (n + 7) / 8 * 8;  // lanes: source v is lane v (lanes >= n stay 0)
-  buf.assign(static_cast<size_t>(3 * n * W + W), 0.0);
-  double* prev = buf.data();
-  double* cur = prev + n * W;
-  double* __restrict xs = cur + n * W;  // prev's rows scaled by 1 / d_u
-  double* __restrict acc = xs + n * W;
+  buf.assign(static_cast<size_t>(3 * n * W), 0.0);
+  double* cur = buf.data();  // r_s: row u holds (P^s)_{v, u} in lane v
+  double* xs = cur + n * W;  // r_{s-1} with row u scaled by 1 / d_u
+  double* xn = xs + n * W;   // r_s with row u scaled by 1 / d_u
   for (int64_t v = 0; v < n; ++v)
-    if (g.deg[static_cast<size_t>(v)] > 0.0) prev[v * W + v] = 1.0;
+    if (g.deg[static_cast<size_t>(v)] > 0.0) xs[v * W + v] = invdeg[v];  // r_0 = I, scaled
   const int64_t* ptr = g.ptr.data();
   const int32_t* idx = g.idx.data();
   const double* val = g.val.data();
-  // (P^t)_vv = d_v sum_u r_a[u] r_b[u] / d_u (a + b = t, a = ceil(t/2)), summed over u = 0..n-1.
-  auto emit = [&](int32_t t, const double* xa, const double* xb) {
-    for (int64_t b = 0; b < W; ++b) acc[b] = 0.0;
-    for (int64_t u = 0; u < n; ++u) {
-      const double id = invdeg[u];
-      const double* __restrict pa = xa + u * W;
-      const double* __restrict pb = xb + u * W;
-      for (int64_t c = 0; c < W; c += 8)
-        for (int b = 0; b < 8; ++b) acc[c + b] += (pa[c + b] * pb[c + b]) * id;
-    }
-    for (int64_t v = 0; v < n; ++v)
-      if (g.deg[static_cast<size_t>(v)] > 0.0) out[v * steps + t - 1] = g.deg[static_cast<size_t>(v)] * acc[v];
-  };
   const int32_t H = (steps + 1) / 2;
   for (int32_t s = 1; s <= H; ++s) {
-    for (int64_t u = 0; u < n; ++u) {
-      const double iu = invdeg[u];
-      const double* __restrict x = prev + u * W;
-      double* __restrict y = xs + u * W;
-      for (int64_t b = 0; b < W; ++b) y[b] = x[b] * iu;
-    }
-    // Row w gathers over its CSR row (neighbours ascending): sum_u (x_u / d_u) a_wu, 8 lanes at a
-    // time in registers.
+    // Row w of r_s gathers over its CSR row (neighbours ascending): sum_u (r_{s-1}[u] / d_u) a_wu,
+    // 8 lanes at a time in registers.
     for (int64_t w = 0; w < n; ++w) {
       double* __restrict y = cur + w * W;
       for (int64_t c = 0; c < W; c += 8) {
@@ -195,9 +175,31 @@ void rwse_dense(const Graph& g, const double* invdeg, int32_t steps, std::vector
         for (int b = 0; b < 8; ++b) y[c + b] = r[b];
       }
     }
-    emit(2 * s - 1, cur, prev);
-    if (2 * s <= steps) emit(2 * s, cur, cur);
-    std::swap(prev, cur);
+    // Meet in the middle: (P^t)_vv = d_v sum_u r_a[u] (r_b[u] / d_u), a = ceil(t/2), b = floor(t/2),
+    // summed over u = 0..n-1: t = 2s - 1 with (r_s, r_{s-1} / d), t = 2s with (r_s, r_s / d); the
+    // scaled r_s is the next step's input.
+    for (int64_t c = 0; c < W; c += 8) {
+      double a1[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, a2[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+      for (int64_t u = 0; u < n; ++u) {
+        const double id = invdeg[u];
+        const double* __restrict pc = cur + u * W + c;
+        const double* __restrict pp = xs + u * W + c;
+        double* __restrict pn = xn + u * W + c;
+        for (int b = 0; b < 8; ++b) {
+          const double x = pc[b], xd = x * id;
+          a1[b] += x * pp[b];
+          a2[b] += x * xd;
+          pn[b] = xd;
+        }
+      }
+      for (int b = 0; b < 8 && c + b < n; ++b) {
+        const double d = g.deg[static_cast<size_t>(c + b)];
+        if (!(d > 0.0)) continue;
+        out[(c + b) * steps + 2 * s - 2] = d * a1[b];
+        if (2 * s <= steps) out[(c + b) * steps + 2 * s - 1] = d * a2[b];
+      }
+    }
+    std::swap(xs, xn);
   }
 }
 
