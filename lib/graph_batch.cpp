@@ -5,8 +5,8 @@
 //
 // Small dense path (small_dense_pairs; the molecules of ZINC / PCQM4Mv2: 10-50 nodes): Householder
 // tridiagonalization, all eigenvalues of the tridiagonal by root-free implicit QL (Pal-Walker-Kahan), the k smallest
-// eigenvectors by inverse iteration (2 solves) with full re-orthogonalization, and the Householder
-// back-transform: about a third of the work of Eigen's SelfAdjointEigenSolver, which computes all n
+// eigenvectors by inverse iteration (2 solves, all k right-hand sides in lockstep so that their
+// dependent chains overlap) with full re-orthogonalization, and the Householder back-transform: about a third of the work of Eigen's SelfAdjointEigenSolver, which computes all n
 // eigenvectors, and no allocation but its scratch. Every returned pair is checked (residual); a
 // component that fails the check takes Eigen's solver (lib/graph_lappe_solve.cpp, component_pairs).
 //

@@ -1676,7 +1676,10 @@ POSENC_API posenc_status posenc_maglap_pe_f64(int64_t num_nodes, const int64_t* 
  *  and propagated 8 at a time (their balls overlap; each edge visit updates 8 lanes). Cost
  *  O(sum over v of the edges within ceil(steps/2) hops of v); no dense matrix. Blocks are split
  *  over threads in fixed tiles: bitwise identical for any thread count and every ISA path (plain
- *  C++, no ISA-specific code).
+ *  C++, no ISA-specific code). Graphs of at most 64 nodes (molecules) propagate all sources at
+ *  once instead, on the calling thread: source v in lane v of n rows of n (rounded up to 8) lanes,
+ *  each row summing its CSR row, and the same meet in the middle (sum over u = 0..n-1 of
+ *  (P^a)_vu ((P^b)_vu / d_u)); cost O(ceil(steps/2) (nnz + n) n).
  *
  *  Accuracy: values lie in [0, 1]; absolute error <= 1e-14 against dense matrix powers (tests).
  *  Memory: the graph's CSR, per-thread walk scratch, and one [num_nodes, steps] result buffer that
@@ -1748,7 +1751,7 @@ POSENC_API posenc_status posenc_rwse_info_init(posenc_rwse_info* info);
  *  0); else info->struct_size must be sizeof(posenc_rwse_info) (posenc_rwse_info_init). The out
  *  fields of info are written on success only.
  *
- *  EXACT: posenc_rwse_ex_f64's result, bitwise. Its work is W_exact = sum over its blocks of 8
+ *  EXACT: posenc_rwse_ex_f64's result, bitwise. Its work is modelled as W_exact = sum over its blocks of 8
  *  sources (BFS order) of 8 (sum_{s=0}^{H-1} vol(B_s) + steps |B_H|), H = ceil(steps/2), B_s the
  *  nodes within s hops of the block and vol the sum of their CSR row lengths: the lane-edge updates
  *  of the propagation plus the final products. It is estimated before running from up to 32
