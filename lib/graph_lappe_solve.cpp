@@ -38,6 +38,13 @@ namespace {
 
 constexpr int64_t kDenseMax = 1024;   // components up to this size: dense solver
 constexpr double kSpectraTol = 1e-10; // Spectra's relative Ritz tolerance
+// Shift-invert's sigma = -kShiftRel * c/2. Lanczos on (L - sigma I)^{-1} separates the k-th from
+// the (k+1)-th eigenvalue at the relative gap (lambda_{k+1} - lambda_k) / (lambda_k - sigma), so
+// sigma must be small next to lambda_k: on the 316 x 316 grid (lambda_16 = 4e-4) 1e-3 took 116
+// solves, 1e-4 80, 1e-5 and 1e-6 65 (the 100k RGG: 109, 68, 53, 53); on the 1000 x 1000 grid
+// lambda_16 = 3e-5. L - sigma I stays far from singular in double: its smallest pivot is about
+// |sigma| = 1e-6 c/2, rounding in the factorization about 1e-16 c times the growth.
+constexpr double kShiftRel = 1e-6;
 
 /// eig.compute, with Spectra's own failures (it throws std::logic_error / std::runtime_error,
 /// e.g. "TridiagEigen: eigen decomposition failed" on a non-finite Ritz matrix) turned into "not
@@ -201,7 +208,7 @@ bool shift_invert(const Lap& L, int64_t nev, int64_t ncv, ShiftInvert* si, Pairs
     return false;
   }
   // sigma slightly below 0: L - sigma I is positive definite (sigma = 0 would be singular).
-  const double sigma = -1e-3 * L.bound / 2.0;
+  const double sigma = -kShiftRel * L.bound / 2.0;
   std::vector<Eigen::Triplet<double, int>> tr;
   tr.reserve(static_cast<size_t>(L.nnz()));
   for (int64_t i = 0; i < L.n; ++i)

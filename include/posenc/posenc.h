@@ -1519,8 +1519,8 @@ POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info*
  *  back-transform, eigenvalues the Rayleigh quotients, each pair accepted only if ||L v - lambda
  *  v||_2 <= 1e-12 c (about a third of the work of a full decomposition); otherwise, or if a pair is
  *  rejected, Eigen's SelfAdjointEigenSolver (always with solver DENSE). Larger components use Spectra 1.0:
- *  (1) shift-invert (SymEigsShiftSolver) with sigma = -1e-3 * c/2 slightly BELOW 0 (never 0, where
- *  L is singular) and a sparse LDL^T factor with AMD ordering, attempted only when its symbolic
+ *  (1) shift-invert (SymEigsShiftSolver) with sigma = -1e-6 * c/2 slightly BELOW 0 (never 0, where
+ *  L is singular; close to 0 so that the small eigenvalues stay well separated after inversion) and a sparse LDL^T factor with AMD ordering, attempted only when its symbolic
  *  analysis predicts at most 40x the nonzeros of L (meshes, geometric graphs; not expanders) and
  *  at most 3000 factorization flops per nonzero of L (the measured crossover: hub-heavy graphs
  *  such as package dependency or Barabasi-Albert graphs exceed it, and Lanczos is 2-7x faster
