@@ -130,12 +130,23 @@ struct ShiftSolveOp {
   }
 };
 
-/// A factorization of L - sigma I kept for the deflation rounds.
+/// A factorization of L - sigma I kept for the deflation rounds. The inertia certificate reuses
+/// its symbolic analysis and storage for the LDL^T of L - tau I (one AMD ordering, one factor in
+/// memory); held_sigma then turns false and refactor() restores L - sigma I for a deflated search.
 struct ShiftInvert {
   ProbedLDLT ldlt;
+  SpMat M;  // lower triangle of L - sigma I
   double sigma = 0.0;
   bool ready = false;
-  bool deferred = false;  // AUTO: the factorization looked too expensive; Lanczos goes first
+  bool held_sigma = false;  // ldlt's numeric factor is that of M
+  bool deferred = false;    // AUTO: the factorization looked too expensive; Lanczos goes first
+  bool refactor() {
+    if (!held_sigma) {
+      ldlt.factorize(M);
+      held_sigma = ldlt.info() == Eigen::Success;
+    }
+    return held_sigma;
+  }
 };
 
 // AUTO's choice between shift-invert and Lanczos for a component (measured with
@@ -216,7 +227,8 @@ bool shift_invert(const Lap& L, int64_t nev, int64_t ncv, ShiftInvert* si, Pairs
       const int32_t c = L.idx[static_cast<size_t>(p)];
       if (c <= i) tr.emplace_back(static_cast<int>(i), c, L.val[static_cast<size_t>(p)] - (c == i ? sigma : 0.0));
     }
-  SpMat M(static_cast<int>(L.n), static_cast<int>(L.n));
+  SpMat& M = si->M;
+  M.resize(static_cast<int>(L.n), static_cast<int>(L.n));
   M.setFromTriplets(tr.begin(), tr.end());
   GDBG("M built");
   ProbedLDLT& ldlt = si->ldlt;
@@ -247,6 +259,7 @@ bool shift_invert(const Lap& L, int64_t nev, int64_t ncv, ShiftInvert* si, Pairs
     return false;
   }
   si->ready = true;
+  si->held_sigma = true;
   const Eigen::MatrixXd none(L.n, 0);
   ShiftSolveOp op{&ldlt, static_cast<Eigen::Index>(L.n), &none, {}};
   Spectra::SymEigsShiftSolver<ShiftSolveOp> eig(op, nev, ncv, sigma);
@@ -267,8 +280,9 @@ bool shift_invert(const Lap& L, int64_t nev, int64_t ncv, ShiftInvert* si, Pairs
 
 /// Smallest eigenpairs of L on the orthogonal complement of Q, by Lanczos on
 /// P (L - sigma I)^{-1} P (largest magnitude).
-bool deflated_shift_invert(const Lap& L, const ShiftInvert& si, const Eigen::MatrixXd& Q, int64_t nev, int64_t ncv,
+bool deflated_shift_invert(const Lap& L, ShiftInvert& si, const Eigen::MatrixXd& Q, int64_t nev, int64_t ncv,
                            const double* start, Pairs* out, SolveStats* st) {
+  if (!si.refactor()) return false;  // the inertia count may have used the storage
   ShiftSolveOp op{&si.ldlt, static_cast<Eigen::Index>(L.n), &Q, {}};
   Spectra::SymEigsSolver<ShiftSolveOp> eig(op, nev, ncv);
   if (start != nullptr) eig.init(start); else eig.init();
@@ -300,13 +314,16 @@ bool deflated_lanczos(const Lap& L, const Eigen::MatrixXd& Q, int64_t nev, int64
 
 /// Sylvester's law of inertia: the number of eigenvalues of L below sigma equals the number of
 /// negative pivots D of any LDL^T factorization of L - sigma I (a congruence). The sparsity pattern
-/// (L's, diagonal included) is analysed once (AMD ordering); each count is one numeric
-/// factorization.
+/// (L's, diagonal included) is analysed once (AMD ordering), or not at all when the shift-invert
+/// factorization of the same pattern exists (its analysis and storage are reused); each count is
+/// one numeric factorization.
 struct Inertia {
   const Lap* L = nullptr;
+  ShiftInvert* shared = nullptr;  // ready shift-invert factorization, or null
   SpMat M;
   std::vector<int> diag;  // position of M(i, i) in M's value array
-  ProbedLDLT ldlt;
+  ProbedLDLT own;
+  ProbedLDLT* ldlt = &own;
   int state = 0;          // 0: not analysed, 1: affordable, -1: fill beyond the limit
   int64_t fill = 0;
 
@@ -332,9 +349,13 @@ struct Inertia {
       for (int j = 0; j < M.outerSize(); ++j)
         for (int p = M.outerIndexPtr()[j]; p < M.outerIndexPtr()[j + 1]; ++p)
           if (M.innerIndexPtr()[p] == j) diag[static_cast<size_t>(j)] = p;
-      ldlt.analyzePattern(M);
-      fill = ldlt.factor_nnz();
-      flops = ldlt.factor_flops();
+      if (shared != nullptr && shared->ready) {
+        ldlt = &shared->ldlt;  // same pattern as M: built from L by the same loop
+      } else {
+        own.analyzePattern(M);
+      }
+      fill = ldlt->factor_nnz();
+      flops = ldlt->factor_flops();
       state = flops <= flops_max ? 1 : -1;
       GDBG("inertia analyse: n=%lld nnz=%lld fill=%lld flops=%.3g (limit %.3g)", (long long)L->n, (long long)L->nnz(),
            (long long)fill, flops, flops_max);
@@ -348,9 +369,10 @@ struct Inertia {
       const double lii = L->val[static_cast<size_t>(diag_in_L(i))];
       M.valuePtr()[diag[static_cast<size_t>(i)]] = lii - sigma;
     }
-    ldlt.factorize(M);
-    if (ldlt.info() != Eigen::Success) return -1;
-    const Eigen::VectorXd& d = ldlt.vectorD();
+    if (ldlt != &own) shared->held_sigma = false;
+    ldlt->factorize(M);
+    if (ldlt->info() != Eigen::Success) return -1;
+    const Eigen::VectorXd& d = ldlt->vectorD();
     int64_t neg = 0;
     for (Eigen::Index i = 0; i < d.size(); ++i) {
       if (!std::isfinite(d[i]) || d[i] == 0.0) return -1;
@@ -457,6 +479,7 @@ posenc_status posenc::graph_detail::component_pairs(const Lap& L, int64_t nev, p
   const double delta = kCertDelta * L.bound;
   Inertia inert;
   inert.L = &L;
+  inert.shared = &si;
   const bool use_inertia = inert.affordable(kInertiaFlops);
   cert->factor_nnz = std::max(cert->factor_nnz, inert.state == 1 ? inert.fill : int64_t{0});
   const int64_t max_rounds = 2 * nev + 8;
