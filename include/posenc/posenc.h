@@ -1536,7 +1536,8 @@ POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info*
  *  return larger eigenvalues instead, with small residuals. So, with top = the k-th value found and
  *  sigma = top - 1e-8 c, the result is accepted only when L has exactly as many eigenvalues below
  *  sigma as were returned below sigma. INERTIA (when the numeric LDL^T of L - sigma I, AMD
- *  ordering, costs <= 5e8 flops by its symbolic analysis): the count is the number of negative
+ *  ordering, costs <= 5e8 flops by its symbolic analysis, or when shift-invert factorized the same
+ *  pattern: that analysis and storage are reused): the count is the number of negative
  *  pivots (Sylvester's law of inertia; a zero pivot moves sigma down by 0.37e-8 c, up to 4 times).
  *  KRYLOV (otherwise): a Lanczos run on the orthogonal complement of the returned vectors, from a
  *  fresh pseudo-random start vector, must find nothing below sigma (probabilistic). While the check
