@@ -152,11 +152,13 @@ struct ShiftInvert {
 // AUTO's choice between shift-invert and Lanczos for a component (measured with
 // bench/lappe_auto_choice.py, k = 16, one thread; factorization flops per nonzero of L and the
 // faster solver): rgg 1e5 156 (shift-invert 15x faster), 10^4 grid 264 (2.9x), 10^5 grid 910
-// (25x), Debian dependency graph 10700 (Lanczos 2.1x), Barabasi-Albert 10^4 33000 (Lanczos 7x).
-// Hubs make the sparse LDL^T fill in (dense supernodes), while the same graphs are expanders with
-// well-separated small eigenvalues, which Lanczos finds in few products. Above this many
-// factorization flops per nonzero, AUTO runs Lanczos first and shift-invert only if it fails.
-constexpr double kShiftInvertFlopsPerNnz = 3000.0;
+// (25x), 10^6 grid 3940 (Lanczos needs thousands of matvecs; shift-invert 77 solves), Debian
+// dependency graph 10700 (Lanczos 2.1x, with 110 solves at the former sigma = -1e-3 c/2),
+// Barabasi-Albert 10^4 33000 (Lanczos 7x). Hubs make the sparse LDL^T fill in (dense supernodes),
+// while the same graphs are expanders with well-separated small eigenvalues, which Lanczos finds
+// in few products. Above this many factorization flops per nonzero, AUTO runs Lanczos first and
+// shift-invert only if it fails.
+constexpr double kShiftInvertFlopsPerNnz = 6000.0;
 
 /// Rayleigh quotients, residuals; returns the largest residual ||L v - lambda v||.
 double polish(const Lap& L, Pairs* p) {

@@ -1522,9 +1522,9 @@ POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info*
  *  (1) shift-invert (SymEigsShiftSolver) with sigma = -1e-6 * c/2 slightly BELOW 0 (never 0, where
  *  L is singular; close to 0 so that the small eigenvalues stay well separated after inversion) and a sparse LDL^T factor with AMD ordering, attempted only when its symbolic
  *  analysis predicts at most 40x the nonzeros of L (meshes, geometric graphs; not expanders) and
- *  at most 3000 factorization flops per nonzero of L (the measured crossover: hub-heavy graphs
+ *  at most 6000 factorization flops per nonzero of L (the measured crossover: hub-heavy graphs
  *  such as package dependency or Barabasi-Albert graphs exceed it, and Lanczos is 2-7x faster
- *  on them; grids and geometric graphs stay below 1000, where shift-invert is 3-25x faster);
+ *  on them; grids and geometric graphs stay below 4000, where shift-invert is 3-25x faster);
  *  (2) otherwise, or if (1) fails, Lanczos on c I - L (SymEigsSolver, largest eigenvalues), with
  *  c = 2 for L_sym and the Gershgorin bound c = 2 max_v d_v for D - A, retried with a larger
  *  Krylov subspace (ncv) and more restarts; if Lanczos fails on a component where (1) was skipped
