@@ -408,7 +408,8 @@ Eigen::VectorXd start_vector(int64_t n, uint64_t seed) {
 }
 
 constexpr double kCertDelta = 1e-8;     // certificate margin, relative to c: sigma = top - 1e-8 c
-constexpr double kInertiaFlops = 5e8;   // inertia attempted when its LDL^T costs <= 5e8 flops (~0.5 s)
+constexpr double kInertiaFlops = 5e8;   // inertia attempted when its LDL^T costs <= 5e8 flops (~0.5 s),
+                                        // or whenever shift-invert factorized the same pattern
 
 }  // namespace
 
