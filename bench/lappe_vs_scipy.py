@@ -5,6 +5,7 @@
 Run from the repository root after building the release preset:
     /usr/bin/python3 bench/lappe_vs_scipy.py [--lib build/release/libposenc.so] [--k 16] [--reps 3]
         [--graphs rgg:1e5,grid:1e4,grid:1e5,grid:1e6,ba:1e5] [--scipy si|plain|both]
+        [--scipy-sigma -1e-3] [--baseline-lib OTHER/libposenc.so]
 
 Graphs (the same generators as tests/graph_gen.hpp, bit for bit: splitmix64 points):
   * rgg:  random geometric graph, 100000 points in the unit square, mean degree 10, seed 1,
@@ -14,16 +15,18 @@ Graphs (the same generators as tests/graph_gen.hpp, bit for bit: splitmix64 poin
   * ba:   Barabasi-Albert graph (networkx, 3 edges per new node, seed 1): hubs, heavy fill-in.
 posenc is called through ctypes (posenc_laplacian_pe_ex_f64). SciPy (ARPACK) runs
   * eigsh(L, k, sigma=s, which='LM', tol=1e-10)  shift-invert with SuperLU, sigma = -1e-3 (the
-    same shift and the same tolerance on the same transformed Ritz values as posenc's
-    shift-invert path), and
+    shift --scipy-sigma, default -1e-3; posenc's own shift-invert path uses -1e-6 c/2 = -1e-6 for
+    L_sym: pass --scipy-sigma -1e-6 for SciPy at the same shift), and
   * eigsh(2I - L, k, which='LA', tol=1e-10)      the plain Lanczos counterpart (optional, slow:
     --plain).
-Every run is a forked child process, alternating posenc and SciPy. Reported: medians over --reps
+Every run is a forked child process, alternating posenc and SciPy (and, with --baseline-lib,
+another posenc build, loaded into the same process: an A/B of two builds in one run). Reported: medians over --reps
 runs of wall and CPU seconds and of the child's peak resident memory growth, operator
 applications, the largest residual ||L v - lambda v|| and the largest eigenvalue difference.
 """
 import argparse
 import ctypes
+import os
 import time
 
 import numpy as np
@@ -168,7 +171,7 @@ def run_posenc(lib, L, n, s, t, k, solver):
             "solves": info.shift_solves, "matvecs": info.matvecs}
 
 
-def run_scipy_si(L, n, k, sigma=-1e-3):
+def run_scipy_si(L, n, k, sigma):
     t0_ = time.perf_counter()
     c0_ = time.process_time()
     lu = splu((L - sigma * sp.identity(n, format="csc")).tocsc())
@@ -232,10 +235,15 @@ def main():
     ap.add_argument("--scipy", default="si", choices=["si", "plain", "both"],
                     help="SciPy side: ARPACK shift-invert with SuperLU (si), plain Lanczos on 2I - L (plain; for "
                          "hub-heavy graphs, where SuperLU fills in), or both")
+    ap.add_argument("--scipy-sigma", type=float, default=-1e-3, help="SciPy's shift-invert sigma")
+    ap.add_argument("--baseline-lib", default=None,
+                    help="another libposenc build, run interleaved with --lib (an A/B in one process)")
     a = ap.parse_args()
-    lib = ctypes.CDLL(a.lib)
-    lib.posenc_last_error_message.restype = ctypes.c_char_p
-    import os
+    libs = {"posenc": ctypes.CDLL(os.path.abspath(a.lib), mode=ctypes.RTLD_LOCAL)}
+    if a.baseline_lib:
+        libs["baseline"] = ctypes.CDLL(os.path.abspath(a.baseline_lib), mode=ctypes.RTLD_LOCAL)
+    for lb in libs.values():
+        lb.posenc_last_error_message.restype = ctypes.c_char_p
     print(f"threads: posenc {os.environ.get('POSENC_NUM_THREADS', 'all')}; "
           f"SciPy {scipy.__version__}, NumPy {np.__version__}, k = {a.k}, tol = 1e-10, median of {a.reps}; "
           f"posenc solver {a.solver}; every run in a forked child (peak RSS growth of that child)")
@@ -245,19 +253,29 @@ def main():
         k = a.k
         # Interleaved: posenc, SciPy, posenc, SciPy, ...
         anchors = {"si": ["si"], "plain": ["plain"], "both": ["si", "plain"]}[a.scipy]
-        pr, sr = [], {x: [] for x in anchors}
+        runs, sr = {name: [] for name in libs}, {x: [] for x in anchors}
         for _ in range(a.reps):
-            pr.append(in_child(lambda: run_posenc(lib, L, n, s, t, k, a.solver)))
+            for name, lb in libs.items():
+                runs[name].append(in_child(lambda: run_posenc(lb, L, n, s, t, k, a.solver)))
             for x in anchors:
-                sr[x].append(in_child(lambda: run_scipy_si(L, n, k) if x == "si" else run_scipy_plain(L, n, k)))
+                sr[x].append(in_child(lambda: run_scipy_si(L, n, k, a.scipy_sigma) if x == "si"
+                                      else run_scipy_plain(L, n, k)))
+        for name, rr in runs.items():
+            t_, c_, m_ = median_of(rr, "wall"), median_of(rr, "cpu"), median_of(rr, "peak_mb")
+            print(f"{spec}: n={n} nnz(L)={L.nnz}  {name}: {t_:.3f} s wall, {c_:.3f} s cpu, {m_:.0f} MB  "
+                  f"method={rr[-1]['method']} shift_solves={rr[-1]['solves']} matvecs={rr[-1]['matvecs']} "
+                  f"max_residual={rr[-1]['res']:.2e}")
+        pr = runs["posenc"]
         pt, pc, pm = median_of(pr, "wall"), median_of(pr, "cpu"), median_of(pr, "peak_mb")
         ev = pr[-1]["ev"]
-        print(f"{spec}: n={n} nnz(L)={L.nnz}  posenc: {pt:.3f} s wall, {pc:.3f} s cpu, {pm:.0f} MB  "
-              f"method={pr[-1]['method']} shift_solves={pr[-1]['solves']} matvecs={pr[-1]['matvecs']} "
-              f"max_residual={pr[-1]['res']:.2e}")
+        if "baseline" in runs:
+            br = runs["baseline"]
+            print(f"{spec}: posenc/baseline cpu {pc / median_of(br, 'cpu'):.2f}, memory "
+                  f"{pm / max(median_of(br, 'peak_mb'), 1e-9):.2f}, max|dlambda| "
+                  f"{np.abs(br[-1]['ev'] - ev).max():.2e}")
         for x in anchors:
             st, sc, sm = median_of(sr[x], "wall"), median_of(sr[x], "cpu"), median_of(sr[x], "peak_mb")
-            what = ("eigsh shift-invert (SuperLU)", f"solves={sr[x][-1].get('solves')}") if x == "si" else \
+            what = (f"eigsh shift-invert (SuperLU, sigma={a.scipy_sigma:g})", f"solves={sr[x][-1].get('solves')}") if x == "si" else \
                    ("eigsh plain Lanczos on 2I-L", f"matvecs={sr[x][-1].get('matvecs')}")
             print(f"{spec}: scipy {what[0]}: {st:.3f} s wall, {sc:.3f} s cpu, {sm:.0f} MB  {what[1]} "
                   f"max_residual={sr[x][-1]['res']:.2e}  max|dlambda|={np.abs(sr[x][-1]['ev'] - ev).max():.2e}  "

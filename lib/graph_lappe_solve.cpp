@@ -38,6 +38,13 @@ namespace {
 
 constexpr int64_t kDenseMax = 1024;   // components up to this size: dense solver
 constexpr double kSpectraTol = 1e-10; // Spectra's relative Ritz tolerance
+// Shift-invert's sigma = -kShiftRel * c/2. Lanczos on (L - sigma I)^{-1} separates the k-th from
+// the (k+1)-th eigenvalue at the relative gap (lambda_{k+1} - lambda_k) / (lambda_k - sigma), so
+// sigma must be small next to lambda_k: on the 316 x 316 grid (lambda_16 = 4e-4) 1e-3 took 116
+// solves, 1e-4 80, 1e-5 and 1e-6 65 (the 100k RGG: 109, 68, 53, 53); on the 1000 x 1000 grid
+// lambda_16 = 3e-5. L - sigma I stays far from singular in double: its smallest pivot is about
+// |sigma| = 1e-6 c/2, rounding in the factorization about 1e-16 c times the growth.
+constexpr double kShiftRel = 1e-6;
 
 /// eig.compute, with Spectra's own failures (it throws std::logic_error / std::runtime_error,
 /// e.g. "TridiagEigen: eigen decomposition failed" on a non-finite Ritz matrix) turned into "not
@@ -123,22 +130,35 @@ struct ShiftSolveOp {
   }
 };
 
-/// A factorization of L - sigma I kept for the deflation rounds.
+/// A factorization of L - sigma I kept for the deflation rounds. The inertia certificate reuses
+/// its symbolic analysis and storage for the LDL^T of L - tau I (one AMD ordering, one factor in
+/// memory); held_sigma then turns false and refactor() restores L - sigma I for a deflated search.
 struct ShiftInvert {
   ProbedLDLT ldlt;
+  SpMat M;  // lower triangle of L - sigma I
   double sigma = 0.0;
   bool ready = false;
-  bool deferred = false;  // AUTO: the factorization looked too expensive; Lanczos goes first
+  bool held_sigma = false;  // ldlt's numeric factor is that of M
+  bool deferred = false;    // AUTO: the factorization looked too expensive; Lanczos goes first
+  bool refactor() {
+    if (!held_sigma) {
+      ldlt.factorize(M);
+      held_sigma = ldlt.info() == Eigen::Success;
+    }
+    return held_sigma;
+  }
 };
 
 // AUTO's choice between shift-invert and Lanczos for a component (measured with
 // bench/lappe_auto_choice.py, k = 16, one thread; factorization flops per nonzero of L and the
 // faster solver): rgg 1e5 156 (shift-invert 15x faster), 10^4 grid 264 (2.9x), 10^5 grid 910
-// (25x), Debian dependency graph 10700 (Lanczos 2.1x), Barabasi-Albert 10^4 33000 (Lanczos 7x).
-// Hubs make the sparse LDL^T fill in (dense supernodes), while the same graphs are expanders with
-// well-separated small eigenvalues, which Lanczos finds in few products. Above this many
-// factorization flops per nonzero, AUTO runs Lanczos first and shift-invert only if it fails.
-constexpr double kShiftInvertFlopsPerNnz = 3000.0;
+// (25x), 10^6 grid 3940 (Lanczos needs thousands of matvecs; shift-invert 77 solves), Debian
+// dependency graph 10700 (Lanczos 2.1x, with 110 solves at the former sigma = -1e-3 c/2),
+// Barabasi-Albert 10^4 33000 (Lanczos 7x). Hubs make the sparse LDL^T fill in (dense supernodes),
+// while the same graphs are expanders with well-separated small eigenvalues, which Lanczos finds
+// in few products. Above this many factorization flops per nonzero, AUTO runs Lanczos first and
+// shift-invert only if it fails.
+constexpr double kShiftInvertFlopsPerNnz = 6000.0;
 
 /// Rayleigh quotients, residuals; returns the largest residual ||L v - lambda v||.
 double polish(const Lap& L, Pairs* p) {
@@ -201,7 +221,7 @@ bool shift_invert(const Lap& L, int64_t nev, int64_t ncv, ShiftInvert* si, Pairs
     return false;
   }
   // sigma slightly below 0: L - sigma I is positive definite (sigma = 0 would be singular).
-  const double sigma = -1e-3 * L.bound / 2.0;
+  const double sigma = -kShiftRel * L.bound / 2.0;
   std::vector<Eigen::Triplet<double, int>> tr;
   tr.reserve(static_cast<size_t>(L.nnz()));
   for (int64_t i = 0; i < L.n; ++i)
@@ -209,13 +229,16 @@ bool shift_invert(const Lap& L, int64_t nev, int64_t ncv, ShiftInvert* si, Pairs
       const int32_t c = L.idx[static_cast<size_t>(p)];
       if (c <= i) tr.emplace_back(static_cast<int>(i), c, L.val[static_cast<size_t>(p)] - (c == i ? sigma : 0.0));
     }
-  SpMat M(static_cast<int>(L.n), static_cast<int>(L.n));
+  SpMat& M = si->M;
+  M.resize(static_cast<int>(L.n), static_cast<int>(L.n));
   M.setFromTriplets(tr.begin(), tr.end());
   GDBG("M built");
   ProbedLDLT& ldlt = si->ldlt;
   si->sigma = sigma;
   ldlt.analyzePattern(M);
   const int64_t fill = ldlt.factor_nnz();
+  GDBG("analyze done: n=%lld nnz=%lld fill=%lld flops=%.3g", (long long)L.n, (long long)L.nnz(), (long long)fill,
+       ldlt.factor_flops());
   const int64_t fill_max = 40 * L.nnz() + 100000;
   char buf[240];
   if (fill > fill_max) {
@@ -232,7 +255,6 @@ bool shift_invert(const Lap& L, int64_t nev, int64_t ncv, ShiftInvert* si, Pairs
     si->deferred = true;
     return false;
   }
-  GDBG("analyze done: n=%lld nnz=%lld fill=%lld", (long long)L.n, (long long)L.nnz(), (long long)fill);
   ldlt.factorize(M);
   GDBG("factorize done");
   if (ldlt.info() != Eigen::Success) {
@@ -240,6 +262,7 @@ bool shift_invert(const Lap& L, int64_t nev, int64_t ncv, ShiftInvert* si, Pairs
     return false;
   }
   si->ready = true;
+  si->held_sigma = true;
   const Eigen::MatrixXd none(L.n, 0);
   ShiftSolveOp op{&ldlt, static_cast<Eigen::Index>(L.n), &none, {}};
   Spectra::SymEigsShiftSolver<ShiftSolveOp> eig(op, nev, ncv, sigma);
@@ -260,8 +283,9 @@ bool shift_invert(const Lap& L, int64_t nev, int64_t ncv, ShiftInvert* si, Pairs
 
 /// Smallest eigenpairs of L on the orthogonal complement of Q, by Lanczos on
 /// P (L - sigma I)^{-1} P (largest magnitude).
-bool deflated_shift_invert(const Lap& L, const ShiftInvert& si, const Eigen::MatrixXd& Q, int64_t nev, int64_t ncv,
+bool deflated_shift_invert(const Lap& L, ShiftInvert& si, const Eigen::MatrixXd& Q, int64_t nev, int64_t ncv,
                            const double* start, Pairs* out, SolveStats* st) {
+  if (!si.refactor()) return false;  // the inertia count may have used the storage
   ShiftSolveOp op{&si.ldlt, static_cast<Eigen::Index>(L.n), &Q, {}};
   Spectra::SymEigsSolver<ShiftSolveOp> eig(op, nev, ncv);
   if (start != nullptr) eig.init(start); else eig.init();
@@ -293,19 +317,24 @@ bool deflated_lanczos(const Lap& L, const Eigen::MatrixXd& Q, int64_t nev, int64
 
 /// Sylvester's law of inertia: the number of eigenvalues of L below sigma equals the number of
 /// negative pivots D of any LDL^T factorization of L - sigma I (a congruence). The sparsity pattern
-/// (L's, diagonal included) is analysed once (AMD ordering); each count is one numeric
-/// factorization.
+/// (L's, diagonal included) is analysed once (AMD ordering), or not at all when the shift-invert
+/// factorization of the same pattern exists (its analysis and storage are reused); each count is
+/// one numeric factorization.
 struct Inertia {
   const Lap* L = nullptr;
+  ShiftInvert* shared = nullptr;  // ready shift-invert factorization, or null
   SpMat M;
   std::vector<int> diag;  // position of M(i, i) in M's value array
-  ProbedLDLT ldlt;
+  ProbedLDLT own;
+  ProbedLDLT* ldlt = &own;
   int state = 0;          // 0: not analysed, 1: affordable, -1: fill beyond the limit
   int64_t fill = 0;
 
   double flops = 0.0;
   /// Analyses the pattern once; false when the numeric factorization would cost more than
-  /// flops_max floating-point operations.
+  /// flops_max floating-point operations and no shift-invert factorization exists (with one, the
+  /// count costs one more numeric factorization of the same pattern, no memory, and spares the
+  /// deflated Krylov check: on the 1000 x 1000 grid dozens of solves).
   bool affordable(double flops_max) {
     if (state == 0) {
       if (L->n >= std::numeric_limits<int>::max() / 2 || L->nnz() >= std::numeric_limits<int>::max()) {
@@ -325,10 +354,14 @@ struct Inertia {
       for (int j = 0; j < M.outerSize(); ++j)
         for (int p = M.outerIndexPtr()[j]; p < M.outerIndexPtr()[j + 1]; ++p)
           if (M.innerIndexPtr()[p] == j) diag[static_cast<size_t>(j)] = p;
-      ldlt.analyzePattern(M);
-      fill = ldlt.factor_nnz();
-      flops = ldlt.factor_flops();
-      state = flops <= flops_max ? 1 : -1;
+      if (shared != nullptr && shared->ready) {
+        ldlt = &shared->ldlt;  // same pattern as M: built from L by the same loop
+      } else {
+        own.analyzePattern(M);
+      }
+      fill = ldlt->factor_nnz();
+      flops = ldlt->factor_flops();
+      state = flops <= flops_max || ldlt != &own ? 1 : -1;
       GDBG("inertia analyse: n=%lld nnz=%lld fill=%lld flops=%.3g (limit %.3g)", (long long)L->n, (long long)L->nnz(),
            (long long)fill, flops, flops_max);
     }
@@ -341,9 +374,10 @@ struct Inertia {
       const double lii = L->val[static_cast<size_t>(diag_in_L(i))];
       M.valuePtr()[diag[static_cast<size_t>(i)]] = lii - sigma;
     }
-    ldlt.factorize(M);
-    if (ldlt.info() != Eigen::Success) return -1;
-    const Eigen::VectorXd& d = ldlt.vectorD();
+    if (ldlt != &own) shared->held_sigma = false;
+    ldlt->factorize(M);
+    if (ldlt->info() != Eigen::Success) return -1;
+    const Eigen::VectorXd& d = ldlt->vectorD();
     int64_t neg = 0;
     for (Eigen::Index i = 0; i < d.size(); ++i) {
       if (!std::isfinite(d[i]) || d[i] == 0.0) return -1;
@@ -374,7 +408,8 @@ Eigen::VectorXd start_vector(int64_t n, uint64_t seed) {
 }
 
 constexpr double kCertDelta = 1e-8;     // certificate margin, relative to c: sigma = top - 1e-8 c
-constexpr double kInertiaFlops = 5e8;   // inertia attempted when its LDL^T costs <= 5e8 flops (~0.5 s)
+constexpr double kInertiaFlops = 5e8;   // inertia attempted when its LDL^T costs <= 5e8 flops (~0.5 s),
+                                        // or whenever shift-invert factorized the same pattern
 
 }  // namespace
 
@@ -450,6 +485,7 @@ posenc_status posenc::graph_detail::component_pairs(const Lap& L, int64_t nev, p
   const double delta = kCertDelta * L.bound;
   Inertia inert;
   inert.L = &L;
+  inert.shared = &si;
   const bool use_inertia = inert.affordable(kInertiaFlops);
   cert->factor_nnz = std::max(cert->factor_nnz, inert.state == 1 ? inert.fill : int64_t{0});
   const int64_t max_rounds = 2 * nev + 8;

@@ -236,6 +236,23 @@ TEST(GraphSpectrum, GridEveryKKrylovPaths) {
   std::printf("[ info     ] grid 30x30: %.2f s\n", secs_since(t0));
 }
 
+TEST(GraphSpectrum, GridShiftInvertSolves) {
+  // 100 x 100 grid, k = 16, shift-invert: the closed-form spectrum, and the shift close enough to
+  // 0 that the 16th and 17th eigenvalues (0.01577, a double one, and 0.01676) separate quickly after
+  // inversion: at most 70 solves (sigma = -1e-3 c/2 took 80, the -1e-6 c/2 of the library 65).
+  const EdgeList g = posenc_graph_gen::grid(100, 100);
+  const std::vector<double> ref = product_spectrum(100, 100, false, 1.0);
+  const Eigen::SparseMatrix<double> L = sparse_laplacian(g, POSENC_LAPLACIAN_COMBINATORIAL);
+  expect_smallest(g, L, POSENC_LAPLACIAN_COMBINATORIAL, 16, POSENC_LAPPE_SHIFT_INVERT, ref, 8.0);
+  const PeRun r = run(g, POSENC_LAPLACIAN_COMBINATORIAL, 16, POSENC_LAPPE_SHIFT_INVERT);
+  ASSERT_EQ(r.status, POSENC_OK) << posenc_last_error_message();
+  EXPECT_EQ(r.info.method, POSENC_LAPPE_SHIFT_INVERT);
+  EXPECT_EQ(r.info.certificate, POSENC_LAPPE_CERT_INERTIA);
+  EXPECT_GT(r.info.shift_solves, 16);
+  EXPECT_LE(r.info.shift_solves, 70);
+  std::printf("[ info     ] grid 100x100, k = 16: %lld shift-invert solves\n", static_cast<long long>(r.info.shift_solves));
+}
+
 TEST(GraphSpectrum, CertificateReported) {
   // Forced Lanczos on Q11 with k = 9 misses copies of 2/11 in its first solve: the inertia count
   // (an affordable LDL^T for 2048 nodes) finds them, and the recovery is reported.

@@ -1519,12 +1519,12 @@ POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info*
  *  back-transform, eigenvalues the Rayleigh quotients, each pair accepted only if ||L v - lambda
  *  v||_2 <= 1e-12 c (about a third of the work of a full decomposition); otherwise, or if a pair is
  *  rejected, Eigen's SelfAdjointEigenSolver (always with solver DENSE). Larger components use Spectra 1.0:
- *  (1) shift-invert (SymEigsShiftSolver) with sigma = -1e-3 * c/2 slightly BELOW 0 (never 0, where
- *  L is singular) and a sparse LDL^T factor with AMD ordering, attempted only when its symbolic
+ *  (1) shift-invert (SymEigsShiftSolver) with sigma = -1e-6 * c/2 slightly BELOW 0 (never 0, where
+ *  L is singular; close to 0 so that the small eigenvalues stay well separated after inversion) and a sparse LDL^T factor with AMD ordering, attempted only when its symbolic
  *  analysis predicts at most 40x the nonzeros of L (meshes, geometric graphs; not expanders) and
- *  at most 3000 factorization flops per nonzero of L (the measured crossover: hub-heavy graphs
+ *  at most 6000 factorization flops per nonzero of L (the measured crossover: hub-heavy graphs
  *  such as package dependency or Barabasi-Albert graphs exceed it, and Lanczos is 2-7x faster
- *  on them; grids and geometric graphs stay below 1000, where shift-invert is 3-25x faster);
+ *  on them; grids and geometric graphs stay below 4000, where shift-invert is 3-25x faster);
  *  (2) otherwise, or if (1) fails, Lanczos on c I - L (SymEigsSolver, largest eigenvalues), with
  *  c = 2 for L_sym and the Gershgorin bound c = 2 max_v d_v for D - A, retried with a larger
  *  Krylov subspace (ncv) and more restarts; if Lanczos fails on a component where (1) was skipped
@@ -1536,7 +1536,8 @@ POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info*
  *  return larger eigenvalues instead, with small residuals. So, with top = the k-th value found and
  *  sigma = top - 1e-8 c, the result is accepted only when L has exactly as many eigenvalues below
  *  sigma as were returned below sigma. INERTIA (when the numeric LDL^T of L - sigma I, AMD
- *  ordering, costs <= 5e8 flops by its symbolic analysis): the count is the number of negative
+ *  ordering, costs <= 5e8 flops by its symbolic analysis, or when shift-invert factorized the same
+ *  pattern: that analysis and storage are reused): the count is the number of negative
  *  pivots (Sylvester's law of inertia; a zero pivot moves sigma down by 0.37e-8 c, up to 4 times).
  *  KRYLOV (otherwise): a Lanczos run on the orthogonal complement of the returned vectors, from a
  *  fresh pseudo-random start vector, must find nothing below sigma (probabilistic). While the check
