@@ -203,6 +203,7 @@ bool shift_invert(const Lap& L, int64_t nev, int64_t ncv, ShiftInvert* si, Pairs
   si->sigma = sigma;
   ldlt.order(M);
   const FillCount fc = ldlt.fill();  // counted before Eigen's symbolic analysis, whose time grows with the fill
+  GDBG("shift-invert: ordered and counted: fill=%lld flops=%.3g", (long long)fc.factor_nnz, fc.flops);
   const int64_t fill = fc.factor_nnz;
   const int64_t fill_max = 40 * L.nnz() + 100000;
   char buf[240];
@@ -314,6 +315,7 @@ struct Inertia {
       for (int j = 0; j < M.outerSize(); ++j)
         for (int p = M.outerIndexPtr()[j]; p < M.outerIndexPtr()[j + 1]; ++p)
           if (M.innerIndexPtr()[p] == j) diag[static_cast<size_t>(j)] = p;
+      GDBG("inertia: M built");
       ldlt.order(M);
       const FillCount fc = ldlt.fill();  // before the symbolic analysis, whose time grows with the fill
       fill = fc.factor_nnz;
