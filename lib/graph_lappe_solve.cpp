@@ -8,6 +8,7 @@
 // bookkeeping split over the posenc arena with parallel_tiles, whose tiles depend on the problem
 // only, so results are bitwise identical for any thread count and on every ISA path.
 #include "lib/graph_lappe.hpp"
+#include "lib/sparse_fill.hpp"
 
 #include <Eigen/Core>
 #include <Eigen/Eigenvalues>
@@ -87,24 +88,10 @@ struct ShiftedOp {
 };
 
 using SpMat = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
-/// SimplicialLDLT that reports the size of its factor after the symbolic analysis, so that the
-/// shift-invert path is taken only when the fill-in is affordable.
-struct ProbedLDLT : Eigen::SimplicialLDLT<SpMat, Eigen::Lower, Eigen::AMDOrdering<int>> {
-  int64_t factor_nnz() const {
-    int64_t s = 0;
-    for (Eigen::Index i = 0; i < m_nonZerosPerCol.size(); ++i) s += m_nonZerosPerCol[i];
-    return s;
-  }
-  /// Floating-point operations of the numeric factorization: sum over columns of (column count)^2.
-  double factor_flops() const {
-    double s = 0.0;
-    for (Eigen::Index i = 0; i < m_nonZerosPerCol.size(); ++i) {
-      const double c = static_cast<double>(m_nonZerosPerCol[i]) + 1.0;
-      s += c * c;
-    }
-    return s;
-  }
-};
+/// SimplicialLDLT whose factor size and cost are counted from the AMD-ordered pattern before the
+/// symbolic analysis (lib/sparse_fill.hpp), so that the shift-invert and inertia paths analyse and
+/// factor only when the fill-in is affordable.
+using ProbedLDLT = OrderedLDLT<SpMat>;
 
 /// Spectra shift-solve operator: y = P (L - sigma I)^{-1} P x with a prefactored LDL^T and
 /// P = I - Q Q^T (Q may be empty).
@@ -235,26 +222,28 @@ bool shift_invert(const Lap& L, int64_t nev, int64_t ncv, ShiftInvert* si, Pairs
   GDBG("M built");
   ProbedLDLT& ldlt = si->ldlt;
   si->sigma = sigma;
-  ldlt.analyzePattern(M);
-  const int64_t fill = ldlt.factor_nnz();
-  GDBG("analyze done: n=%lld nnz=%lld fill=%lld flops=%.3g", (long long)L.n, (long long)L.nnz(), (long long)fill,
-       ldlt.factor_flops());
+  ldlt.order(M);
+  const FillCount fc = ldlt.fill();  // counted before Eigen's symbolic analysis, whose time grows with the fill
+  GDBG("shift-invert: ordered and counted: fill=%lld flops=%.3g", (long long)fc.factor_nnz, fc.flops);
+  const int64_t fill = fc.factor_nnz;
   const int64_t fill_max = 40 * L.nnz() + 100000;
   char buf[240];
-  if (fill > fill_max) {
+  if (fill > fill_max || !fc.indexable) {
     std::snprintf(buf, sizeof buf,
                   "shift-invert skipped (LDL^T factor would hold %lld nonzeros > %lld, 40x those of L); ",
                   static_cast<long long>(fill), static_cast<long long>(fill_max));
     *why += buf;
     return false;
   }
-  if (ldlt.factor_flops() > max_factor_flops) {
+  if (fc.flops > max_factor_flops) {
     std::snprintf(buf, sizeof buf, "shift-invert deferred (LDL^T factorization %.3g flops > %.3g); ",
-                  ldlt.factor_flops(), max_factor_flops);
+                  fc.flops, max_factor_flops);
     *why += buf;
     si->deferred = true;
     return false;
   }
+  ldlt.analyze();
+  GDBG("analyze done: n=%lld nnz=%lld fill=%lld", (long long)L.n, (long long)L.nnz(), (long long)fill);
   ldlt.factorize(M);
   GDBG("factorize done");
   if (ldlt.info() != Eigen::Success) {
@@ -317,9 +306,9 @@ bool deflated_lanczos(const Lap& L, const Eigen::MatrixXd& Q, int64_t nev, int64
 
 /// Sylvester's law of inertia: the number of eigenvalues of L below sigma equals the number of
 /// negative pivots D of any LDL^T factorization of L - sigma I (a congruence). The sparsity pattern
-/// (L's, diagonal included) is analysed once (AMD ordering), or not at all when the shift-invert
-/// factorization of the same pattern exists (its analysis and storage are reused); each count is
-/// one numeric factorization.
+/// (L's, diagonal included) is ordered once (AMD), its factor counted, and analysed only when the
+/// factorization is affordable, or not at all when the shift-invert factorization of the same
+/// pattern exists (its analysis and storage are reused); each count is one numeric factorization.
 struct Inertia {
   const Lap* L = nullptr;
   ShiftInvert* shared = nullptr;  // ready shift-invert factorization, or null
@@ -356,12 +345,18 @@ struct Inertia {
           if (M.innerIndexPtr()[p] == j) diag[static_cast<size_t>(j)] = p;
       if (shared != nullptr && shared->ready) {
         ldlt = &shared->ldlt;  // same pattern as M: built from L by the same loop
+        fill = ldlt->factor_nnz();
+        flops = ldlt->factor_flops();
+        state = 1;
       } else {
-        own.analyzePattern(M);
+        GDBG("inertia: M built");
+        own.order(M);
+        const FillCount fc = own.fill();  // before the symbolic analysis, whose time grows with the fill
+        fill = fc.factor_nnz;
+        flops = fc.flops;
+        state = fc.indexable && flops <= flops_max ? 1 : -1;
+        if (state == 1) own.analyze();
       }
-      fill = ldlt->factor_nnz();
-      flops = ldlt->factor_flops();
-      state = flops <= flops_max || ldlt != &own ? 1 : -1;
       GDBG("inertia analyse: n=%lld nnz=%lld fill=%lld flops=%.3g (limit %.3g)", (long long)L->n, (long long)L->nnz(),
            (long long)fill, flops, flops_max);
     }

@@ -17,11 +17,16 @@
 // When the LDL^H fills in (factor flops > kFillRatio n^1.5 or > kShiftInvertFlops: expander-like
 // graphs) the Lanczos runs in regular mode on c I - M (c = Gershgorin bound of L) instead; the
 // inertia certificate is kept while the factorization costs <= kInertiaFlops, beyond that a
-// Lanczos run on c I - M with the Ritz span projected out must find nothing below tau.
+// Lanczos run on c I - M with the Ritz span projected out must find nothing below tau. The cost
+// is counted before Eigen's symbolic factorization (lib/sparse_fill.hpp: AMD ordering once,
+// elimination tree and column counts in O(nnz alpha)); the symbolic and numeric factorizations
+// run only on the routes that use them.
 //
 // Sequential, deterministic: Spectra's start vector is fixed, so the bits do not depend on the
 // thread count or the ISA path (baseline flags, no SIMD kernel table).
 #include "lib/graph_maglap.hpp"
+#include "lib/graph_lappe.hpp"  // GDBG
+#include "lib/sparse_fill.hpp"
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/QR>
@@ -60,17 +65,7 @@ constexpr double kShiftInvertFlops = 1e12; // shift-invert route: largest factor
 constexpr double kFillRatio = 1e3;       // shift-invert while factor flops <= kFillRatio n^1.5
 constexpr int kRounds = 3;               // subspace enlargements after a failed certificate
 
-/// Complex SimplicialLDLT that reports the cost of its numeric factorization after the analysis.
-struct ProbedCLDLT : Eigen::SimplicialLDLT<CSp, Eigen::Lower, Eigen::AMDOrdering<int>> {
-  double factor_flops() const {
-    double s = 0.0;
-    for (Eigen::Index i = 0; i < m_nonZerosPerCol.size(); ++i) {
-      const double c = static_cast<double>(m_nonZerosPerCol[i]) + 1.0;
-      s += c * c;
-    }
-    return s;
-  }
-};
+using ProbedCLDLT = OrderedLDLT<CSp>;
 
 /// Spectra shift-solve operator on the real 2n embedding, through the complex factor.
 struct EmbeddedShiftSolve {
@@ -203,13 +198,24 @@ posenc_status maglap_sparse_component(const std::vector<int32_t>& nodes, const s
   for (int j = 0; j < n; ++j)
     for (int p = Ls.outerIndexPtr()[j]; p < Ls.outerIndexPtr()[j + 1]; ++p)
       if (Ls.innerIndexPtr()[p] == j) dpos[static_cast<size_t>(j)] = p;
-  ProbedCLDLT f;
-  f.analyzePattern(Ls);
   // Shift-invert while the factor stays sparse (grids, meshes, road networks); else plain Lanczos
-  // on c I - M (expander-like graphs: large fill, but a wide spectral gap at the bottom).
-  const double flops = f.factor_flops();
-  const bool use_si = flops <= kFillRatio * std::pow(static_cast<double>(n), 1.5) && flops <= kShiftInvertFlops;
-  const bool use_inertia = use_si || flops <= kInertiaFlops;
+  // on c I - M (expander-like graphs: large fill, but a wide spectral gap at the bottom). The
+  // factor's cost is counted from the AMD-ordered pattern (elimination tree and column counts,
+  // O(nnz alpha)) before Eigen's symbolic factorization, whose time grows with the fill, runs.
+  ProbedCLDLT f;
+  GDBG("maglap sparse: n=%d nnz(L lower)=%lld", n, (long long)Ls.nonZeros());
+  f.order(Ls);
+  GDBG("maglap sparse: AMD ordering done");
+  const FillCount fc = f.fill();
+  const double flops = fc.flops;
+  GDBG("maglap sparse: fill counted: factor_nnz=%lld flops=%.3g", (long long)fc.factor_nnz, flops);
+  const bool use_si = fc.indexable && flops <= kFillRatio * std::pow(static_cast<double>(n), 1.5) &&
+                      flops <= kShiftInvertFlops;
+  const bool use_inertia = use_si || (fc.indexable && flops <= kInertiaFlops);
+  if (use_inertia) {
+    f.analyze();
+    GDBG("maglap sparse: symbolic factorization done");
+  }
   double gersh = 0.0;  // Gershgorin bound of L's spectrum
   for (int j = 0; j < n; ++j) {
     double a = 0.0;

@@ -1520,8 +1520,10 @@ POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info*
  *  v||_2 <= 1e-12 c (about a third of the work of a full decomposition); otherwise, or if a pair is
  *  rejected, Eigen's SelfAdjointEigenSolver (always with solver DENSE). Larger components use Spectra 1.0:
  *  (1) shift-invert (SymEigsShiftSolver) with sigma = -1e-6 * c/2 slightly BELOW 0 (never 0, where
- *  L is singular; close to 0 so that the small eigenvalues stay well separated after inversion) and a sparse LDL^T factor with AMD ordering, attempted only when its symbolic
- *  analysis predicts at most 40x the nonzeros of L (meshes, geometric graphs; not expanders) and
+ *  L is singular; close to 0 so that the small eigenvalues stay well separated after inversion)
+ *  and a sparse LDL^T factor with AMD ordering, attempted only when its size, counted from the
+ *  ordered pattern before the symbolic factorization, is at most 40x the nonzeros of L (meshes,
+ *  geometric graphs; not expanders) and
  *  at most 6000 factorization flops per nonzero of L (the measured crossover: hub-heavy graphs
  *  such as package dependency or Barabasi-Albert graphs exceed it, and Lanczos is 2-7x faster
  *  on them; grids and geometric graphs stay below 4000, where shift-invert is 3-25x faster);
@@ -1536,7 +1538,7 @@ POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info*
  *  return larger eigenvalues instead, with small residuals. So, with top = the k-th value found and
  *  sigma = top - 1e-8 c, the result is accepted only when L has exactly as many eigenvalues below
  *  sigma as were returned below sigma. INERTIA (when the numeric LDL^T of L - sigma I, AMD
- *  ordering, costs <= 5e8 flops by its symbolic analysis, or when shift-invert factorized the same
+ *  ordering, costs <= 5e8 flops by its column counts, or when shift-invert factorized the same
  *  pattern: that analysis and storage are reused): the count is the number of negative
  *  pivots (Sylvester's law of inertia; a zero pivot moves sigma down by 0.37e-8 c, up to 4 times).
  *  KRYLOV (otherwise): a Lanczos run on the orthogonal complement of the returned vectors, from a
@@ -1626,8 +1628,10 @@ POSENC_API posenc_status posenc_laplacian_pe_ex_f64(int64_t num_nodes, const int
  *  cost O(n_c^3). A larger component takes the sparse route (maglap_pe.sparse, when any component
  *  does): Lanczos (Spectra) on the 2n_c x 2n_c real symmetric embedding M = [[Re L, -Im L],
  *  [Im L, Re L]] (every eigenvalue doubled) for its 2 min(k, n_c) + 2 smallest pairs. The
- *  sparse complex LDL^H of L (Eigen SimplicialLDLT, AMD ordering) is analysed first: while its
- *  factorization costs <= 1e3 n_c^1.5 and <= 1e12 flops (grids, meshes, near-planar graphs),
+ *  cost of the sparse complex LDL^H of L (Eigen SimplicialLDLT, AMD ordering) is counted first,
+ *  from the elimination tree and column counts of the ordered pattern (O(nnz) time, before any
+ *  symbolic factorization): while its factorization costs <= 1e3 n_c^1.5 and <= 1e12 flops
+ *  (grids, meshes, near-planar graphs),
  *  shift-invert Lanczos with the shift-solve through the LDL^H of L - sigma I (sigma = -1e-6 c');
  *  otherwise (expander-like graphs) plain Lanczos on c'' I - M (c'' = Gershgorin bound of L).
  *  From each real Ritz pair [u; v] the complex u + i v (q = 0: u and v, so eigvecs_im is exactly
