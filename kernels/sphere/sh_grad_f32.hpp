@@ -50,7 +50,9 @@ struct grad_femitter {
     vec<float> r[WF];
     vx::ftile_rows(src, r);
     float* const d = out + base;
-    if (c == WF) {
+    if (c == WF && npts == WF) {  // a constant trip count: the rows stored straight from registers
+      for (std::size_t p = 0; p < WF; ++p) stu(d + static_cast<int64_t>(p) * stride, r[p]);
+    } else if (c == WF) {
       for (std::size_t p = 0; p < npts; ++p) stu(d + static_cast<int64_t>(p) * stride, r[p]);
     } else {
       for (std::size_t p = 0; p < npts; ++p) vx::store_first(d + static_cast<int64_t>(p) * stride, r[p], c);
