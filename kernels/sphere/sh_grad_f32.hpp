@@ -28,11 +28,16 @@ namespace sph {
 
 /// The float32-lane derivative kernel runs on the ISA paths whose float vectors hold two
 /// double vectors (the float32-native values path's, kF32Native), for gradients (values-only
-/// calls, posenc_sph_harm_real_ex_f32, stay rounded once) up to kSphGradF32Lmax: the degrees of
-/// the float32 contract (1e-5 per degree block to lmax 150; measured worst 3.8e-6 at 150, the
-/// error grows ~sqrt(l): the largest element of a block is up to sqrt(2l+1) times its rms).
+/// calls, posenc_sph_harm_real_ex_f32, stay rounded once), at the degrees whose block of values
+/// + gradients fits kSphGradStageMaxBytes (grad_stage_planes >= 4: lmax <= 44 on AVX-512, 63 on
+/// AVX2). Above, the WF-row tiles stored straight into the output rows were slower than the
+/// float64 kernel's W-row ones (AVX-512, 4000 points, CPU time new / old: lmax 50 1.38, 64 1.32,
+/// 100 1.26; AVX2 lmax 64 1.04). Error: a few float32 roundings of each element, growing
+/// ~sqrt(l) per degree block (its largest element is up to sqrt(2l+1) times its rms): measured
+/// 1.5e-6 at lmax 40, 1.8e-6 at 63 (AVX2), 3.4e-6 at 150 when run there (docs/ACCURACY.md; the
+/// contract is 1e-5).
 constexpr bool kGradF32Native = kF32Native;
-constexpr int32_t kSphGradF32Lmax = 150;
+inline bool grad_f32_lanes(int32_t lmax) { return grad_stage_planes(lmax) >= 4; }
 
 /// The emitter of sh_grad_f32_body: grad_emitter with float32 features, WF points a vector;
 /// full WF x WF tiles by vx::ftile_rows, rows stored from registers.
@@ -360,12 +365,12 @@ inline void sh_grad_f32_body(const sph_grad_plan* P, const TI* xyz, int64_t n, f
 }
 
 /// posenc_sph_harm_real_grad_f32's kernel: sh_grad_f32_body for unit-sphere gradients without
-/// Hessians, lmax <= kSphGradF32Lmax, where kGradF32Native; else sh_grad_impl (float64 compute,
+/// Hessians where kGradF32Native and grad_f32_lanes(lmax); else sh_grad_impl (float64 compute,
 /// every output rounded once).
 inline void sh_grad_f32_impl(const sph_grad_plan* P, const float* xyz, int64_t n, float* val, float* grad, float* hess,
                              double* scr) {
   if constexpr (kGradF32Native) {
-    if (grad != nullptr && hess == nullptr && (P->flags & kSphSolid) == 0 && P->lmax <= kSphGradF32Lmax) {
+    if (grad != nullptr && hess == nullptr && (P->flags & kSphSolid) == 0 && grad_f32_lanes(P->lmax)) {
       sh_grad_f32_body(P, xyz, n, val, grad, scr);
       return;
     }
