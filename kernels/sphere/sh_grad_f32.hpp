@@ -37,7 +37,16 @@ namespace sph {
 /// 1.5e-6 at lmax 40, 1.8e-6 at 63 (AVX2), 3.4e-6 at 150 when run there (docs/ACCURACY.md; the
 /// contract is 1e-5).
 constexpr bool kGradF32Native = kF32Native;
-inline bool grad_f32_lanes(int32_t lmax) { return grad_stage_planes(lmax) >= 4; }
+/// The highest such lmax (44 on AVX-512, 63 on AVX2), -1 where kGradF32Native is false.
+constexpr int32_t grad_f32_lanes_lmax() {
+  if (!kGradF32Native || !kHasStream) return -1;
+  int32_t L = 0;
+  const int64_t per = 4 * static_cast<int64_t>(W) * static_cast<int64_t>(sizeof(double));  // bytes per (lmax+1)^2
+  while (per * (L + 2) * (L + 2) <= kSphGradStageMaxBytes) ++L;
+  return L;
+}
+/// grad_stage_planes(lmax) >= 4 where kGradF32Native.
+inline bool grad_f32_lanes(int32_t lmax) { return lmax <= grad_f32_lanes_lmax(); }
 
 /// The emitter of sh_grad_f32_body: grad_emitter with float32 features, WF points a vector;
 /// full WF x WF tiles by vx::ftile_rows, rows stored from registers.
