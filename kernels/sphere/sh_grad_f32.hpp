@@ -273,8 +273,8 @@ inline void sh_grad_f32_body(const sph_grad_plan* P, const TI* xyz, int64_t n, f
         double* prv = ybr(h, (l - 1) & 1);
         for (int64_t m = 0; m < lw; ++m) {
           const double* c = cr + 5 * m;
-          const V a(c[0]), p = load(prv + m * Wd);
-          const V y = madd(a * xh[h], p, madd(a * xl[h], p, V(c[1]) * load(cur + m * Wd)));
+          const V p = load(prv + m * Wd);  // a (xh + xl) p + nb pp, xh p exact near the poles
+          const V y = madd(V(c[0]), madd(xl[h], p, xh[h] * p), V(c[1]) * load(cur + m * Wd));
           stu(cur + m * Wd, y);
         }
         stu(cur + lw * Wd, load(prv + (lw - 1) * Wd) * (V(cr[5 * lw]) * sth[h]));
@@ -313,7 +313,7 @@ inline void sh_grad_f32_body(const sph_grad_plan* P, const TI* xyz, int64_t n, f
         }
       };
       V luz[H];
-      for (std::size_t h = 0; h < H; ++h) luz[h] = V(static_cast<double>(l)) * uh[2][h];
+      for (std::size_t h = 0; h < H; ++h) luz[h] = zero - V(static_cast<double>(l)) * uh[2][h];  // -l u_z
       for (int64_t m = 0; m <= lw; ++m) {
         const double* c = cr + 5 * m;
         const VF al(static_cast<float>(c[3])), be(static_cast<float>(c[4]));
@@ -322,7 +322,7 @@ inline void sh_grad_f32_body(const sph_grad_plan* P, const TI* xyz, int64_t n, f
         // the difference carried ~100 eps of the block at l = 130).
         V dh[H];
         for (std::size_t h = 0; h < H; ++h)
-          dh[h] = madd(V(c[2]), load(ybr(h, (l - 1) & 1) + m * Wd), zero - luz[h] * load(ybr(h, l & 1) + m * Wd));
+          dh[h] = madd(luz[h], load(ybr(h, l & 1) + m * Wd), V(c[2]) * load(ybr(h, (l - 1) & 1) + m * Wd));
         const VF dz = vx::narrow(dh);
         VF gp[3], gn[3];
         if (m == 0) {
