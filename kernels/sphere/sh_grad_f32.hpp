@@ -8,10 +8,12 @@
 //   float64 (kHalves vectors of W points): the set-up (u = x / |x|, cos theta as xh + xl,
 //     sin theta, 1 / |x|), cos / sin (m phi) by their complex-multiplication chains, and the
 //     Legendre recurrence ybar_l^m (near the poles a float32 forward recurrence loses ~l^2 eps:
-//     kSphF32NativeLmax). Each ybar_l^m is rounded to float32 once.
+//     kSphF32NativeLmax), and d/dz's bracket cz ybar_{l-1}^m - l u_z ybar_l^m (its two terms
+//     nearly cancel near the poles). Each is rounded to float32 once.
 //   float32 (one vector of WF points): Y_l,+-m = ybar cos / sin (m phi), the ladder relations of
-//     sph_grad_coef (G from the Y row of degree l - 1: two products, no recurrence), the
-//     gradient (G - l Y u) / |x|, and the WF x WF transposes into the point-major rows.
+//     sph_grad_coef for d/dx, d/dy (G from the Y row of degree l - 1: two products, no
+//     recurrence), the gradient (G - l Y u) / |x|, and the WF x WF transposes into the
+//     point-major rows.
 // Every output element is a few float32 roundings from the float64 kernel's (sh_grad.hpp):
 // measured block-relative error against float64 in docs/ACCURACY.md. Per lane the operations
 // do not depend on the other lanes of the block, so a point's bits do not depend on the call's
