@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // Tests of posenc_sph_harm_real_grad_f32's float32-lane kernel (unit-sphere values + gradients
-// without Hessians, lmax 4..44 on AVX-512, 4..63 on AVX2: kernels/sphere/sh_grad_f32.hpp) against the
-// float64 kernel of the same (widened) points: the float32 contract of posenc.h (1e-5 per degree
-// block) over random directions, near-pole points down to sin theta = 1e-7, and lengths from
-// 1e-30 to 1e38 (1 / |x| outside [2^-60, 2^60] is applied in two exact steps); a point's bits do
-// not depend on its neighbours in the block, the call's split or the thread count. On the scalar
-// path the same calls run the float64 kernel rounded once (the same bounds hold). Every test runs
-// on every ISA path (IsaTest).
+// without Hessians, lmax 4..44 on AVX-512, 4..63 on AVX2: kernels/sphere/sh_grad_f32.hpp)
+// against the float64 kernel of the same (widened) points: the float32 contract of posenc.h
+// (1e-5 per degree block) over random directions, near-pole points down to sin theta = 1e-7, and
+// lengths from 1e-30 to 1e38 (1 / |x| outside [2^-60, 2^60] is applied in two exact steps); a
+// point's bits do not depend on its neighbours in the block, the call's split, the thread count
+// or the path (AVX-512 and AVX2 give the same bits). On the scalar path the same calls run the
+// float64 kernel rounded once (the same bounds hold). Every test but the last runs on every ISA
+// path (IsaTest).
 #include "tests/test_common.hpp"
 
 #include <algorithm>
@@ -130,5 +131,24 @@ TEST_P(SphGradF32, PointBitsDoNotDependOnTheBlockSplitOrThreads) {
 }
 
 POSENC_INSTANTIATE_ISA(SphGradF32);
+
+// The lanes run the same operations per lane on AVX-512 and AVX2 (both with FMA): the same bits.
+TEST(SphGradF32Paths, Avx2AndAvx512GiveTheSameBits) {
+  if (posenc_isa_set(POSENC_ISA_AVX2) != POSENC_OK || posenc_isa_set(POSENC_ISA_AVX512) != POSENC_OK)
+    GTEST_SKIP() << "needs both AVX2 and AVX-512";
+  const std::vector<float> pf = f32_points(200, 12);
+  const int64_t n = int64_t(pf.size() / 3);
+  for (int L : {4, 10, 40}) {
+    const int64_t K = nsh(L);
+    std::vector<float> v[2], g[2];
+    for (int i = 0; i < 2; ++i) {
+      ASSERT_EQ(posenc_isa_set(i == 0 ? POSENC_ISA_AVX2 : POSENC_ISA_AVX512), POSENC_OK);
+      v[i].resize(size_t(n * K)), g[i].resize(size_t(3 * n * K));
+      ASSERT_EQ(posenc_sph_harm_real_grad_f32(L, pf.data(), n, 0u, v[i].data(), g[i].data(), nullptr), POSENC_OK);
+    }
+    EXPECT_TRUE(same_bits(v[0], v[1]) && same_bits(g[0], g[1])) << "L " << L;
+  }
+  posenc_isa_set(POSENC_ISA_AUTO);
+}
 
 }  // namespace
