@@ -3,6 +3,7 @@
 // once per ISA by cmake/PosencIsa.cmake): the entry points of kernels/sphere_*.cpp, the scratch
 // size and the block sizes and store policy lib/sphere.cpp plans with.
 #include "kernels/sphere/kernels.hpp"
+#include "kernels/sphere/sh_grad_f32.hpp"
 #include "kernels/sphere/sh_real.hpp"
 
 namespace posenc {
@@ -34,6 +35,7 @@ constexpr sphere_kernels_t make_sphere_kernels() {
   t.grad_scratch_doubles = &sphere_grad_scratch_doubles;
   t.sh_grad_f64 = &sphere_sh_grad_f64;
   t.sh_grad_f32 = &sphere_sh_grad_f32;
+  t.grad_f32_lanes_lmax = sph::grad_f32_lanes_lmax();
   t.sh_low_f64 = &sphere_sh_low_f64;
   t.sh_low_f32 = &sphere_sh_low_f32;
   t.lonlat_xyz_f64 = &sphere_lonlat_xyz_f64;

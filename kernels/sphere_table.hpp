@@ -187,6 +187,10 @@ struct sphere_kernels_t {
                       double* hess, double* scratch);
   void (*sh_grad_f32)(const sph_grad_plan* plan, const float* xyz, int64_t n, float* values, float* grad,
                       float* hess, double* scratch);
+  /// Highest lmax at which sh_grad_f32 computes unit-sphere values + gradients without Hessians in
+  /// float32 lanes (kernels/sphere/sh_grad_f32.hpp, from lmax 4: lower degrees take sh_low);
+  /// -1 on the paths without them. lib/ names the profiling path by it.
+  int32_t grad_f32_lanes_lmax;
   /// Real SH of lmax <= kSphLowLmax (unit-sphere or solid, plan->flags; plan->coef required) of
   /// xyz [n, 3] (finite; (0, 0, 0) only with kSphZeroAsZero), values [n, K] and, where grad is
   /// not nullptr, gradients [n, 3, K]; values may be nullptr. No scratch. Same values as sh_grad

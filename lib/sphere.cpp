@@ -398,9 +398,11 @@ posenc_status sh_grad_common(int32_t lmax, const T* xyz, int64_t n, uint32_t fla
     plan.stream = double(n) * double(planes * K) * double(sizeof(T)) >= double(k->stream_min_bytes) ? 1 : 0;
     const int64_t grain = points_per_tile(planes * K, k->sh_tile_points), sd = k->grad_scratch_doubles(lmax);
     if (prof_flags() != 0) {
-      path(hess ? (plan.stream ? "sh_grad.hess.stream_nt" : "sh_grad.hess")
-           : grad ? (plan.stream ? "sh_grad.grad.stream_nt" : "sh_grad.grad")
-                  : (plan.stream ? "sh_grad.values.stream_nt" : "sh_grad.values"));
+      const bool lanes = sizeof(T) == 4 && grad && (flags & kSphSolid) == 0 && lmax <= k->grad_f32_lanes_lmax;
+      path(hess    ? (plan.stream ? "sh_grad.hess.stream_nt" : "sh_grad.hess")
+           : lanes ? (plan.stream ? "sh_grad.grad.f32_lanes.stream_nt" : "sh_grad.grad.f32_lanes")
+           : grad  ? (plan.stream ? "sh_grad.grad.stream_nt" : "sh_grad.grad")
+                   : (plan.stream ? "sh_grad.values.stream_nt" : "sh_grad.values"));
       // ~6 flops an output value (recurrence, ladder, chain rule), per plane
       work(double(n) * (3.0 * double(sizeof(T)) + double(planes * K) * double(sizeof(T))), 6.0 * double(n) * double(planes * K));
       POSENC_SHAPE("n=%lld lmax=%d flags=%u", (long long)n, lmax, flags);

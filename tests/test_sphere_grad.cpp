@@ -368,7 +368,10 @@ TEST_P(SphGrad, Float32WithinOneEMinus6OfFloat64) {
         e = std::max(e, block_err(L, 3, gf.data() + i * 3 * K, gd.data() + i * 3 * K, K, 1e-30));
         if (wh) e = std::max(e, block_err(L, 9, hf.data() + i * 9 * K, hd.data() + i * 9 * K, K, 1e-30));
       }
-      EXPECT_LE(e, 1e-6) << "L " << L << " flags " << fl;  // one float rounding: 6e-8 of the largest element
+      // one float rounding: 6e-8 of the largest element; unit-sphere gradients without Hessians
+      // on AVX-512 / AVX2 are computed in float32 lanes: the contract (test_sphere_grad_f32.cpp)
+      const bool lanes = (GetParam() == POSENC_ISA_AVX2 || GetParam() == POSENC_ISA_AVX512) && fl == 0 && !wh && L > 3 && L <= 63;
+      EXPECT_LE(e, lanes ? 1e-5 : 1e-6) << "L " << L << " flags " << fl;
     }
   }
 }
@@ -621,7 +624,9 @@ TEST_P(SphGrad, LowDegreeKernelMatchesLongDoubleValuesAndGradients) {
       }
       // one float rounding of each element: up to sqrt(planes (2l + 1)) / 2^24 of the block rms
       EXPECT_LE(ef, 3e-7) << "L " << L;
-      EXPECT_LE(egf, 3e-7) << "L " << L;
+      // (float32 lanes at L >= 4 on the unit sphere, AVX-512 / AVX2: a few roundings, 6.8e-7 measured)
+      const bool lanes = (GetParam() == POSENC_ISA_AVX2 || GetParam() == POSENC_ISA_AVX512) && fl == 0 && L > 3;
+      EXPECT_LE(egf, lanes ? 2e-6 : 3e-7) << "L " << L;
     }
   }
 }

@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+// kernels/sphere/sh_grad_f32.hpp — float32 unit-sphere real SH with their gradients
+// (posenc_sph_harm_real_grad_f32 without POSENC_SPH_SOLID and without Hessians) on the paths
+// with float32 lanes (kGradF32Native: AVX-512 16 points a vector, AVX2 8).
+//
+// Split by accuracy: what carries error from degree to degree stays in float64, what does not
+// runs in float32 lanes.
+//   float64 (kHalves vectors of W points): the set-up (u = x / |x|, cos theta as xh + xl,
+//     sin theta, 1 / |x|), cos / sin (m phi) by their complex-multiplication chains, and the
+//     Legendre recurrence ybar_l^m (near the poles a float32 forward recurrence loses ~l^2 eps:
+//     kSphF32NativeLmax), and d/dz's bracket cz ybar_{l-1}^m - l u_z ybar_l^m (its two terms
+//     nearly cancel near the poles). Each is rounded to float32 once.
+//   float32 (one vector of WF points): Y_l,+-m = ybar cos / sin (m phi), the ladder relations of
+//     sph_grad_coef for d/dx, d/dy (G from the Y row of degree l - 1: two products, no
+//     recurrence), the gradient (G - l Y u) / |x|, and the WF x WF transposes into the
+//     point-major rows.
+// Every output element is a few float32 roundings from the float64 kernel's (sh_grad.hpp):
+// measured block-relative error against float64 in docs/ACCURACY.md. Per lane the operations
+// do not depend on the other lanes of the block, so a point's bits do not depend on the call's
+// split or thread count: 1 / |x| is applied as one product where it is inside [2^-60, 2^60] and
+// as two (ir / 2^+-64, then 2^+-64, an exact scaling) otherwise, which gives the same bits
+// wherever both are used.
+#pragma once
+
+#include "kernels/sphere/sh_grad.hpp"
+
+namespace posenc {
+namespace POSENC_NS {
+namespace sph {
+
+/// The float32-lane derivative kernel runs on the ISA paths whose float vectors hold two
+/// double vectors (the float32-native values path's, kF32Native), for gradients (values-only
+/// calls, posenc_sph_harm_real_ex_f32, stay rounded once), at the degrees whose block of values
+/// + gradients fits kSphGradStageMaxBytes (grad_stage_planes >= 4: lmax <= 44 on AVX-512, 63 on
+/// AVX2). Above, the WF-row tiles stored straight into the output rows were slower than the
+/// float64 kernel's W-row ones (AVX-512, 4000 points, CPU time new / old: lmax 50 1.38, 64 1.32,
+/// 100 1.26; AVX2 lmax 64 1.04). Error: a few float32 roundings of each element, growing
+/// ~sqrt(l) per degree block (its largest element is up to sqrt(2l+1) times its rms): measured
+/// 1.5e-6 at lmax 40, 1.8e-6 at 63 (AVX2), 3.4e-6 at 150 when run there (docs/ACCURACY.md; the
+/// contract is 1e-5).
+constexpr bool kGradF32Native = kF32Native;
+/// The highest such lmax (44 on AVX-512, 63 on AVX2), -1 where kGradF32Native is false.
+constexpr int32_t grad_f32_lanes_lmax() {
+  if (!kGradF32Native || !kHasStream) return -1;
+  int32_t L = 0;
+  const int64_t per = 4 * static_cast<int64_t>(W) * static_cast<int64_t>(sizeof(double));  // bytes per (lmax+1)^2
+  while (per * (L + 2) * (L + 2) <= kSphGradStageMaxBytes) ++L;
+  return L;
+}
+/// grad_stage_planes(lmax) >= 4 where kGradF32Native.
+inline bool grad_f32_lanes(int32_t lmax) { return lmax <= grad_f32_lanes_lmax(); }
+
+/// The emitter of sh_grad_f32_body: grad_emitter with float32 features, WF points a vector;
+/// full WF x WF tiles by vx::ftile_rows, rows stored from registers.
+struct grad_femitter {
+  static constexpr std::size_t WF = width<float>;
+  float* st;  // stage: capacity >= max row + 2 WF vectors, aligned to the float vector
+  std::size_t cnt = 0;
+  int64_t base = 0;
+  float* out;
+  int64_t stride;
+  std::size_t npts;
+  grad_femitter(float* stage, float* o, int64_t s, std::size_t np) : st(stage), out(o), stride(s), npts(np) {}
+  void put(std::size_t j, const vec<float>& v) { stu(st + (cnt + j) * WF, v); }
+  void tile(const float* src, std::size_t c) {
+    vec<float> r[WF];
+    vx::ftile_rows(src, r);
+    float* const d = out + base;
+    if (c == WF && npts == WF) {  // a constant trip count: the rows stored straight from registers
+      for (std::size_t p = 0; p < WF; ++p) stu(d + static_cast<int64_t>(p) * stride, r[p]);
+    } else if (c == WF) {
+      for (std::size_t p = 0; p < npts; ++p) stu(d + static_cast<int64_t>(p) * stride, r[p]);
+    } else {
+      for (std::size_t p = 0; p < npts; ++p) vx::store_first(d + static_cast<int64_t>(p) * stride, r[p], c);
+    }
+    base += static_cast<int64_t>(c);
+  }
+  void commit(std::size_t count) {
+    cnt += count;
+    std::size_t t = 0;
+    for (; t + WF <= cnt; t += WF) tile(st + t * WF, WF);
+    if (t > 0) {
+      for (std::size_t i = t; i < cnt; ++i) stu(st + (i - t) * WF, load(st + i * WF));
+      cnt -= t;
+    }
+  }
+  void finish() {
+    if (cnt > 0) tile(st, cnt);
+    cnt = 0;
+  }
+};
+
+/// Float32 values [n, K] (or nullptr) and gradients [n, 3, K] on the unit sphere
+/// (P->flags without kSphSolid), scratch as sh_grad_impl's (grad_scratch).
+template <class TI>
+inline void sh_grad_f32_body(const sph_grad_plan* P, const TI* xyz, int64_t n, float* val, float* grad,
+                             double* scr_in) {
+  using VF = vec<float>;
+  constexpr std::size_t WF = width<float>, H = vx::kHalves;
+  constexpr int64_t Wd = static_cast<int64_t>(W), Wf = static_cast<int64_t>(WF);
+  double* s = align64(scr_in);
+  const int32_t L = P->lmax;
+  const int64_t N = static_cast<int64_t>(L) + 1, K = N * N, R = grad_row_vecs(L);
+  const int64_t c0 = static_cast<int64_t>(L) + 2;  // order 0 of a padded row
+  // Scratch (inside grad_core_scratch: 5 H N W + H R W <= 4 N W + 8 R W doubles for H <= 2):
+  // Legendre rows [H][2][N W], cos / sin (m phi) [H][2][N W] (float64), their float32 rounding
+  // [2][N WF], two Y rows [2][R WF] (float32); the coefficient row and the stages as sh_grad_body.
+  double* const yb = s;
+  double* const dcs = s + 2 * static_cast<int64_t>(H) * N * Wd;
+  float* const fcm = reinterpret_cast<float*>(dcs + 2 * static_cast<int64_t>(H) * N * Wd);
+  float* const fsm = fcm + N * Wf;
+  float* const Yr[2] = {fsm + N * Wf, fsm + N * Wf + R * Wf};
+  double* const crow = s + 4 * N * Wd + 8 * R * Wd;
+  float* const fstages = reinterpret_cast<float*>(crow + (5 * N + 7) / 8 * 8);
+  const int64_t sdf = (2 * static_cast<int64_t>(L) + 1 + 2 * Wf) * Wf;  // floats of one stage
+  const int64_t sd = stage_doubles(L);
+  auto ybr = [&](std::size_t h, int64_t par) { return yb + (2 * static_cast<int64_t>(h) + par) * N * Wd; };
+  auto cmr = [&](std::size_t h) { return dcs + 2 * static_cast<int64_t>(h) * N * Wd; };
+
+  // Large outputs: staged point-major lines (line_stream), as sh_grad_body; a block of WF float
+  // points takes the bytes of a block of W double points (WF = kHalves W).
+  float* const outs[2] = {val, grad};
+  const int64_t ostride[2] = {K, 3 * K};
+  const int stage_planes[2] = {1, 3};
+  const int planes_used = (val ? 1 : 0) + (grad ? 3 : 0);
+  int64_t need = 0;
+  for (int a = 0; a < 2; ++a)
+    if (outs[a]) need += grad_line_stage_doubles(L, stage_planes[a]);
+  const int64_t pool = grad_stage_pool(L);
+  const bool staged = P->stream != 0 && planes_used <= grad_stage_planes(L) && need <= pool;
+  const bool deferred = staged && 2 * need <= pool;
+  line_stream ls[2];
+  int64_t share[2] = {0, 0};
+  if (staged) {
+    double* b = align64(reinterpret_cast<double*>(crow + (5 * N + 7) / 8 * 8) + 13 * sd);
+    for (int a = 0; a < 2; ++a) {
+      if (!outs[a]) continue;
+      const int64_t d = grad_line_stage_doubles(L, stage_planes[a]);
+      ls[a] = line_stream(b, true, deferred ? b + d : nullptr);
+      b += deferred ? 2 * d : d;
+      share[a] = (Wf * ostride[a] * static_cast<int64_t>(sizeof(float)) / 64) / L + 1;
+    }
+  }
+  const V one(1.0), zero(0.0);
+  const VF fzero(0.0f);
+  const double fy00 = 0.28209479177387814347;  // 1 / sqrt(4 pi)
+  const V big(0x1p60), small(0x1p-60);
+
+  for (int64_t p0 = 0; p0 < n; p0 += Wf) {
+    const std::size_t np = static_cast<std::size_t>(n - p0 < Wf ? n - p0 : Wf);
+    // Set-up of each half in float64 (sh_grad_body's, the same expressions).
+    V xh[H], xl[H], sth[H], uh[3][H], irh[H], ir2h[H], nzh[H];
+    bool split_ir = false;
+    for (std::size_t h = 0; h < H; ++h) {
+      V X, Y, Z;
+      {
+        alignas(64) double xb[W], ybb[W], zb[W];
+        for (std::size_t i = 0; i < W; ++i) {
+          const std::size_t pi = h * W + i;
+          if (pi < np) {
+            const TI* q = xyz + 3 * (p0 + static_cast<int64_t>(pi));
+            xb[i] = static_cast<double>(q[0]);
+            ybb[i] = static_cast<double>(q[1]);
+            zb[i] = static_cast<double>(q[2]);
+          } else {
+            xb[i] = 0.0;
+            ybb[i] = 0.0;
+            zb[i] = 1.0;
+          }
+        }
+        X = load(xb);
+        Y = load(ybb);
+        Z = load(zb);
+      }
+      const V mx = max(max(abs(X), abs(Y)), abs(Z));
+      const auto zl = mx == zero;
+      const V mxs = select(zl, one, mx);
+      const V Xs = X / mxs, Ys = Y / mxs, Zs = select(zl, one, Z / mxs);
+      const V rxy2 = Xs * Xs + Ys * Ys;
+      const V rs = sqrt(rxy2 + Zs * Zs);
+      const V irs = one / rs;
+      uh[0][h] = Xs * irs;
+      uh[1][h] = Ys * irs;
+      uh[2][h] = Zs * irs;
+      const V ct = min(max(uh[2][h], V(-1.0)), one);
+      const V tpol = rxy2 / (rs * (rs + abs(Zs)));
+      const auto nearp = abs(ct) > V(0.5);
+      const V sgn = select(Zs < zero, V(-1.0), one);
+      xh[h] = select(nearp, sgn, ct);
+      xl[h] = select(nearp, zero - sgn * tpol, zero);
+      const auto pos = rxy2 > zero;
+      const V rxy = sqrt(rxy2);
+      sth[h] = rxy * irs;
+      const V irxy = one / select(pos, rxy, one);
+      const V c1 = select(pos, Xs * irxy, one), s1 = select(pos, Ys * irxy, zero);
+      const V ir = select(zl, zero, one / (mx * rs));
+      nzh[h] = select(zl, zero, one);
+      // 1 / |x| = irh * ir2h, ir2h = 1 inside [2^-60, 2^60], else 2^+-64 (exact scaling)
+      const auto hi = ir > big, lo = (ir < small) & (ir > zero);
+      ir2h[h] = select(hi, V(0x1p64), select(lo, V(0x1p-64), one));
+      irh[h] = ir / ir2h[h];
+      {
+        alignas(64) double t[W];
+        stu(t, ir2h[h]);
+        for (std::size_t i = 0; i < W; ++i) split_ir = split_ir || t[i] != 1.0;
+      }
+      // cos / sin (m phi): two chains (even, odd m) stepping by e^{2 i phi}.
+      double* const cm = cmr(h);
+      double* const sm = cm + N * Wd;
+      const V c2 = c1 * c1 - s1 * s1, s2 = (c1 * s1) * V(2.0);
+      V ce = one, se = zero, co = c1, so = s1;
+      stu(cm, ce);
+      stu(sm, se);
+      if (N > 1) {
+        stu(cm + Wd, co);
+        stu(sm + Wd, so);
+      }
+      for (int64_t m = 2; m < N; m += 2) {
+        const V cn = ce * c2 - se * s2, sn = ce * s2 + se * c2;
+        ce = cn;
+        se = sn;
+        stu(cm + m * Wd, ce);
+        stu(sm + m * Wd, se);
+        if (m + 1 < N) {
+          const V cn2 = co * c2 - so * s2, sn2 = co * s2 + so * c2;
+          co = cn2;
+          so = sn2;
+          stu(cm + (m + 1) * Wd, co);
+          stu(sm + (m + 1) * Wd, so);
+        }
+      }
+      stu(ybr(h, 0), V(fy00));
+      stu(ybr(h, 1), zero);
+    }
+    for (int64_t m = 0; m < N; ++m) {
+      V c[H], sn[H];
+      for (std::size_t h = 0; h < H; ++h) {
+        c[h] = load(cmr(h) + m * Wd);
+        sn[h] = load(cmr(h) + N * Wd + m * Wd);
+      }
+      stu(fcm + m * Wf, vx::narrow(c));
+      stu(fsm + m * Wf, vx::narrow(sn));
+    }
+    const VF u[2] = {vx::narrow(uh[0]), vx::narrow(uh[1])};
+    const VF ir = vx::narrow(irh), ir2 = vx::narrow(ir2h), nz = vx::narrow(nzh);
+
+    float* bo[2];
+    for (int a = 0; a < 2; ++a) {
+      float* const d = outs[a] ? outs[a] + p0 * ostride[a] : nullptr;
+      bo[a] = d && staged ? reinterpret_cast<float*>(ls[a].begin(d)) : d;
+    }
+    grad_femitter em[4] = {
+        grad_femitter(fstages, bo[0], K, np),
+        grad_femitter(fstages + 1 * sdf, bo[1], 3 * K, np),
+        grad_femitter(fstages + 2 * sdf, bo[1] ? bo[1] + K : nullptr, 3 * K, np),
+        grad_femitter(fstages + 3 * sdf, bo[1] ? bo[1] + 2 * K : nullptr, 3 * K, np),
+    };
+    // Degree 0.
+    {
+      float* Y0 = Yr[0] + c0 * Wf;
+      for (int64_t j = -2; j <= 2; ++j) stu(Y0 + j * Wf, j == 0 ? VF(static_cast<float>(fy00)) : fzero);
+      if (val) em[0].put(0, VF(static_cast<float>(fy00)));
+      for (int a = 0; a < 3 && grad; ++a) em[1 + a].put(0, fzero);
+      for (int e = 0; e < 4; ++e)
+        if (em[e].out) em[e].commit(1);
+    }
+    for (int32_t l = 1; l <= L; ++l) {
+      const int64_t lw = l;
+      const double* cr = P->coef ? P->coef + 5 * (lw * (lw + 1) / 2) : crow;
+      if (!P->coef)
+        for (int32_t m = 0; m <= l; ++m) sph_grad_coef(l, m, crow + 5 * m);
+      // Legendre row l of each half (float64, over row l-2, kept in cur).
+      for (std::size_t h = 0; h < H; ++h) {
+        double* cur = ybr(h, l & 1);
+        double* prv = ybr(h, (l - 1) & 1);
+        for (int64_t m = 0; m < lw; ++m) {
+          const double* c = cr + 5 * m;
+          const V p = load(prv + m * Wd);  // a (xh + xl) p + nb pp, xh p exact near the poles
+          const V y = madd(V(c[0]), madd(xl[h], p, xh[h] * p), V(c[1]) * load(cur + m * Wd));
+          stu(cur + m * Wd, y);
+        }
+        stu(cur + lw * Wd, load(prv + (lw - 1) * Wd) * (V(cr[5 * lw]) * sth[h]));
+        stu(prv + lw * Wd, zero);
+      }
+      // Y row l in float32, zero past |m| = l.
+      float* Yc = Yr[l & 1] + c0 * Wf;
+      for (int64_t m = 0; m <= lw; ++m) {
+        V yh[H];
+        for (std::size_t h = 0; h < H; ++h) yh[h] = load(ybr(h, l & 1) + m * Wd);
+        const VF y = vx::narrow(yh);
+        if (m == 0) {
+          stu(Yc, y);
+        } else {
+          stu(Yc + m * Wf, y * load(fcm + m * Wf));
+          stu(Yc - m * Wf, y * load(fsm + m * Wf));
+        }
+      }
+      for (int64_t j = lw + 1; j <= lw + 2; ++j) {
+        stu(Yc + j * Wf, fzero);
+        stu(Yc - j * Wf, fzero);
+      }
+      const float* Yp = Yr[(l - 1) & 1] + c0 * Wf;
+      const VF lv(static_cast<float>(l));
+      auto at = [&](int64_t q) POSENC_HOT_LAMBDA { return load(Yp + q * Wf); };
+      auto emit = [&](std::size_t j, const VF& y, const VF* g) POSENC_HOT_LAMBDA {
+        if (val) em[0].put(j, nz * y);
+        if (grad) {
+          const VF ly = lv * y;
+          const VF t[3] = {madd(fzero - ly, u[0], g[0]), madd(fzero - ly, u[1], g[1]), g[2]};  // g[2]: the z bracket already
+          if (split_ir) {
+            for (int a = 0; a < 3; ++a) em[1 + a].put(j, (t[a] * ir) * ir2);
+          } else {
+            for (int a = 0; a < 3; ++a) em[1 + a].put(j, t[a] * ir);
+          }
+        }
+      };
+      V luz[H];
+      for (std::size_t h = 0; h < H; ++h) luz[h] = zero - V(static_cast<double>(l)) * uh[2][h];  // -l u_z
+      for (int64_t m = 0; m <= lw; ++m) {
+        const double* c = cr + 5 * m;
+        const VF al(static_cast<float>(c[3])), be(static_cast<float>(c[4]));
+        // d/dz: G_z - l Y u_z = (cz ybar_{l-1}^m - l u_z ybar_l^m) cos / sin (m phi), the bracket
+        // in float64 (near the poles its two terms nearly cancel: each rounded to float32 alone,
+        // the difference carried ~100 eps of the block at l = 130).
+        V dh[H];
+        for (std::size_t h = 0; h < H; ++h)
+          dh[h] = madd(luz[h], load(ybr(h, l & 1) + m * Wd), V(c[2]) * load(ybr(h, (l - 1) & 1) + m * Wd));
+        const VF dz = vx::narrow(dh);
+        VF gp[3], gn[3];
+        if (m == 0) {
+          gp[0] = fzero - be * at(1);
+          gp[1] = fzero - be * at(-1);
+          gp[2] = dz;
+          emit(static_cast<std::size_t>(lw), load(Yc), gp);
+        } else {
+          gp[2] = dz * load(fcm + m * Wf);
+          gn[2] = dz * load(fsm + m * Wf);
+          if (m == 1) {
+            const VF y0 = at(0), ypp = at(2), ymm = at(-2);
+            gp[0] = madd(al, y0, fzero - be * ypp);
+            gp[1] = fzero - be * ymm;
+            gn[0] = fzero - be * ymm;
+            gn[1] = madd(al, y0, be * ypp);
+          } else {
+            const VF ap = at(m - 1), an = at(-(m - 1)), bp = at(m + 1), bn = at(-(m + 1));
+            gp[0] = madd(al, ap, fzero - be * bp);
+            gp[1] = fzero - madd(al, an, be * bn);
+            gn[0] = madd(al, an, fzero - be * bn);
+            gn[1] = madd(al, ap, be * bp);
+          }
+          emit(static_cast<std::size_t>(lw + m), load(Yc + m * Wf), gp);
+          emit(static_cast<std::size_t>(lw - m), load(Yc - m * Wf), gn);
+        }
+      }
+      for (int e = 0; e < 4; ++e)
+        if (em[e].out) em[e].commit(static_cast<std::size_t>(2 * lw + 1));
+      if (deferred)
+        for (int a = 0; a < 2; ++a)
+          if (outs[a]) ls[a].copy_pending(static_cast<std::size_t>(share[a]));
+    }
+    for (int e = 0; e < 4; ++e)
+      if (em[e].out) em[e].finish();
+    if (staged)
+      for (int a = 0; a < 2; ++a) {
+        if (!outs[a]) continue;
+        const std::size_t nb = np * static_cast<std::size_t>(ostride[a]) * sizeof(float);
+        if (deferred) ls[a].end_deferred(nb);
+        else ls[a].end(nb);
+      }
+  }
+  if (staged) {
+    for (int a = 0; a < 2; ++a)
+      if (outs[a]) ls[a].finish();
+    vx::store_fence();
+  }
+}
+
+/// posenc_sph_harm_real_grad_f32's kernel: sh_grad_f32_body for unit-sphere gradients without
+/// Hessians where kGradF32Native and grad_f32_lanes(lmax); else sh_grad_impl (float64 compute,
+/// every output rounded once).
+inline void sh_grad_f32_impl(const sph_grad_plan* P, const float* xyz, int64_t n, float* val, float* grad, float* hess,
+                             double* scr) {
+  if constexpr (kGradF32Native) {
+    if (grad != nullptr && hess == nullptr && (P->flags & kSphSolid) == 0 && grad_f32_lanes(P->lmax)) {
+      sh_grad_f32_body(P, xyz, n, val, grad, scr);
+      return;
+    }
+  }
+  sh_grad_impl(P, xyz, n, val, grad, hess, scr);
+}
+
+}  // namespace sph
+}  // namespace POSENC_NS
+}  // namespace posenc

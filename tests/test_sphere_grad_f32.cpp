@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: Apache-2.0 OR MIT
+// Tests of posenc_sph_harm_real_grad_f32's float32-lane kernel (unit-sphere values + gradients
+// without Hessians, lmax 4..44 on AVX-512, 4..63 on AVX2: kernels/sphere/sh_grad_f32.hpp)
+// against the float64 kernel of the same (widened) points: the float32 contract of posenc.h
+// (1e-5 per degree block) over random directions, near-pole points down to sin theta = 1e-7, and
+// lengths from 1e-30 to 1e38 (1 / |x| outside [2^-60, 2^60] is applied in two exact steps); a
+// point's bits do not depend on its neighbours in the block, the call's split, the thread count
+// or the path (AVX-512 and AVX2 give the same bits). On the scalar path the same calls run the
+// float64 kernel rounded once (the same bounds hold). Every test but the last runs on every ISA
+// path (IsaTest).
+#include "tests/test_common.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+using namespace posenc_test;
+
+namespace {
+
+#if defined(__aarch64__) || defined(__SANITIZE_ADDRESS__)
+constexpr bool kSlow = true;  // qemu / ASan: fewer degrees
+#else
+constexpr bool kSlow = false;
+#endif
+
+int64_t nsh(int L) { return int64_t(L + 1) * (L + 1); }
+
+/// Worst block-relative error of `got` against `ref` for one point (planes of `stride` values):
+/// per degree l, max |got - ref| over the block's orders and planes over the rms of ref there
+/// (absolute below `floor`); NaN in got counts as infinite.
+double block_err(int L, int planes, const float* got, const double* ref, int64_t stride, double floor) {
+  double worst = 0;
+  for (int l = 0; l <= L; ++l) {
+    double ss = 0, mx = 0;
+    for (int p = 0; p < planes; ++p)
+      for (int m = -l; m <= l; ++m) {
+        const int64_t k = int64_t(p) * stride + int64_t(l) * (l + 1) + m;
+        ss += ref[k] * ref[k];
+        mx = std::isnan(got[k]) ? INFINITY : std::max(mx, std::fabs(double(got[k]) - ref[k]));
+      }
+    const double rms = std::sqrt(ss / (planes * (2 * l + 1)));
+    worst = std::max(worst, rms > floor ? mx / rms : mx);
+  }
+  return worst;
+}
+
+/// Float points: random directions (lengths 0.2..5), near-pole points (sin theta 0.3 .. 1e-7,
+/// both poles, three azimuths; z = +-0.999627), the axes, and random directions at lengths
+/// 1e-30 .. 1e38, interleaved with the others so that they share blocks of points.
+std::vector<float> f32_points(int nrand, unsigned seed) {
+  std::vector<double> p = {0, 0, 1, 0, 0, -2.5, 1, 0, 0, 0, -1, 0, 1e-3, 2e-3, 0.999627, -0.02, 0.01, -0.999627};
+  for (double s : {0.3, 0.1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-7})
+    for (double sg : {1.0, -1.0})
+      for (double ph : {0.3, 2.1, -1.2}) {
+        const double z = sg * std::sqrt(1 - s * s);
+        p.insert(p.end(), {s * std::cos(ph), s * std::sin(ph), z});
+      }
+  std::mt19937_64 g(seed);
+  std::normal_distribution<double> nd;
+  std::uniform_real_distribution<double> ud(0.2, 5.0);
+  const double ext[] = {1e-30, 1e-25, 1e-19, 3e-18, 1e18, 1e19, 1e30, 1e38};
+  for (int i = 0; i < nrand; ++i) {
+    double v[3] = {nd(g), nd(g), nd(g)};
+    const double len = i % 5 == 2 ? ext[(i / 5) % 8] : ud(g);
+    const double s = len / std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    for (double c : v) p.push_back(c * s);
+  }
+  return std::vector<float>(p.begin(), p.end());
+}
+
+class SphGradF32 : public IsaTest {};
+
+TEST_P(SphGradF32, WithinOneEMinus5OfFloat64PerDegreeBlock) {
+  const std::vector<float> pf = f32_points(kSlow ? 60 : 400, 5);
+  const std::vector<double> pd(pf.begin(), pf.end());
+  const int64_t n = int64_t(pf.size() / 3);
+  for (int L : {4, 5, 10, 16, 40, 44, 45, 63}) {
+    if (kSlow && L > 40) continue;
+    const int64_t K = nsh(L);
+    std::vector<float> vf(size_t(n * K)), gf(size_t(3 * n * K));
+    std::vector<double> vd(vf.size()), gd(gf.size());
+    poison(vf), poison(gf);
+    ASSERT_EQ(posenc_sph_harm_real_grad_f32(L, pf.data(), n, 0u, vf.data(), gf.data(), nullptr), POSENC_OK);
+    ASSERT_EQ(posenc_sph_harm_real_grad_f64(L, pd.data(), n, 0u, vd.data(), gd.data(), nullptr), POSENC_OK);
+    EXPECT_EQ(count_poison(vf) + count_poison(gf), 0u);
+    double ev = 0, eg = 0, egx = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const double* x = pd.data() + 3 * i;
+      const double r = std::sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+      ev = std::max(ev, block_err(L, 1, vf.data() + i * K, vd.data() + i * K, K, 1e-300));
+      // the gradients scale like 1 / r: blocks below 1e-30 / r count absolute errors there
+      const double e = block_err(L, 3, gf.data() + i * 3 * K, gd.data() + i * 3 * K, K, 1e-30 / r);
+      if (r > 1e-5 && r < 1e5) eg = std::max(eg, e);
+      else egx = std::max(egx, e);
+    }
+    EXPECT_LE(ev, 1e-5) << "L " << L;
+    EXPECT_LE(eg, 1e-5) << "L " << L;
+    EXPECT_LE(egx, 1e-5) << "L " << L << " (|x| 1e-30 .. 1e38)";
+    printf("L %d float32 vs float64: values %.3g grad %.3g (extreme lengths %.3g)\n", L, ev, eg, egx);
+  }
+}
+
+TEST_P(SphGradF32, PointBitsDoNotDependOnTheBlockSplitOrThreads) {
+  const std::vector<float> pf = f32_points(kSlow ? 40 : 150, 8);
+  const int64_t n = int64_t(pf.size() / 3);
+  for (int L : {4, 10, 40}) {
+    const int64_t K = nsh(L);
+    std::vector<float> v(size_t(n * K)), g(size_t(3 * n * K));
+    ASSERT_EQ(posenc_sph_harm_real_grad_f32(L, pf.data(), n, 0u, v.data(), g.data(), nullptr), POSENC_OK);
+    // every point alone (lanes of a block with a point at an extreme length take the two-step
+    // 1 / |x|: the same bits for the others)
+    std::vector<float> v1(static_cast<size_t>(K)), g1(static_cast<size_t>(3 * K));
+    for (int64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(posenc_sph_harm_real_grad_f32(L, pf.data() + 3 * i, 1, 0u, v1.data(), g1.data(), nullptr), POSENC_OK);
+      ASSERT_TRUE(std::equal(v1.begin(), v1.end(), v.begin() + i * K)) << "L " << L << " point " << i;
+      ASSERT_TRUE(std::equal(g1.begin(), g1.end(), g.begin() + i * 3 * K)) << "L " << L << " point " << i;
+    }
+    // every tail, values NULL, and 3 threads
+    for (int64_t m = 1; m <= 33; m += 4) {
+      std::vector<float> gm(size_t(3 * m * K));
+      ASSERT_EQ(posenc_sph_harm_real_grad_f32(L, pf.data() + 3 * (n - m), m, 0u, nullptr, gm.data(), nullptr), POSENC_OK);
+      EXPECT_TRUE(std::equal(gm.begin(), gm.end(), g.begin() + (n - m) * 3 * K)) << "L " << L << " m " << m;
+    }
+    ThreadScope ts(3);
+    std::vector<float> v3(v.size()), g3(g.size());
+    ASSERT_EQ(posenc_sph_harm_real_grad_f32(L, pf.data(), n, 0u, v3.data(), g3.data(), nullptr), POSENC_OK);
+    EXPECT_TRUE(same_bits(v, v3) && same_bits(g, g3)) << "L " << L;
+  }
+}
+
+POSENC_INSTANTIATE_ISA(SphGradF32);
+
+// The lanes run the same operations per lane on AVX-512 and AVX2 (both with FMA): the same bits.
+TEST(SphGradF32Paths, Avx2AndAvx512GiveTheSameBits) {
+  if (posenc_isa_set(POSENC_ISA_AVX2) != POSENC_OK || posenc_isa_set(POSENC_ISA_AVX512) != POSENC_OK)
+    GTEST_SKIP() << "needs both AVX2 and AVX-512";
+  const std::vector<float> pf = f32_points(200, 12);
+  const int64_t n = int64_t(pf.size() / 3);
+  for (int L : {4, 10, 40}) {
+    const int64_t K = nsh(L);
+    std::vector<float> v[2], g[2];
+    for (int i = 0; i < 2; ++i) {
+      ASSERT_EQ(posenc_isa_set(i == 0 ? POSENC_ISA_AVX2 : POSENC_ISA_AVX512), POSENC_OK);
+      v[i].resize(size_t(n * K)), g[i].resize(size_t(3 * n * K));
+      ASSERT_EQ(posenc_sph_harm_real_grad_f32(L, pf.data(), n, 0u, v[i].data(), g[i].data(), nullptr), POSENC_OK);
+    }
+    EXPECT_TRUE(same_bits(v[0], v[1]) && same_bits(g[0], g[1])) << "L " << L;
+  }
+  posenc_isa_set(POSENC_ISA_AUTO);
+}
+
+}  // namespace
