@@ -20,6 +20,7 @@ using namespace posenc::graph_detail;
 namespace {
 
 constexpr int64_t kColumns = 32;  // unit vectors per heat_apply block
+constexpr double kLocalWeight = 2.0;  // posenc_heat_kernel_diag_f64's route choice (see there)
 
 posenc_status check_time(double t, const char* name) {
   if (!(std::isfinite(t) && t >= 0.0))
@@ -94,18 +95,32 @@ extern "C" POSENC_API posenc_status posenc_heat_kernel_diag_f64(int64_t num_node
     POSENC_CHECK(check_heat_range(L, *std::max_element(times, times + num_times), "times"));
     const int64_t n = num_nodes;
     std::vector<double> res(static_cast<size_t>(total));
+    const HeatSeries hs = heat_series(L, times, num_times);
+    // Route: local moments unless the balls are so large (expanders, hubs, large t c) that the
+    // global blocks of 32 columns cost less; kLocalWeight is the measured cost of a local
+    // multiply-add relative to a global one (8 lanes and a gather per entry instead of 32).
+    const int forced = heat_diag_route_override();
+    const double global_cost = heat_diag_global_cost(L, hs);
+    const bool local = forced == 1 || (forced == 0 && kLocalWeight * heat_diag_local_cost(L, hs.m_max, global_cost /
+                                                                                         kLocalWeight) <
+                                                          global_cost);
     double worst = 0.0;
-    for (int32_t ti = 0; ti < num_times; ++ti)
-      worst = std::max(worst, heat_columns(
-                                  L, times[ti], n, n,
-                                  [&](int64_t c0, int64_t nc, double* x) {
-                                    for (int64_t b = 0; b < nc; ++b) x[(c0 + b) * nc + b] = 1.0;
-                                  },
-                                  [&](int64_t c0, int64_t nc, const double* y) {
-                                    for (int64_t b = 0; b < nc; ++b)
-                                      res[static_cast<size_t>((c0 + b) * num_times + ti)] = y[(c0 + b) * nc + b];
-                                  }));
-    path("heat_kernel_diag.chebyshev");
+    if (local) {
+      worst = heat_diag_local(L, hs, num_times, res.data());
+      path("heat_kernel_diag.local");
+    } else {
+      for (int32_t ti = 0; ti < num_times; ++ti)
+        worst = std::max(worst, heat_columns(
+                                    L, times[ti], n, n,
+                                    [&](int64_t c0, int64_t nc, double* x) {
+                                      for (int64_t b = 0; b < nc; ++b) x[(c0 + b) * nc + b] = 1.0;
+                                    },
+                                    [&](int64_t c0, int64_t nc, const double* y) {
+                                      for (int64_t b = 0; b < nc; ++b)
+                                        res[static_cast<size_t>((c0 + b) * num_times + ti)] = y[(c0 + b) * nc + b];
+                                    }));
+      path("heat_kernel_diag.chebyshev");
+    }
     POSENC_SHAPE("nodes=%lld edges=%lld times=%d", (long long)n, (long long)num_edges, num_times);
     std::copy(res.begin(), res.end(), out);
     if (error_bound != nullptr) *error_bound = worst;
