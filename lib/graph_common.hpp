@@ -180,16 +180,9 @@ HeatSeries heat_series(const Lap& L, const double* times, int32_t num_times);
 /// the whole graph's Laplacian (global numbering). Returns the error bound (posenc.h).
 double heat_diag_local(const Lap& L, const HeatSeries& hs, int32_t num_times, double* res);
 
-/// The cost models of the two routes of posenc_heat_kernel_diag_f64 (multiply-adds): the global
-/// route, sum_i (m_i + 1) (nnz(L) + 2 n) n; the local route, sum over blocks of kBlock
-/// (sum_{a=1..H} (vol(B_a) + 2 |B_a|) + 2 vol(B_H)), estimated from up to 32 evenly spaced blocks
-/// (exact with at most 32 blocks); the estimate stops early once it exceeds stop_above.
-double heat_diag_global_cost(const Lap& L, const HeatSeries& hs);
-double heat_diag_local_cost(const Lap& L, int64_t m, double stop_above);
-
 /// The route forced by the environment variable POSENC_HEAT_DIAG_ROUTE (a test knob,
 /// docs/DEVELOPING.md), read per call: 1 = "local", 2 = "global", 0 = unset or any other value
-/// (the cost model decides).
+/// (the local route).
 int heat_diag_route_override();
 
 }  // namespace graph_detail

@@ -20,7 +20,6 @@ using namespace posenc::graph_detail;
 namespace {
 
 constexpr int64_t kColumns = 32;  // unit vectors per heat_apply block
-constexpr double kLocalWeight = 2.0;  // posenc_heat_kernel_diag_f64's route choice (see there)
 
 posenc_status check_time(double t, const char* name) {
   if (!(std::isfinite(t) && t >= 0.0))
@@ -96,14 +95,10 @@ extern "C" POSENC_API posenc_status posenc_heat_kernel_diag_f64(int64_t num_node
     const int64_t n = num_nodes;
     std::vector<double> res(static_cast<size_t>(total));
     const HeatSeries hs = heat_series(L, times, num_times);
-    // Route: local moments unless the balls are so large (expanders, hubs, large t c) that the
-    // global blocks of 32 columns cost less; kLocalWeight is the measured cost of a local
-    // multiply-add relative to a global one (8 lanes and a gather per entry instead of 32).
-    const int forced = heat_diag_route_override();
-    const double global_cost = heat_diag_global_cost(L, hs);
-    const bool local = forced == 1 || (forced == 0 && kLocalWeight * heat_diag_local_cost(L, hs.m_max, global_cost /
-                                                                                         kLocalWeight) <
-                                                          global_cost);
+    // Route: local moments (lib/graph_heat_diag.cpp); the global blocks of heat_apply only when
+    // POSENC_HEAT_DIAG_ROUTE=global (a test knob): the local route needs ceil(m/2) products per
+    // source instead of m per time, and is faster on every graph measured (docs/PERFORMANCE.md).
+    const bool local = heat_diag_route_override() != 2;
     double worst = 0.0;
     if (local) {
       worst = heat_diag_local(L, hs, num_times, res.data());

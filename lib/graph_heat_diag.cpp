@@ -10,6 +10,12 @@
 // mu_{2a} = 2 <w_a, w_a> - 1 and mu_{2a+1} = 2 <w_a, w_{a+1}> - mu_1, so a = 0 .. ceil(m/2)
 // suffices for j = 0 .. m, and one set of moments serves every time.
 //
+// Cost: per block of kBlock sources, kBlock * sum_{a=1..H} (vol(B_a) + 2 |B_a|) multiply-adds,
+// H = ceil(m/2). Even where the balls are the whole graph (hub graphs, large t c) that is about
+// half the n (m + 1) (nnz + 2n) of the global route for ONE time, which pays it again per time:
+// the global route is therefore no longer taken by default (POSENC_HEAT_DIAG_ROUTE=global, a test
+// knob, still selects it).
+//
 // Plain lib code (baseline flags), blocks of kBlock BFS-adjacent sources as in the exact RWSE
 // (lib/graph_rwse.cpp), fixed tiles of blocks: bitwise identical for any thread count and on every
 // ISA path.
@@ -172,44 +178,6 @@ HeatSeries heat_series(const Lap& L, const double* times, int32_t num_times) {
     hs.coef[static_cast<size_t>(i)] = std::move(a);
   }
   return hs;
-}
-
-double heat_diag_global_cost(const Lap& L, const HeatSeries& hs) {
-  double terms = 0.0;
-  for (const auto& a : hs.coef) terms += static_cast<double>(a.size());
-  return terms * (static_cast<double>(L.nnz()) + 2.0 * static_cast<double>(L.n)) * static_cast<double>(L.n);
-}
-
-double heat_diag_local_cost(const Lap& L, int64_t m, double stop_above) {
-  const std::vector<int32_t> order = diag_sources(L);
-  const int64_t n = L.n;
-  if (n == 0) return 0.0;
-  const int32_t H = static_cast<int32_t>((m + 1) / 2);
-  const int64_t nblocks = (n + kBlock - 1) / kBlock;
-  const int64_t samples = std::min<int64_t>(nblocks, 32);
-  const double scale = static_cast<double>(nblocks) / static_cast<double>(samples);
-  DiagScratch S;
-  S.local.assign(static_cast<size_t>(n), -1);
-  double sum = 0.0;
-  for (int64_t j = 0; j < samples; ++j) {
-    const int64_t b0 = (j * nblocks / samples) * kBlock;
-    const int nb = static_cast<int>(std::min<int64_t>(kBlock, n - b0));
-    ball(L, order.data() + b0, nb, H, S);
-    double vol = 0.0, work = 0.0;  // vol = nnz of L's rows in B_a (the rows step a computes)
-    int64_t scanned = 0;
-    for (int32_t a = 1; a <= H; ++a) {
-      for (; scanned < S.level[static_cast<size_t>(a)]; ++scanned) {
-        const int32_t u = S.nodes[static_cast<size_t>(scanned)];
-        vol += static_cast<double>(L.ptr[static_cast<size_t>(u) + 1] - L.ptr[static_cast<size_t>(u)]);
-      }
-      work += vol + 2.0 * static_cast<double>(S.level[static_cast<size_t>(a)]);
-    }
-    work += 2.0 * vol;  // the ball's BFS and its piece of L
-    for (int32_t u : S.nodes) S.local[static_cast<size_t>(u)] = -1;
-    sum += kBlock * work;
-    if (sum * scale > stop_above) break;  // already above: the exact value does not matter
-  }
-  return sum * scale;
 }
 
 double heat_diag_local(const Lap& L, const HeatSeries& hs, int32_t num_times, double* res) {

@@ -193,9 +193,9 @@ TEST_P(GraphHeatDiag, GridIsAProductOfPaths) {
   }
 }
 
-TEST_P(GraphHeatDiag, SameBitsForAnyThreadCountAndRouteChoice) {
+TEST_P(GraphHeatDiag, SameBitsForAnyThreadCountAndDefaultRoute) {
   Weighted G;
-  G.g = posenc_graph_gen::grid(70, 80);  // 5600 nodes: the cost model takes the local route
+  G.g = posenc_graph_gen::grid(70, 80);  // 5600 nodes
   const std::vector<double> times{1.0, 4.0};
   std::vector<double> one, two, forced;
   double b1 = 0, b2 = 0, bf = 0;
@@ -210,7 +210,7 @@ TEST_P(GraphHeatDiag, SameBitsForAnyThreadCountAndRouteChoice) {
   }
   EXPECT_TRUE(same_bits(one, two));
   EXPECT_EQ(b1, b2);
-  EXPECT_TRUE(same_bits(one, forced));  // the cost model chose the local route
+  EXPECT_TRUE(same_bits(one, forced));  // the default route is the local one
 }
 
 TEST_P(GraphHeatDiag, BadInputLeavesOutputUnchanged) {
