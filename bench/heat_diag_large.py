@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 OR MIT
+"""HKdiagSE on large grids: posenc_heat_kernel_diag_f64 (local route, verbose path
+heat_kernel_diag.local) on an R x R grid, L_sym with times 1..20 (GraphGPS's range(1, 21)) and
+D - A with times 0.25..5 (the same number of Chebyshev terms: on the grid's interior D - A = 4 L_sym).
+
+Reported per case: CPU seconds at 1 thread, wall seconds at 2 threads, CPU microseconds per node,
+the returned error bound, and the largest error against closed forms in float64 with NumPy
+(D - A of the grid is a Kronecker sum of two paths, diag = path_R(r) path_R(c) from the path's cosine
+eigenpairs; for L_sym, rows and columns of nodes checked against numpy.linalg.eigh of the dense
+Laplacian of a small grid only). Anchors, in the same process:
+- the global route (POSENC_HEAT_DIAG_ROUTE=global: heat_apply on blocks of 32 unit vectors, per
+  time) and the local route on an A x A grid (default 100: 10^4 nodes), CPU per node;
+- accuracy on a B x B grid (default 40: <= 2000 nodes) against scipy.linalg.expm and numpy eigh.
+
+usage: /usr/bin/python3 bench/heat_diag_large.py [--side 1000] [--anchor-side 100] [--dense-side 40]"""
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import posenc  # noqa: E402
+from posenc import graph as G  # noqa: E402
+
+
+def grid(r):
+    idx = np.arange(r * r).reshape(r, r)
+    src = np.concatenate([idx[:, :-1].ravel(), idx[:-1, :].ravel()]).astype(np.int64)
+    dst = np.concatenate([idx[:, 1:].ravel(), idx[1:, :].ravel()]).astype(np.int64)
+    return src, dst
+
+
+def path_diag(n, times):
+    """[n, len(times)]: (exp(-t L_path))_kk, eigenvalues 2 - 2 cos(pi j / n), eigenvectors
+    cos(pi j (k + 1/2) / n) with squared norm n (j = 0) or n / 2."""
+    j = np.arange(n)
+    lam = 2 - 2 * np.cos(np.pi * j / n)
+    phi2 = np.cos(np.pi * np.outer(np.arange(n) + 0.5, j) / n) ** 2 * (2.0 / n)
+    phi2[:, 0] = 1.0 / n
+    return phi2 @ np.exp(-np.outer(lam, times))
+
+
+def dense_laplacian(r, kind):
+    n = r * r
+    src, dst = grid(r)
+    A = np.zeros((n, n))
+    A[src, dst] = 1
+    A[dst, src] = 1
+    d = A.sum(1)
+    if kind == G.Laplacian.COMBINATORIAL:
+        return np.diag(d) - A
+    isq = 1 / np.sqrt(d)
+    return np.eye(n) - isq[:, None] * A * isq[None, :]
+
+
+def call(n, src, dst, times, kind, route=None, threads=1):
+    if route:
+        os.environ["POSENC_HEAT_DIAG_ROUTE"] = route
+    else:
+        os.environ.pop("POSENC_HEAT_DIAG_ROUTE", None)
+    posenc.threads_set(threads)
+    c, w = time.process_time(), time.perf_counter()
+    out, bound = G.heat_kernel_diag(n, src, dst, times, laplacian=kind, error_bound=True)
+    return out, bound, time.process_time() - c, time.perf_counter() - w
+
+
+CASES = [("L_sym", G.Laplacian.SYM, np.arange(1.0, 21.0)),
+         ("D - A", G.Laplacian.COMBINATORIAL, 0.25 * np.arange(1.0, 21.0))]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--side", type=int, default=1000)
+    ap.add_argument("--anchor-side", type=int, default=100)
+    ap.add_argument("--dense-side", type=int, default=40)
+    a = ap.parse_args()
+    print(f"uptime: {os.getloadavg()}")
+    print("| grid | Laplacian | times | route | CPU s (1 thread) | wall s (2 threads) | CPU us / node | "
+          "error bound | max error vs closed form |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name, kind, times in CASES:
+        tl = f"{times[0]:g}..{times[-1]:g} ({len(times)})"
+        for side, routes in ((a.side, [None]), (a.anchor_side, [None, "global"])):
+            n = side * side
+            src, dst = grid(side)
+            ref = None
+            if kind == G.Laplacian.COMBINATORIAL:
+                p = path_diag(side, times)
+                ref = (p[:, None, :] * p[None, :, :]).reshape(n, len(times))
+            for route in routes:
+                out, bound, cpu1, _ = call(n, src, dst, times, kind, route, 1)
+                wall2 = call(n, src, dst, times, kind, route, 2)[3] if side == a.side else float("nan")
+                err = f"{np.abs(out - ref).max():.2e}" if ref is not None else "-"
+                print(f"| {side} x {side} | {name} | {tl} | {route or 'local'} | {cpu1:.2f} | {wall2:.2f} | "
+                      f"{1e6 * cpu1 / n:.2f} | {bound:.2e} | {err} |", flush=True)
+    # accuracy on a small grid against dense references
+    import scipy.linalg
+    r = a.dense_side
+    n = r * r
+    src, dst = grid(r)
+    print(f"\n| {r} x {r} grid | Laplacian | max abs diff vs scipy expm | vs numpy eigh | error bound |")
+    print("|---|---|---|---|---|")
+    for name, kind, times in CASES:
+        L = dense_laplacian(r, kind)
+        out, bound, _, _ = call(n, src, dst, times, kind)
+        lam, V = np.linalg.eigh(L)
+        e_eigh = max(np.abs(out[:, i] - (V**2) @ np.exp(-t * lam)).max() for i, t in enumerate(times))
+        e_expm = max(np.abs(out[:, i] - np.diag(scipy.linalg.expm(-t * L))).max() for i, t in enumerate(times))
+        print(f"| | {name} | {e_expm:.2e} | {e_eigh:.2e} | {bound:.2e} |", flush=True)
+    posenc.threads_set(0)
+
+
+if __name__ == "__main__":
+    main()
