@@ -13,7 +13,8 @@ Laplacian of a small grid only). Anchors, in the same process:
   time) and the local route on an A x A grid (default 100: 10^4 nodes), CPU per node;
 - accuracy on a B x B grid (default 40: <= 2000 nodes) against scipy.linalg.expm and numpy eigh.
 
-usage: /usr/bin/python3 bench/heat_diag_large.py [--side 1000] [--anchor-side 100] [--dense-side 40]"""
+usage: /usr/bin/python3 bench/heat_diag_large.py [--side 1000] [--anchor-side 100] [--dense-side 40]
+       [--anchor-global sym|both|none]   (a side of 0 skips those rows)"""
 import argparse
 import os
 import sys
@@ -76,34 +77,46 @@ def main():
     ap.add_argument("--side", type=int, default=1000)
     ap.add_argument("--anchor-side", type=int, default=100)
     ap.add_argument("--dense-side", type=int, default=40)
+    ap.add_argument("--cases", default="sym,comb", help="Laplacians: sym (L_sym), comb (D - A)")
+    ap.add_argument("--anchor-global", choices=["sym", "both", "none"], default="sym",
+                    help="which Laplacians also run the global route on the anchor grid (L_sym: 2.6 min CPU)")
     a = ap.parse_args()
     print(f"uptime: {os.getloadavg()}")
     print("| grid | Laplacian | times | route | CPU s (1 thread) | wall s (2 threads) | CPU us / node | "
           "error bound | max error vs closed form |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for name, kind, times in CASES:
+    wanted = {"sym": G.Laplacian.SYM, "comb": G.Laplacian.COMBINATORIAL}
+    cases = [c for c in CASES if c[1] in [wanted[x] for x in a.cases.split(",")]]
+    rows = [(a.side, None, name, kind, times) for name, kind, times in cases]
+    for name, kind, times in cases:
+        rows.append((a.anchor_side, None, name, kind, times))
+        if a.anchor_global == "both" or (a.anchor_global == "sym" and kind == G.Laplacian.SYM):
+            rows.append((a.anchor_side, "global", name, kind, times))
+    for side, route, name, kind, times in rows:
+        if side <= 0:
+            continue
         tl = f"{times[0]:g}..{times[-1]:g} ({len(times)})"
-        for side, routes in ((a.side, [None]), (a.anchor_side, [None, "global"])):
-            n = side * side
-            src, dst = grid(side)
-            ref = None
-            if kind == G.Laplacian.COMBINATORIAL:
-                p = path_diag(side, times)
-                ref = (p[:, None, :] * p[None, :, :]).reshape(n, len(times))
-            for route in routes:
-                out, bound, cpu1, _ = call(n, src, dst, times, kind, route, 1)
-                wall2 = call(n, src, dst, times, kind, route, 2)[3] if side == a.side else float("nan")
-                err = f"{np.abs(out - ref).max():.2e}" if ref is not None else "-"
-                print(f"| {side} x {side} | {name} | {tl} | {route or 'local'} | {cpu1:.2f} | {wall2:.2f} | "
-                      f"{1e6 * cpu1 / n:.2f} | {bound:.2e} | {err} |", flush=True)
+        n = side * side
+        src, dst = grid(side)
+        ref = None
+        if kind == G.Laplacian.COMBINATORIAL:
+            p = path_diag(side, times)
+            ref = (p[:, None, :] * p[None, :, :]).reshape(n, len(times))
+        out, bound, cpu1, _ = call(n, src, dst, times, kind, route, 1)
+        wall2 = call(n, src, dst, times, kind, route, 2)[3] if side == a.side else float("nan")
+        err = f"{np.abs(out - ref).max():.2e}" if ref is not None else "-"
+        print(f"| {side} x {side} | {name} | {tl} | {route or 'local'} | {cpu1:.2f} | {wall2:.2f} | "
+              f"{1e6 * cpu1 / n:.2f} | {bound:.2e} | {err} |", flush=True)
     # accuracy on a small grid against dense references
     import scipy.linalg
     r = a.dense_side
+    if r <= 0:
+        return
     n = r * r
     src, dst = grid(r)
     print(f"\n| {r} x {r} grid | Laplacian | max abs diff vs scipy expm | vs numpy eigh | error bound |")
     print("|---|---|---|---|---|")
-    for name, kind, times in CASES:
+    for name, kind, times in cases:
         L = dense_laplacian(r, kind)
         out, bound, _, _ = call(n, src, dst, times, kind)
         lam, V = np.linalg.eigh(L)
