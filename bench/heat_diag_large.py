@@ -44,6 +44,22 @@ def path_diag(n, times):
     return phi2 @ np.exp(-np.outer(lam, times))
 
 
+def barabasi_albert(n, m, seed=1):
+    """Preferential attachment: node v >= m links to m distinct earlier nodes, drawn from the list
+    of edge endpoints so far (uniformly from 0..m-1 for the first)."""
+    rng = np.random.default_rng(seed)
+    src, dst, ends = [], [], []
+    for v in range(m, n):
+        chosen = set()
+        while len(chosen) < m:
+            chosen.add(ends[rng.integers(len(ends))] if ends else int(rng.integers(m)))
+        for u in chosen:
+            src.append(v)
+            dst.append(u)
+            ends += [u, v]
+    return np.array(src, np.int64), np.array(dst, np.int64)
+
+
 def dense_laplacian(r, kind):
     n = r * r
     src, dst = grid(r)
@@ -77,12 +93,15 @@ def main():
     ap.add_argument("--side", type=int, default=1000)
     ap.add_argument("--anchor-side", type=int, default=100)
     ap.add_argument("--dense-side", type=int, default=40)
+    ap.add_argument("--ba", type=int, default=0,
+                    help="also a Barabasi-Albert graph of this many nodes (m = 3; its balls are the whole graph), "
+                         "L_sym, t = 5 and t = 1..20, both routes")
     ap.add_argument("--cases", default="sym,comb", help="Laplacians: sym (L_sym), comb (D - A)")
     ap.add_argument("--anchor-global", choices=["sym", "both", "none"], default="sym",
                     help="which Laplacians also run the global route on the anchor grid (L_sym: 2.6 min CPU)")
     a = ap.parse_args()
     print(f"uptime: {os.getloadavg()}")
-    print("| grid | Laplacian | times | route | CPU s (1 thread) | wall s (2 threads) | CPU us / node | "
+    print("| grid | Laplacian | times | route | CPU s (1 thread) | wall s, CPU s (2 threads) | CPU us / node | "
           "error bound | max error vs closed form |")
     print("|---|---|---|---|---|---|---|---|---|")
     wanted = {"sym": G.Laplacian.SYM, "comb": G.Laplacian.COMBINATORIAL}
@@ -103,10 +122,21 @@ def main():
             p = path_diag(side, times)
             ref = (p[:, None, :] * p[None, :, :]).reshape(n, len(times))
         out, bound, cpu1, _ = call(n, src, dst, times, kind, route, 1)
-        wall2 = call(n, src, dst, times, kind, route, 2)[3] if side == a.side else float("nan")
+        cpu2, wall2 = call(n, src, dst, times, kind, route, 2)[2:] if side == a.side else (float("nan"),) * 2
         err = f"{np.abs(out - ref).max():.2e}" if ref is not None else "-"
-        print(f"| {side} x {side} | {name} | {tl} | {route or 'local'} | {cpu1:.2f} | {wall2:.2f} | "
+        print(f"| {side} x {side} | {name} | {tl} | {route or 'local'} | {cpu1:.2f} | {wall2:.2f}, {cpu2:.2f} | "
               f"{1e6 * cpu1 / n:.2f} | {bound:.2e} | {err} |", flush=True)
+    if a.ba > 0:
+        src, dst = barabasi_albert(a.ba, 3)
+        for times in (np.array([5.0]), np.arange(1.0, 21.0)):
+            res = {}
+            for route in ("local", "global"):
+                out, bound, cpu1, _ = call(a.ba, src, dst, times, G.Laplacian.SYM, route, 1)
+                res[route] = (out, cpu1)
+            diff = np.abs(res["local"][0] - res["global"][0]).max()
+            print(f"| Barabasi-Albert {a.ba} (m = 3) | L_sym | {times[0]:g}..{times[-1]:g} ({len(times)}) | "
+                  f"local {res['local'][1]:.2f} s, global {res['global'][1]:.2f} s: "
+                  f"{res['global'][1] / res['local'][1]:.1f}x | max diff {diff:.1e} |", flush=True)
     # accuracy on a small grid against dense references
     import scipy.linalg
     r = a.dense_side

@@ -1981,7 +1981,7 @@ POSENC_API posenc_status posenc_shortest_path_i32(int64_t num_nodes, const int64
  *  exact RWSE); one set of moments serves every time. Nodes go in blocks of 8 BFS-adjacent
  *  sources, each block propagated over the union of their H-hop balls B_a only: cost about
  *  sum_v sum_{a=1..H} vol(B_a(v)) multiply-adds (vol = nnz of L's rows in the ball), e.g. a
- *  1000 x 1000 grid with L_sym and times 1..20 (H = 21) in SEC on one core, linear in
+ *  1000 x 1000 grid with L_sym and times 1..20 (H = 21) in about 21 s on one core, linear in
  *  num_nodes on graphs of bounded growth; where the balls are the whole graph (hub graphs, large
  *  t c) it is about num_nodes * H * nnz(L), half the cost of ONE time of the former global route
  *  (heat_apply on blocks of 32 unit vectors per time), which the environment variable
