@@ -211,7 +211,7 @@ double heat_diag_local(const Lap& L, const HeatSeries& hs, int32_t num_times, do
   });
   int64_t N = 0;
   for (const DiagScratch& s : scratch) N = std::max(N, s.max_ball);
-  // Rounding (ACCURACY.md, graph section): the computed w_a differ from T_a(A) e_v by at most
+  // Rounding (docs/ACCURACY.md, graph section): the computed w_a differ from T_a(A) e_v by at most
   // e = 2 (H + 1)^2 (r + 4) u in the 2-norm (local errors <= 3 (r + 4) u per step with
   // || |A| ||_2 <= 1, carried by U_{a-k}(A) of norm <= a - k + 1), the inner products over at most
   // N ball nodes add 1.01 N u (1 + e)^2, so |d mu_j| <= 5 e + 2 e^2 + 2.02 N u (1 + e)^2 + 2 u; the
