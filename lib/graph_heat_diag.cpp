@@ -215,7 +215,7 @@ double heat_diag_local(const Lap& L, const HeatSeries& hs, int32_t num_times, do
   // e = 2 (H + 1)^2 (r + 4) u in the 2-norm (local errors <= 3 (r + 4) u per step with
   // || |A| ||_2 <= 1, carried by U_{a-k}(A) of norm <= a - k + 1), the inner products over at most
   // N ball nodes add 1.01 N u (1 + e)^2, so |d mu_j| <= 5 e + 2 e^2 + 2.02 N u (1 + e)^2 + 2 u; the
-  // coefficients sum to 1 in absolute value, and the final sum adds (m + 3) u.
+  // coefficients sum to 1 in absolute value, and the final sum adds (m_i + 3) u.
   int64_t r = 0;
   for (int64_t i = 0; i < n; ++i) r = std::max<int64_t>(r, L.ptr[static_cast<size_t>(i) + 1] - L.ptr[static_cast<size_t>(i)]);
   const double H = static_cast<double>((m + 1) / 2);

@@ -1988,7 +1988,7 @@ POSENC_API posenc_status posenc_shortest_path_i32(int64_t num_nodes, const int64
  *  POSENC_HEAT_DIAG_ROUTE=global (a test knob) still selects. Verbose path heat_kernel_diag.local
  *  (heat_kernel_diag.chebyshev for the global route).
  *  Error: |out - exact| <= error_bound for every entry (error_bound, if not NULL, receives
- *  max_i tail_i + 5 e + 2 e^2 + 2.02 N u (1 + e)^2 + (m_i + 4) u with e = 2 (H + 1)^2 (r + 4) u,
+ *  max_i tail_i + 5 e + 2 e^2 + 2.02 N u (1 + e)^2 + (m_i + 5) u with e = 2 (H + 1)^2 (r + 4) u,
  *  u = 2^-53, r the largest row count of L (diagonal included) and N the largest ball |B_H|: the
  *  local recurrence's rounding, the inner products over the ball and the final sum; below 1e-11
  *  for t c / 2 <= 40 on graphs of degree <= 8; docs/ACCURACY.md).
