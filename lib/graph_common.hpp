@@ -177,5 +177,25 @@ posenc_status check_heat_range(const Lap& L, double t_max, const char* t_name);
 /// posenc_heat_kernel_apply_f64; *error_bound receives its bound; returns the number of terms.
 int64_t heat_apply(const Lap& L, double t, const double* x, int64_t nv, double* y, double* error_bound);
 
+/// The Chebyshev series of exp(-t L) for every time of a list: coef[i][j] = eps_j (-1)^j a_j(z_i)
+/// (z_i = times[i] c / 2, heat_chebyshev with tol 1e-17), tail[i] its truncation tail, m_max the
+/// largest degree.
+struct HeatSeries {
+  std::vector<std::vector<double>> coef;
+  std::vector<double> tail;
+  int64_t m_max = 0;
+};
+HeatSeries heat_series(const Lap& L, const double* times, int32_t num_times);
+
+/// (exp(-times[i] L))_vv into res [L.n, num_times] by local Chebyshev moments (lib/graph_heat_diag.cpp):
+/// blocks of kBlock BFS-adjacent nodes, each propagated over its ceil(m_max / 2)-hop ball. L must be
+/// the whole graph's Laplacian (global numbering). Returns the error bound (posenc.h).
+double heat_diag_local(const Lap& L, const HeatSeries& hs, int32_t num_times, double* res);
+
+/// The route forced by the environment variable POSENC_HEAT_DIAG_ROUTE (a test knob,
+/// docs/DEVELOPING.md), read per call: 1 = "local", 2 = "global", 0 = unset or any other value
+/// (the local route).
+int heat_diag_route_override();
+
 }  // namespace graph_detail
 }  // namespace posenc

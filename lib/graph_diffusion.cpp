@@ -94,18 +94,28 @@ extern "C" POSENC_API posenc_status posenc_heat_kernel_diag_f64(int64_t num_node
     POSENC_CHECK(check_heat_range(L, *std::max_element(times, times + num_times), "times"));
     const int64_t n = num_nodes;
     std::vector<double> res(static_cast<size_t>(total));
+    const HeatSeries hs = heat_series(L, times, num_times);
+    // Route: local moments (lib/graph_heat_diag.cpp); the global blocks of heat_apply only when
+    // POSENC_HEAT_DIAG_ROUTE=global (a test knob): the local route needs ceil(m/2) products per
+    // source instead of m per time, and is faster on every graph measured (docs/PERFORMANCE.md).
+    const bool local = heat_diag_route_override() != 2;
     double worst = 0.0;
-    for (int32_t ti = 0; ti < num_times; ++ti)
-      worst = std::max(worst, heat_columns(
-                                  L, times[ti], n, n,
-                                  [&](int64_t c0, int64_t nc, double* x) {
-                                    for (int64_t b = 0; b < nc; ++b) x[(c0 + b) * nc + b] = 1.0;
-                                  },
-                                  [&](int64_t c0, int64_t nc, const double* y) {
-                                    for (int64_t b = 0; b < nc; ++b)
-                                      res[static_cast<size_t>((c0 + b) * num_times + ti)] = y[(c0 + b) * nc + b];
-                                  }));
-    path("heat_kernel_diag.chebyshev");
+    if (local) {
+      worst = heat_diag_local(L, hs, num_times, res.data());
+      path("heat_kernel_diag.local");
+    } else {
+      for (int32_t ti = 0; ti < num_times; ++ti)
+        worst = std::max(worst, heat_columns(
+                                    L, times[ti], n, n,
+                                    [&](int64_t c0, int64_t nc, double* x) {
+                                      for (int64_t b = 0; b < nc; ++b) x[(c0 + b) * nc + b] = 1.0;
+                                    },
+                                    [&](int64_t c0, int64_t nc, const double* y) {
+                                      for (int64_t b = 0; b < nc; ++b)
+                                        res[static_cast<size_t>((c0 + b) * num_times + ti)] = y[(c0 + b) * nc + b];
+                                    }));
+      path("heat_kernel_diag.chebyshev");
+    }
     POSENC_SHAPE("nodes=%lld edges=%lld times=%d", (long long)n, (long long)num_edges, num_times);
     std::copy(res.begin(), res.end(), out);
     if (error_bound != nullptr) *error_bound = worst;

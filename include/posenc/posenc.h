@@ -1985,12 +1985,28 @@ POSENC_API posenc_status posenc_shortest_path_i32(int64_t num_nodes, const int64
 /** Heat-kernel diagonal (HKdiagSE of GraphGPS; Kondor & Lafferty 2002): out [num_nodes,
  *  num_times] row-major, out[v*num_times + i] = (exp(-times[i] L))_vv for the chosen Laplacian of
  *  the graph above, computed EXACTLY (to the bound below), not from truncated eigenpairs (which
- *  are off by 0.11 at k = 8 on small molecules). Method: the Chebyshev expansion of
- *  posenc_heat_kernel_apply_f64 applied to blocks of 32 unit vectors e_v (cost about num_nodes *
- *  num_times * (t c / 2 + 8 sqrt(t c / 2) + 10) * nnz(L) flops: meant for graphs up to ~10^4
- *  nodes). Error: |out - exact| <= error_bound for every entry (error_bound, if not NULL,
- *  receives the largest posenc_heat_kernel_apply_f64 bound over the times; ||e_v|| = 1).
- *  Bitwise identical for any thread count and on every ISA path.
+ *  are off by 0.11 at k = 8 on small molecules).
+ *  Method: the Chebyshev series of posenc_heat_kernel_apply_f64, exp(-tL) = sum_j eps_j (-1)^j a_j
+ *  T_j(A) with A = (2/c) L - I (c the spectral bound: 2 for L_sym, twice the largest weighted
+ *  degree for D - A), a_j = e^-z I_j(z), z = t c / 2, m_i terms for times[i] (truncation tail
+ *  <= 1e-17; m is at most about 9 sqrt(z) + 10, e.g. 42 at z = 20). The moments mu_j(v) = (T_j(A))_vv, j <= m = max m_i,
+ *  come from w_a = T_a(A) e_v, a <= H = ceil(m / 2), which lives on the a-hop ball of v:
+ *  mu_{2a} = 2 <w_a, w_a> - 1, mu_{2a+1} = 2 <w_a, w_{a+1}> - mu_1 (meet in the middle, as the
+ *  exact RWSE); one set of moments serves every time. Nodes go in blocks of 8 BFS-adjacent
+ *  sources, each block propagated over the union of their H-hop balls B_a only: cost about
+ *  sum_v sum_{a=1..H} vol(B_a(v)) multiply-adds (vol = nnz of L's rows in the ball), e.g. a
+ *  1000 x 1000 grid with L_sym and times 1..20 (H = 21) in about 21 s on one core, linear in
+ *  num_nodes on graphs of bounded growth; where the balls are the whole graph (hub graphs, large
+ *  t c) it is about num_nodes * H * nnz(L), half the cost of ONE time of the former global route
+ *  (heat_apply on blocks of 32 unit vectors per time), which the environment variable
+ *  POSENC_HEAT_DIAG_ROUTE=global (a test knob) still selects. Verbose path heat_kernel_diag.local
+ *  (heat_kernel_diag.chebyshev for the global route).
+ *  Error: |out - exact| <= error_bound for every entry (error_bound, if not NULL, receives
+ *  max_i tail_i + 5 e + 2 e^2 + 2.02 N u (1 + e)^2 + (m_i + 5) u with e = 2 (H + 1)^2 (r + 4) u,
+ *  u = 2^-53, r the largest row count of L (diagonal included) and N the largest ball |B_H|: the
+ *  local recurrence's rounding, the inner products over the ball and the final sum; below 1e-11
+ *  for t c / 2 <= 40 on graphs of degree <= 8; docs/ACCURACY.md).
+ *  Bitwise identical for any thread count and on every ISA path (plain C++ in lib/, fixed blocks).
  *  Errors (nothing written): the graph errors above; laplacian not in the enum, num_times <= 0, a
  *  times[i] < 0, NaN or infinite -> INVALID_ARGUMENT (naming times[i]); times or out NULL ->
  *  NULL_POINTER; num_nodes * num_times overflowing -> SIZE_OVERFLOW. */
