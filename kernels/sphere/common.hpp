@@ -44,6 +44,37 @@ inline V iota() {
   return load(b);
 }
 
+/// cos (m phi) and sin (m phi) of a block for m = 0 .. n-1, into cm[m stride] and sm[m stride]
+/// (W lanes each), from c1 = cos phi and s1 = sin phi: e^{i m phi} = (cos phi + i sin phi)^m by
+/// complex multiplication, no trig; two chains (even and odd m, each stepping by e^{2 i phi})
+/// halve the latency of the recurrence. sm[0] receives s0: sin 0 = 0, or a value that travels in
+/// that slot, which no path reads as sin (0 phi).
+inline void cos_sin_m_phi(const V& c1, const V& s1, int64_t n, int64_t stride, double* cm, double* sm, const V& s0) {
+  const V one(1.0), zero(0.0);
+  const V c2 = c1 * c1 - s1 * s1, s2 = (c1 * s1) * V(2.0);
+  V ce = one, se = zero, co = c1, so = s1;
+  stu(cm, ce);
+  stu(sm, s0);
+  if (n > 1) {
+    stu(cm + stride, co);
+    stu(sm + stride, so);
+  }
+  for (int64_t m = 2; m < n; m += 2) {
+    const V cn = ce * c2 - se * s2, sn = ce * s2 + se * c2;
+    ce = cn;
+    se = sn;
+    stu(cm + m * stride, ce);
+    stu(sm + m * stride, se);
+    if (m + 1 < n) {
+      const V cn2 = co * c2 - so * s2, sn2 = co * s2 + so * c2;
+      co = cn2;
+      so = sn2;
+      stu(cm + (m + 1) * stride, co);
+      stu(sm + (m + 1) * stride, so);
+    }
+  }
+}
+
 /// Loads x[p0 + i], i < np, as doubles into dst[0..W), `pad` in the lanes past np.
 template <class TI>
 inline void load_block(const TI* src, int64_t p0, std::size_t np, double* dst, double pad) {

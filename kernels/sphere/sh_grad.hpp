@@ -233,31 +233,7 @@ inline void sh_grad_body(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* v
     const V r = select(zl, zero, mx * rs);           // |x| (solid: r^l, r^(l-1), r^(l-2))
     const V ir = select(zl, zero, one / (mx * rs));  // 1 / |x|; 0 for a zero vector (all derivatives 0)
     const V nz = select(zl, zero, one);              // unit sphere: 0 for degrees >= 1 of a zero vector
-    // cos / sin (m phi): two chains (even, odd m) stepping by e^{2 i phi}.
-    {
-      const V c2 = c1 * c1 - s1 * s1, s2 = (c1 * s1) * V(2.0);
-      V ce = one, se = zero, co = c1, so = s1;
-      stu(cm, ce);
-      stu(sm, se);
-      if (N > 1) {
-        stu(cm + Wd, co);
-        stu(sm + Wd, so);
-      }
-      for (int64_t m = 2; m < N; m += 2) {
-        const V cn = ce * c2 - se * s2, sn = ce * s2 + se * c2;
-        ce = cn;
-        se = sn;
-        stu(cm + m * Wd, ce);
-        stu(sm + m * Wd, se);
-        if (m + 1 < N) {
-          const V cn2 = co * c2 - so * s2, sn2 = co * s2 + so * c2;
-          co = cn2;
-          so = sn2;
-          stu(cm + (m + 1) * Wd, co);
-          stu(sm + (m + 1) * Wd, so);
-        }
-      }
-    }
+    cos_sin_m_phi(c1, s1, N, Wd, cm, sm, zero);  // cos / sin (m phi)
     // The block's rows of each output: in the output, or in its line stage (staged).
     TO* bo[3];
     for (int a = 0; a < 3; ++a) {

@@ -204,31 +204,10 @@ inline void sh_grad_f32_body(const sph_grad_plan* P, const TI* xyz, int64_t n, f
         stu(t, ir2h[h]);
         for (std::size_t i = 0; i < W; ++i) split_ir = split_ir || t[i] != 1.0;
       }
-      // cos / sin (m phi): two chains (even, odd m) stepping by e^{2 i phi}.
+      // cos / sin (m phi)
       double* const cm = cmr(h);
       double* const sm = cm + N * Wd;
-      const V c2 = c1 * c1 - s1 * s1, s2 = (c1 * s1) * V(2.0);
-      V ce = one, se = zero, co = c1, so = s1;
-      stu(cm, ce);
-      stu(sm, se);
-      if (N > 1) {
-        stu(cm + Wd, co);
-        stu(sm + Wd, so);
-      }
-      for (int64_t m = 2; m < N; m += 2) {
-        const V cn = ce * c2 - se * s2, sn = ce * s2 + se * c2;
-        ce = cn;
-        se = sn;
-        stu(cm + m * Wd, ce);
-        stu(sm + m * Wd, se);
-        if (m + 1 < N) {
-          const V cn2 = co * c2 - so * s2, sn2 = co * s2 + so * c2;
-          co = cn2;
-          so = sn2;
-          stu(cm + (m + 1) * Wd, co);
-          stu(sm + (m + 1) * Wd, so);
-        }
-      }
+      cos_sin_m_phi(c1, s1, N, Wd, cm, sm, zero);
       stu(ybr(h, 0), V(fy00));
       stu(ybr(h, 1), zero);
     }

@@ -142,30 +142,8 @@ inline void sh_real_impl(const sph_plan* P, const TI* xyz, int64_t n, TO* out, d
     const V sgn = select(Z < zero, V(-1.0), one);
     const V xc = select(abs(ct) > V(0.5), (sgn - ct) - sgn * ((st * st) / (one + abs(ct))), zero);
     const V c1 = select(pos, X * irs, one), s1 = select(pos, Y * irs, zero);
-    // e^{i m phi} = (cos phi + i sin phi)^m by complex multiplication: no trig. Two chains
-    // (even and odd m, each stepping by e^{2 i phi}) halve the latency of the recurrence.
-    const V c2 = c1 * c1 - s1 * s1, s2 = (c1 * s1) * V(2.0);
-    V ce = one, se = zero, co = c1, so = s1;
-    stu(cmo, ce);
-    stu(smo, xc);
-    if (N > 1) {
-      stu(cmo + W, co);
-      stu(smo + W, so);
-    }
-    for (std::size_t m = 2; m < N; m += 2) {
-      const V cn = ce * c2 - se * s2, sn = ce * s2 + se * c2;
-      ce = cn;
-      se = sn;
-      stu(cmo + m * W, ce);
-      stu(smo + m * W, se);
-      if (m + 1 < N) {
-        const V cn2 = co * c2 - so * s2, sn2 = co * s2 + so * c2;
-        co = cn2;
-        so = sn2;
-        stu(cmo + (m + 1) * W, co);
-        stu(smo + (m + 1) * W, so);
-      }
-    }
+    // e^{i m phi} by complex multiplication; xc in the unread slot sin (0 phi).
+    cos_sin_m_phi(c1, s1, static_cast<int64_t>(N), static_cast<int64_t>(W), cmo, smo, xc);
   };
   // One block (prepared; cos / sin (m phi) in cm / sm): rows out + (first + j pstride) K.
   // b >= 0: block b of the whole-line super-blocks (line_sink), else plain tiles. hook: see
