@@ -75,6 +75,38 @@ inline void cos_sin_m_phi(const V& c1, const V& s1, int64_t n, int64_t stride, d
   }
 }
 
+/// One ladder step of the Cartesian derivatives of the solid harmonics (the coefficients cz, al,
+/// be of sph_grad_coef at degree l, order m): d/dx, d/dy, d/dz of order +m into dp[0..2] and of
+/// order -m into dn[0..2] (not written for m = 0) from the row of degree l - 1, read through
+/// at(q) = its value at order q (zero outside the row). Shared by the low-degree kernel and the
+/// derivative kernel, so that both give the same bits.
+template <class At, class I>
+__attribute__((always_inline)) inline void ladder_step(At&& at, I m, const V& cz, const V& al, const V& be, V* dp,
+                                                       V* dn) {
+  const V zero(0.0);
+  if (m == 0) {
+    dp[0] = zero - be * at(1);
+    dp[1] = zero - be * at(-1);
+    dp[2] = cz * at(0);
+  } else if (m == 1) {
+    const V y0 = at(0), ypp = at(2), ymm = at(-2);
+    dp[0] = al * y0 - be * ypp;
+    dp[1] = zero - be * ymm;
+    dp[2] = cz * at(1);
+    dn[0] = zero - be * ymm;
+    dn[1] = al * y0 + be * ypp;
+    dn[2] = cz * at(-1);
+  } else {
+    const V ap = at(m - 1), an = at(-(m - 1)), bp = at(m + 1), bn = at(-(m + 1));
+    dp[0] = al * ap - be * bp;
+    dp[1] = zero - (al * an + be * bn);
+    dp[2] = cz * at(m);
+    dn[0] = al * an - be * bn;
+    dn[1] = al * ap + be * bp;
+    dn[2] = cz * at(-m);
+  }
+}
+
 /// Loads x[p0 + i], i < np, as doubles into dst[0..W), `pad` in the lanes past np.
 template <class TI>
 inline void load_block(const TI* src, int64_t p0, std::size_t np, double* dst, double pad) {

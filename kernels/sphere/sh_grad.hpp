@@ -279,28 +279,7 @@ inline void sh_grad_body(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* v
     // padded row `src` of degree l-1 (centre at order 0), coefficients c (sph_grad_coef).
     auto ladder = [&](const double* src, int64_t m, const double* c, V* dp, V* dn) POSENC_HOT_LAMBDA {
       auto at = [&](int64_t q) POSENC_HOT_LAMBDA { return load(src + q * Wd); };
-      const V cz(c[2]), al(c[3]), be(c[4]);
-      if (m == 0) {
-        dp[0] = zero - be * at(1);
-        dp[1] = zero - be * at(-1);
-        dp[2] = cz * at(0);
-      } else if (m == 1) {
-        const V y0 = at(0), ypp = at(2), ymm = at(-2);
-        dp[0] = al * y0 - be * ypp;
-        dp[1] = zero - be * ymm;
-        dp[2] = cz * at(1);
-        dn[0] = zero - be * ymm;
-        dn[1] = al * y0 + be * ypp;
-        dn[2] = cz * at(-1);
-      } else {
-        const V ap = at(m - 1), an = at(-(m - 1)), bp = at(m + 1), bn = at(-(m + 1));
-        dp[0] = al * ap - be * bp;
-        dp[1] = zero - (al * an + be * bn);
-        dp[2] = cz * at(m);
-        dn[0] = al * an - be * bn;
-        dn[1] = al * ap + be * bp;
-        dn[2] = cz * at(-m);
-      }
+      ladder_step(at, m, V(c[2]), V(c[3]), V(c[4]), dp, dn);
     };
 
     for (int32_t l = 1; l <= L; ++l) {

@@ -228,32 +228,12 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
 #pragma GCC unroll 8
       for (int l = 1; l <= L; ++l) {
         const int c = l * (l + 1), cp = (l - 1) * l;
-        auto at = [&](int qq) { return (qq < -(l - 1) || qq > l - 1) ? zero : y[cp + qq]; };
+        auto at = [&](int qq) POSENC_HOT_LAMBDA { return (qq < -(l - 1) || qq > l - 1) ? zero : y[cp + qq]; };
 #pragma GCC unroll 8
         for (int m = 0; m <= l; ++m) {
           const V cz(cf(l, m, 2)), al(cf(l, m, 3)), be(cf(l, m, 4));
           V dp[3], dn[3];
-          if (m == 0) {
-            dp[0] = zero - be * at(1);
-            dp[1] = zero - be * at(-1);
-            dp[2] = cz * at(0);
-          } else if (m == 1) {
-            const V y0 = at(0), ypp = at(2), ymm = at(-2);
-            dp[0] = al * y0 - be * ypp;
-            dp[1] = zero - be * ymm;
-            dp[2] = cz * at(1);
-            dn[0] = zero - be * ymm;
-            dn[1] = al * y0 + be * ypp;
-            dn[2] = cz * at(-1);
-          } else {
-            const V ap = at(m - 1), an = at(-(m - 1)), bp = at(m + 1), bn = at(-(m + 1));
-            dp[0] = al * ap - be * bp;
-            dp[1] = zero - (al * an + be * bn);
-            dp[2] = cz * at(m);
-            dn[0] = al * an - be * bn;
-            dn[1] = al * ap + be * bp;
-            dn[2] = cz * at(-m);
-          }
+          ladder_step(at, m, cz, al, be, dp, dn);
           for (int sg = 0; sg < (m == 0 ? 1 : 2); ++sg) {
             const int k = sg ? c - m : c + m;
             const V* d = sg ? dn : dp;
