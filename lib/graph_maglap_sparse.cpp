@@ -19,7 +19,7 @@
 // inertia certificate is kept while the factorization costs <= kInertiaFlops, beyond that a
 // Lanczos run on c I - M with the Ritz span projected out must find nothing below tau. The cost
 // is counted before Eigen's symbolic factorization (lib/sparse_fill.hpp: AMD ordering once,
-// elimination tree and column counts in O(nnz alpha)); the symbolic and numeric factorizations
+// elimination tree and column counts in near-linear time); the symbolic and numeric factorizations
 // run only on the routes that use them.
 //
 // Sequential, deterministic: Spectra's start vector is fixed, so the bits do not depend on the
@@ -201,7 +201,7 @@ posenc_status maglap_sparse_component(const std::vector<int32_t>& nodes, const s
   // Shift-invert while the factor stays sparse (grids, meshes, road networks); else plain Lanczos
   // on c I - M (expander-like graphs: large fill, but a wide spectral gap at the bottom). The
   // factor's cost is counted from the AMD-ordered pattern (elimination tree and column counts,
-  // O(nnz alpha)) before Eigen's symbolic factorization, whose time grows with the fill, runs.
+  // near-linear time) before Eigen's symbolic factorization, whose time grows with the fill, runs.
   ProbedCLDLT f;
   GDBG("maglap sparse: n=%d nnz(L lower)=%lld", n, (long long)Ls.nonZeros());
   f.order(Ls);

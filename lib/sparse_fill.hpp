@@ -8,8 +8,8 @@
 // the column counts of the factor by the Gilbert-Ng-Peyton method (row subtrees represented by
 // their leaves: +1 at every leaf of a row subtree, -1 at the least common ancestor of two leaves
 // consecutive in postorder, -1 at the parent of the row's own node; the count of a column is the
-// sum over its subtree of the elimination tree). Both run in O(nnz(A) alpha(n)) time and O(n)
-// extra memory, independent of the fill; the symbolic factorization costs O(nnz(L)).
+// sum over its subtree of the elimination tree). Both run in O(nnz(A) log n) time at worst (path compression
+// without union by rank; near-linear in practice) and O(n) extra memory, independent of the fill; the symbolic factorization costs O(nnz(L)).
 // References: J. W. H. Liu, "The role of elimination trees in sparse factorization", SIAM J.
 // Matrix Anal. Appl. 11 (1990); J. R. Gilbert, E. G. Ng, B. W. Peyton, "An efficient algorithm to
 // compute row and column counts for sparse Cholesky factorization", SIAM J. Matrix Anal. Appl. 15

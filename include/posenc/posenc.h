@@ -1635,8 +1635,8 @@ POSENC_API posenc_status posenc_laplacian_pe_ex_f64(int64_t num_nodes, const int
  *  does): Lanczos (Spectra) on the 2n_c x 2n_c real symmetric embedding M = [[Re L, -Im L],
  *  [Im L, Re L]] (every eigenvalue doubled) for its 2 min(k, n_c) + 2 smallest pairs. The
  *  cost of the sparse complex LDL^H of L (Eigen SimplicialLDLT, AMD ordering) is counted first,
- *  from the elimination tree and column counts of the ordered pattern (O(nnz) time, before any
- *  symbolic factorization): while its factorization costs <= 1e3 n_c^1.5 and <= 1e12 flops
+ *  from the elimination tree and column counts of the ordered pattern (O(nnz log n) time at worst, near-linear
+ *  in practice, before any symbolic factorization): while its factorization costs <= 1e3 n_c^1.5 and <= 1e12 flops
  *  (grids, meshes, near-planar graphs),
  *  shift-invert Lanczos with the shift-solve through the LDL^H of L - sigma I (sigma = -1e-6 c');
  *  otherwise (expander-like graphs) plain Lanczos on c'' I - M (c'' = Gershgorin bound of L).
@@ -1997,7 +1997,7 @@ POSENC_API posenc_status posenc_shortest_path_i32(int64_t num_nodes, const int64
  *  sum_v sum_{a=1..H} vol(B_a(v)) multiply-adds (vol = nnz of L's rows in the ball), e.g. a
  *  1000 x 1000 grid with L_sym and times 1..20 (H = 21) in about 21 s on one core, linear in
  *  num_nodes on graphs of bounded growth; where the balls are the whole graph (hub graphs, large
- *  t c) it is about num_nodes * H * nnz(L), half the cost of ONE time of the former global route
+ *  t c) it is about num_nodes * H * nnz(L), half the cost of ONE time of the global route
  *  (heat_apply on blocks of 32 unit vectors per time), which the environment variable
  *  POSENC_HEAT_DIAG_ROUTE=global (a test knob) still selects. Verbose path heat_kernel_diag.local
  *  (heat_kernel_diag.chebyshev for the global route).
@@ -2005,7 +2005,10 @@ POSENC_API posenc_status posenc_shortest_path_i32(int64_t num_nodes, const int64
  *  max_i tail_i + 5 e + 2 e^2 + 2.02 N u (1 + e)^2 + (m_i + 5) u with e = 2 (H + 1)^2 (r + 4) u,
  *  u = 2^-53, r the largest row count of L (diagonal included) and N the largest ball |B_H|: the
  *  local recurrence's rounding, the inner products over the ball and the final sum; below 1e-11
- *  for t c / 2 <= 40 on graphs of degree <= 8; docs/ACCURACY.md).
+ *  for t c / 2 <= 25, degree <= 8 and balls of <= 1000 nodes, growing with N on graphs whose
+ *  balls are large (2e-10 at N = 10^6); docs/ACCURACY.md). Memory: per worker thread about
+ *  24 N doubles of work vectors plus a copy of L restricted to the ball (about 190 MB a thread
+ *  where the balls are a 10^6-node graph).
  *  Bitwise identical for any thread count and on every ISA path (plain C++ in lib/, fixed blocks).
  *  Errors (nothing written): the graph errors above; laplacian not in the enum, num_times <= 0, a
  *  times[i] < 0, NaN or infinite -> INVALID_ARGUMENT (naming times[i]); times or out NULL ->
