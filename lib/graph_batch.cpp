@@ -39,56 +39,133 @@ namespace {
 constexpr double kSmallResidual = 1e-12;  // accepted residual ||L v - lambda v|| / c on that path
 constexpr int64_t kGraphsPerTile = 16;
 
-/// All eigenvalues of the symmetric tridiagonal (d, e) by the root-free implicit QL method of
-/// Pal, Walker and Kahan (LAPACK dsterf's QL branch): the sweep carries the squared off-diagonals,
-/// so a rotation costs two divisions and no square root (tql1: a square root and two divisions on
-/// its dependency chain). e[i] couples d[i] and d[i+1]; d receives the eigenvalues (unordered), e
-/// is overwritten; false if an eigenvalue took more than 60 sweeps or a value is not finite.
-bool tridiag_values_pwk(int64_t n, double* d, double* e) {
+/// One tridiagonal of the interleaved root-free QL (ql_values): its arrays and the state of its
+/// current sweep.
+struct QlLane {
+  SmallDense* s;
+  double* d;
+  double* e;
+  int64_t n, l, m, i;
+  int iter;
+  double sigma, c, sn, gamma, p;
+};
+
+/// Lane q's next QL sweep: the deflation test from row l on (rows that split off are final), then
+/// the Wilkinson shift and the sweep's start state. false when every eigenvalue has converged or
+/// one took more than 60 sweeps (then q.s->ok = false).
+bool ql_next_sweep(QlLane& q) {
   const double eps = std::numeric_limits<double>::epsilon(), eps2 = eps * eps;
-  for (int64_t i = 0; i + 1 < n; ++i) e[i] = e[i] * e[i];
-  if (n > 0) e[n - 1] = 0.0;
-  for (int64_t l = 0; l < n;) {
-    int iter = 0;
-    for (;;) {
-      int64_t m = l;
-      for (; m < n - 1; ++m) {
-        const double dd = std::abs(d[m]) + std::abs(d[m + 1]);
-        if (!(e[m] > eps2 * dd * dd)) break;  // |e_m| <= eps (|d_m| + |d_m+1|) (EISPACK tql1's test)
-      }
-      if (m < n - 1) e[m] = 0.0;
-      if (m == l) break;
-      if (iter++ == 60) return false;
-      // Wilkinson shift from the leading 2 x 2 block.
-      const double p0 = d[l], rte = std::sqrt(e[l]);
-      double sigma = (d[l + 1] - p0) / (2.0 * rte);
-      // hypot(sigma, 1) without the library call where sigma^2 cannot overflow (the shift only
-      // steers convergence; the eigenvalues' accuracy does not depend on its last bits).
-      const double r0 = std::abs(sigma) < 1e150 ? std::sqrt(sigma * sigma + 1.0) : std::abs(sigma);
-      sigma = p0 - rte / (sigma + std::copysign(r0, sigma));
-      double c = 1.0, sn = 0.0, gamma = d[m] - sigma, p = gamma * gamma;
-      // With ir = 1 / r: c = p ir, sn = bb ir, gamma = (p (alpha - sigma) - bb gamma_old) ir and
-      // p_new = gamma^2 / c = gamma^2 (r / p), r / p computed alongside 1 / r: the loop-carried
-      // chain p -> r -> 1 / r -> gamma -> gamma^2 -> p_new holds one division (~25 cycles a row;
-      // the textbook order, c = p / r then gamma^2 / c, holds two, ~38).
-      for (int64_t i = m - 1; i >= l; --i) {
-        const double bb = e[i], r = p + bb;
-        if (i != m - 1) e[i + 1] = sn * r;
-        const double oldc = c, ir = 1.0 / r, rp = r / p;
-        c = p * ir;
-        sn = bb * ir;
-        const double oldgam = gamma, alpha = d[i];
-        gamma = (p * (alpha - sigma) - bb * oldgam) * ir;
-        d[i + 1] = oldgam + (alpha - gamma);
-        p = c != 0.0 ? (gamma * gamma) * rp : oldc * bb;
-      }
-      e[l] = sn * p;
-      d[l] = sigma + gamma;
-      if (!std::isfinite(d[l]) || !std::isfinite(e[l])) return false;
+  double* d = q.d;
+  double* e = q.e;
+  const int64_t n = q.n;
+  while (q.l < n) {
+    const int64_t l = q.l;
+    int64_t m = l;
+    for (; m < n - 1; ++m) {
+      const double dd = std::abs(d[m]) + std::abs(d[m + 1]);
+      if (!(e[m] > eps2 * dd * dd)) break;  // |e_m| <= eps (|d_m| + |d_m+1|) (EISPACK tql1's test)
     }
-    ++l;
+    if (m < n - 1) e[m] = 0.0;
+    if (m == l) {
+      ++q.l;
+      q.iter = 0;
+      continue;
+    }
+    if (q.iter++ == 60) {
+      q.s->ok = false;
+      return false;
+    }
+    // Wilkinson shift from the leading 2 x 2 block.
+    const double p0 = d[l], rte = std::sqrt(e[l]);
+    double sigma = (d[l + 1] - p0) / (2.0 * rte);
+    // hypot(sigma, 1) without the library call where sigma^2 cannot overflow (the shift only
+    // steers convergence; the eigenvalues' accuracy does not depend on its last bits).
+    const double r0 = std::abs(sigma) < 1e150 ? std::sqrt(sigma * sigma + 1.0) : std::abs(sigma);
+    sigma = p0 - rte / (sigma + std::copysign(r0, sigma));
+    q.sigma = sigma;
+    q.m = m;
+    q.i = m - 1;
+    q.c = 1.0;
+    q.sn = 0.0;
+    q.gamma = d[m] - sigma;
+    q.p = q.gamma * q.gamma;
+    return true;
   }
-  return true;
+  return false;
+}
+
+/// All eigenvalues of the symmetric tridiagonals (d, e) = (s[j]->vals, s[j]->work) of the
+/// problems with s[j]->ok, by the root-free implicit QL method of Pal, Walker and Kahan (LAPACK
+/// dsterf's QL branch): the sweep carries the squared off-diagonals, so a rotation costs two
+/// divisions and no square root. e[i] couples d[i] and d[i+1]; vals receives the eigenvalues in
+/// ascending order, work is overwritten; ok = false if an eigenvalue took more than 60 sweeps or a
+/// value is not finite.
+///
+/// A sweep is one dependent chain (one division and a few multiply-adds per rotation, ~25 cycles);
+/// kQlLanes problems are advanced in the same loop, one rotation of each per pass, so that their
+/// independent chains overlap; a lane that finishes takes the next problem. Each problem's
+/// arithmetic is that of the problem alone, in the same order: the values are bitwise those of a
+/// call with count = 1, whatever the other problems are.
+void ql_values(SmallDense* const* s, int64_t count) {
+  QlLane lane[kQlLanes];
+  int active = 0;
+  int64_t next = 0;
+  auto done = [](SmallDense* p) {
+    if (p->ok) std::sort(p->vals, p->vals + p->n);
+  };
+  auto start = [&](QlLane& q) -> bool {  // the next problem into lane q; false if none is left
+    while (next < count) {
+      SmallDense* p = s[next++];
+      if (!p->ok) continue;
+      const int64_t n = p->n;
+      double* e = p->work;
+      for (int64_t i = 0; i + 1 < n; ++i) e[i] = e[i] * e[i];
+      if (n > 0) e[n - 1] = 0.0;
+      q = QlLane{p, p->vals, e, n, 0, 0, 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0};
+      if (ql_next_sweep(q)) return true;
+      done(p);
+    }
+    return false;
+  };
+  while (active < kQlLanes && start(lane[active])) ++active;
+  while (active > 0) {
+    for (int a = 0; a < active; ++a) {
+      QlLane& q = lane[a];
+      double* __restrict d = q.d;
+      double* __restrict e = q.e;
+      if (q.i >= q.l) {
+        // One rotation. With ir = 1 / r: c = p ir, sn = bb ir, gamma = (p (alpha - sigma) - bb
+        // gamma_old) ir and p_new = gamma^2 / c = gamma^2 (r / p), r / p computed alongside 1 / r:
+        // the loop-carried chain p -> r -> 1 / r -> gamma -> gamma^2 -> p_new holds one division
+        // (the textbook order, c = p / r then gamma^2 / c, holds two).
+        const int64_t i = q.i;
+        const double p = q.p, bb = e[i], r = p + bb;
+        if (i != q.m - 1) e[i + 1] = q.sn * r;
+        const double oldc = q.c, ir = 1.0 / r, rp = r / p;
+        const double c = p * ir;
+        q.c = c;
+        q.sn = bb * ir;
+        const double oldgam = q.gamma, alpha = d[i];
+        const double gamma = (p * (alpha - q.sigma) - bb * oldgam) * ir;
+        q.gamma = gamma;
+        d[i + 1] = oldgam + (alpha - gamma);
+        q.p = c != 0.0 ? (gamma * gamma) * rp : oldc * bb;
+        q.i = i - 1;
+        continue;
+      }
+      // End of the sweep.
+      const int64_t l = q.l;
+      e[l] = q.sn * q.p;
+      d[l] = q.sigma + q.gamma;
+      if (!std::isfinite(d[l]) || !std::isfinite(e[l])) q.s->ok = false;
+      if (q.s->ok && ql_next_sweep(q)) continue;
+      done(q.s);
+      if (!start(q)) {
+        q = lane[--active];
+        --a;
+      }
+    }
+  }
 }
 
 /// sum_i x_i^2 with four partial sums (a fixed order: the same bits on every machine).
@@ -153,41 +230,6 @@ void householder_tridiag(int64_t n, double* A, double* V, double* tau, double* d
   d[n - 1] = A[(n - 1) * n + (n - 1)];
 }
 
-/// Scratch of the tridiagonal path (one per call: std::vector only, so that an allocation failing
-/// anywhere leaves nothing half-freed).
-struct SmallScratch {
-  /// One allocation for every array (allocations were a tenth of the time on molecules).
-  SmallScratch(int64_t n, int64_t nev) {
-    const size_t nz = static_cast<size_t>(n), L = static_cast<size_t>(std::max(n, nev)),
-                 nk = nz * static_cast<size_t>(nev);
-    buf.resize(2 * nz * nz + 5 * L + 3 * nz + 6 * nk);
-    double* q = buf.data();
-    auto take = [&](size_t c) {
-      double* r = q;
-      q += c;
-      return r;
-    };
-    A = take(nz * nz);
-    V = take(nz * nz);
-    tau = take(L);
-    d = take(L);
-    e = take(L);
-    p = take(L);
-    w = take(L);
-    vals = take(nz);
-    work = take(nz);
-    r = take(nz);
-    lu0 = take(nk);
-    lu1 = take(nk);
-    lu2 = take(nk);
-    mult = take(nk);
-    piv = take(nk);
-    Y = take(nk);
-  }
-  std::vector<double> buf;  // zeroed
-  double *A, *V, *tau, *d, *e, *p, *w, *vals, *work, *r, *lu0, *lu1, *lu2, *mult, *piv, *Y;
-};
-
 /// LU factorizations with partial pivoting of T - lambda_j I (T = (d, e) tridiagonal, j < nev)
 /// for inverse iteration; zero pivots are replaced by tiny (= eps ||T||). Stores U's three
 /// diagonals (the first as reciprocals), the multipliers and the row swaps in S, entry (i, j) at
@@ -195,7 +237,7 @@ struct SmallScratch {
 /// their divisions overlap instead of waiting for each other (each one's arithmetic is that of a
 /// factorization alone).
 void tridiag_factor(int64_t n, const double* d, const double* e, const double* lambda, int64_t nev, double tiny,
-                    SmallScratch& S) {
+                    SmallDense& S) {
   double* u0 = S.lu0;
   double* u1 = S.lu1;
   double* u2 = S.lu2;
@@ -243,7 +285,7 @@ void tridiag_factor(int64_t n, const double* d, const double* e, const double* l
 /// tridiag_factor: Z is [n][nev] row-major (column j = y_j, overwritten with x_j). One pass over
 /// the rows advances all nev right-hand sides, so their dependent chains overlap; each column's
 /// arithmetic is that of a solve alone (row swaps as selects, no branch).
-void tridiag_solve_all(int64_t n, int64_t nev, const SmallScratch& S, double* Z) {
+void tridiag_solve_all(int64_t n, int64_t nev, const SmallDense& S, double* Z) {
   for (int64_t i = 0; i + 1 < n; ++i) {
     double* __restrict z0 = Z + i * nev;
     double* __restrict z1 = z0 + nev;
@@ -315,12 +357,39 @@ bool orthonormalize(int64_t n, int64_t nev, int passes, double* Z, double* dots,
 
 }  // namespace
 
-/// The nev smallest eigenpairs of a connected component's Laplacian L (2 <= n <= kSmallDenseMax)
-/// by the tridiagonal path; false if an eigenvalue did not converge or a residual exceeds
-/// kSmallResidual c (the caller then takes Eigen's SelfAdjointEigenSolver).
-bool posenc::graph_detail::small_dense_pairs(const Lap& L, int64_t nev, Pairs* out) {
-  const int64_t n = L.n;
-  SmallScratch S(n, nev);
+posenc::graph_detail::SmallDense::SmallDense(int64_t n_, int64_t nev_) : n(n_), nev(nev_) {
+  // One allocation for every array (allocations were a tenth of the time on molecules).
+  const size_t nz = static_cast<size_t>(n), L = static_cast<size_t>(std::max(n, nev)),
+               nk = nz * static_cast<size_t>(nev);
+  buf.resize(2 * nz * nz + 5 * L + 3 * nz + 6 * nk);
+  double* q = buf.data();
+  auto take = [&](size_t c) {
+    double* r = q;
+    q += c;
+    return r;
+  };
+  A = take(nz * nz);
+  V = take(nz * nz);
+  tau = take(L);
+  d = take(L);
+  e = take(L);
+  p = take(L);
+  w = take(L);
+  vals = take(nz);
+  work = take(nz);
+  r = take(nz);
+  lu0 = take(nk);
+  lu1 = take(nk);
+  lu2 = take(nk);
+  mult = take(nk);
+  piv = take(nk);
+  Y = take(nk);
+}
+
+/// Stage 1: L into S.A, the Householder reduction to (S.d, S.e) with its reflectors, ||T||, and
+/// copies of (d, e) into (vals, work) for the QL; false (S.ok = false) if ||T|| is not finite.
+bool posenc::graph_detail::small_dense_reduce(const Lap& L, SmallDense& S) {
+  const int64_t n = S.n;
   for (int64_t i = 0; i < n; ++i)
     for (int64_t p = L.ptr[static_cast<size_t>(i)]; p < L.ptr[static_cast<size_t>(i) + 1]; ++p)
       S.A[i * n + L.idx[static_cast<size_t>(p)]] = L.val[static_cast<size_t>(p)];
@@ -329,12 +398,34 @@ bool posenc::graph_detail::small_dense_pairs(const Lap& L, int64_t nev, Pairs* o
   double tnorm = 0.0;
   for (int64_t i = 0; i < n; ++i)
     tnorm = std::max(tnorm, std::abs(S.d[i]) + (i > 0 ? std::abs(S.e[i - 1]) : 0.0) + (i + 1 < n ? std::abs(S.e[i]) : 0.0));
-  if (!std::isfinite(tnorm)) return false;
+  S.tnorm = tnorm;
+  S.ok = std::isfinite(tnorm);
+  if (!S.ok) return false;
   std::copy(S.d, S.d + n, S.vals);
   std::copy(S.e, S.e + n, S.work);
-  if (!tridiag_values_pwk(n, S.vals, S.work)) return false;
-  std::sort(S.vals, S.vals + n);
-  const double tiny = std::numeric_limits<double>::epsilon() * std::max(tnorm, 1e-300);
+  return true;
+}
+
+/// Stage 2: see graph_common.hpp.
+void posenc::graph_detail::small_dense_values(SmallDense* const* s, int64_t count) { ql_values(s, count); }
+
+/// The nev smallest eigenpairs of a connected component's Laplacian L (2 <= n <= kSmallDenseMax)
+/// by the tridiagonal path; false if an eigenvalue did not converge or a residual exceeds
+/// kSmallResidual c (the caller then takes Eigen's SelfAdjointEigenSolver).
+bool posenc::graph_detail::small_dense_pairs(const Lap& L, int64_t nev, Pairs* out) {
+  SmallDense S(L.n, nev);
+  if (!small_dense_reduce(L, S)) return false;
+  SmallDense* one = &S;
+  ql_values(&one, 1);
+  return small_dense_vectors(L, S, out);
+}
+
+/// Stage 3: inverse iteration from the sorted eigenvalues, back-transform, Rayleigh quotients,
+/// residual check.
+bool posenc::graph_detail::small_dense_vectors(const Lap& L, SmallDense& S, Pairs* out) {
+  if (!S.ok) return false;
+  const int64_t n = S.n, nev = S.nev;
+  const double tiny = std::numeric_limits<double>::epsilon() * std::max(S.tnorm, 1e-300);
   tridiag_factor(n, S.d, S.e, S.vals, nev, tiny, S);
   // Inverse iteration, all nev vectors in lockstep (Z = S.Y, [n][nev]): deterministic start
   // vectors (splitmix64 of the column index), a solve, Gram-Schmidt against the columns before
