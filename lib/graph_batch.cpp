@@ -15,7 +15,7 @@
 // all-sources propagation for graphs of <= kDenseRwseMax nodes, the same block propagation over
 // flat scratch above: bitwise the same). Each graph is computed by one thread from
 // its own data only, in fixed tiles of graphs: the result is bitwise identical for any thread count.
-#include "lib/graph_common.hpp"
+#include "lib/graph_lappe.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -38,6 +38,7 @@ namespace {
 
 constexpr double kSmallResidual = 1e-12;  // accepted residual ||L v - lambda v|| / c on that path
 constexpr int64_t kGraphsPerTile = 16;
+constexpr int kGraphsPerGroup = kQlLanes;  // graphs whose LapPE QL sweeps run interleaved (a tile's groups)
 
 /// One tridiagonal of the interleaved root-free QL (ql_values): its arrays and the state of its
 /// current sweep.
@@ -333,11 +334,13 @@ void column(const double* Z, int64_t n, int64_t nev, int64_t c, double* col) {
 bool orthonormalize(int64_t n, int64_t nev, int passes, double* Z, double* dots, double* col) {
   for (int64_t j = 0; j < nev; ++j) {
     for (int pass = 0; pass < passes && j > 0; ++pass) {
-      for (int64_t q = 0; q < j; ++q) dots[q] = 0.0;
-      for (int64_t i = 0; i < n; ++i) {
-        const double* __restrict zi = Z + i * nev;
-        const double yi = zi[j];
-        for (int64_t q = 0; q < j; ++q) dots[q] += zi[q] * yi;
+      // dots[q] = sum over i ascending of Z[i][q] Z[i][j]: one register accumulator per q (a
+      // sum in memory, updated row by row, put a store-to-load forwarding on every addition's
+      // chain); the q chains are independent.
+      for (int64_t q = 0; q < j; ++q) {
+        double a = 0.0;
+        for (int64_t i = 0; i < n; ++i) a += Z[i * nev + q] * Z[i * nev + j];
+        dots[q] = a;
       }
       for (int64_t i = 0; i < n; ++i) {
         double* __restrict zi = Z + i * nev;
@@ -453,13 +456,11 @@ bool posenc::graph_detail::small_dense_vectors(const Lap& L, SmallDense& S, Pair
     const double t = S.tau[j];
     if (t == 0.0) continue;
     const double* __restrict v = S.V + j * n;
-    for (int64_t c = 0; c < nev; ++c) dots[c] = 0.0;
-    for (int64_t i = j + 1; i < n; ++i) {
-      const double vi = v[i];
-      const double* __restrict zi = Z + i * nev;
-      for (int64_t c = 0; c < nev; ++c) dots[c] += vi * zi[c];
+    for (int64_t c = 0; c < nev; ++c) {  // register accumulators, as in orthonormalize
+      double a = 0.0;
+      for (int64_t i = j + 1; i < n; ++i) a += v[i] * Z[i * nev + c];
+      dots[c] = a * t;
     }
-    for (int64_t c = 0; c < nev; ++c) dots[c] *= t;
     for (int64_t i = j + 1; i < n; ++i) {
       double* __restrict zi = Z + i * nev;
       const double vi = v[i];
@@ -479,9 +480,11 @@ bool posenc::graph_detail::small_dense_vectors(const Lap& L, SmallDense& S, Pair
       for (int64_t c = 0; c < nev; ++c) ri[c] += a * zk[c];
     }
   }
-  for (int64_t c = 0; c < nev; ++c) lam[c] = 0.0;
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t c = 0; c < nev; ++c) lam[c] += Z[i * nev + c] * R[i * nev + c];
+  for (int64_t c = 0; c < nev; ++c) {
+    double a = 0.0;
+    for (int64_t i = 0; i < n; ++i) a += Z[i * nev + c] * R[i * nev + c];
+    lam[c] = a;
+  }
   for (int64_t i = 0; i < n; ++i)
     for (int64_t c = 0; c < nev; ++c) R[i * nev + c] -= lam[c] * Z[i * nev + c];
   out->vec.resize(n, nev);
@@ -503,7 +506,11 @@ struct BatchScratch {
   std::vector<int64_t> src, dst;
   RwseScratch rw;
   FlatRwse flat;
-  std::vector<double> vals, vecs;
+  // the group's started LapPE calls: their outputs [kk] and [n, kk], graph index, kk, status
+  LappeCall calls[kGraphsPerGroup];
+  std::vector<double> vals[kGraphsPerGroup], vecs[kGraphsPerGroup];
+  int64_t graph[kGraphsPerGroup] = {}, kk[kGraphsPerGroup] = {};
+  posenc_status status[kGraphsPerGroup] = {};
 };
 
 /// A staging array of the batch's outputs: every element is written before it is read, so it is
@@ -664,40 +671,64 @@ posenc_status graph_batch_pe(int64_t num_graphs, const int64_t* node_ptr, const 
     const double nan = std::numeric_limits<double>::quiet_NaN();
     parallel_tiles(tiles_of(num_graphs, kGraphsPerTile), [&](int64_t tile) {
       BatchScratch S;
-      const int64_t g0 = tile * kGraphsPerTile, g1 = std::min(num_graphs, g0 + kGraphsPerTile);
-      for (int64_t gi = g0; gi < g1; ++gi) {
-        const int64_t off = node_ptr[gi], n = node_ptr[gi + 1] - off;
-        const int64_t e0 = edge_ptr[gi], m = edge_ptr[gi + 1] - e0;
-        double* vals = k > 0 ? eigvals_s.data() + gi * k : nullptr;
-        for (int32_t j = 0; j < k; ++j) vals[j] = nan;
-        if (n == 0) continue;
-        S.src.resize(static_cast<size_t>(m));
-        S.dst.resize(static_cast<size_t>(m));
-        for (int64_t e = 0; e < m; ++e) {
-          S.src[static_cast<size_t>(e)] = src[e0 + e] - off;
-          S.dst[static_cast<size_t>(e)] = dst[e0 + e] - off;
-        }
-        const double* w = weights != nullptr ? weights + e0 : nullptr;
-        if (steps > 0) {
-          const Graph gr = build_graph(n, S.src.data(), S.dst.data(), w, m, rw_flags);
-          double* rw = rwse_s.data() + off * steps;
-          if (!ro.automatic) {
-            rwse_graph(gr, steps, S.flat, S.rw, rw);
-          } else if (!rwse_graph_auto(gr, steps, ro.method, ro.walks, ro.seed, S.flat, S.rw, rw)) {
-            any_mc.store(true, std::memory_order_relaxed);
-            if (!used.empty()) used[static_cast<size_t>(gi)] = POSENC_RWSE_MONTE_CARLO;
+      const int64_t t0 = tile * kGraphsPerTile, t1 = std::min(num_graphs, t0 + kGraphsPerTile);
+      // Groups of kGraphsPerGroup graphs: every graph's LapPE call is started (graph, components,
+      // Householder reductions), then the QL sweeps of all of them run interleaved
+      // (lappe_values), then each call completes; RWSE runs before.
+      for (int64_t g0 = t0; g0 < t1; g0 += kGraphsPerGroup) {
+        const int64_t g1 = std::min(t1, g0 + kGraphsPerGroup);
+        int64_t started = 0;
+        for (int64_t gi = g0; gi < g1; ++gi) {
+          const int64_t off = node_ptr[gi], n = node_ptr[gi + 1] - off;
+          const int64_t e0 = edge_ptr[gi], m = edge_ptr[gi + 1] - e0;
+          double* vals = k > 0 ? eigvals_s.data() + gi * k : nullptr;
+          for (int32_t j = 0; j < k; ++j) vals[j] = nan;
+          if (n == 0) continue;
+          S.src.resize(static_cast<size_t>(m));
+          S.dst.resize(static_cast<size_t>(m));
+          for (int64_t e = 0; e < m; ++e) {
+            S.src[static_cast<size_t>(e)] = src[e0 + e] - off;
+            S.dst[static_cast<size_t>(e)] = dst[e0 + e] - off;
           }
+          const double* w = weights != nullptr ? weights + e0 : nullptr;
+          if (steps > 0) {
+            const Graph gr = build_graph(n, S.src.data(), S.dst.data(), w, m, rw_flags);
+            double* rw = rwse_s.data() + off * steps;
+            if (!ro.automatic) {
+              rwse_graph(gr, steps, S.flat, S.rw, rw);
+            } else if (!rwse_graph_auto(gr, steps, ro.method, ro.walks, ro.seed, S.flat, S.rw, rw)) {
+              any_mc.store(true, std::memory_order_relaxed);
+              if (!used.empty()) used[static_cast<size_t>(gi)] = POSENC_RWSE_MONTE_CARLO;
+            }
+          }
+          if (k == 0) continue;
+          // Graph g's posenc_laplacian_pe_ex_f64 call with the same flags: kk columns (all k with
+          // NAN_PAD; else the pairs available, the rest padded here: NaN eigenvalues, 0 vectors).
+          const int64_t kk = pad ? k : std::min<int64_t>(k, n - drop);
+          double* vecs = eigvecs_s.data() + off * k;
+          for (int64_t r = 0; r < n; ++r)
+            for (int64_t j = std::max<int64_t>(kk, 0); j < k; ++j) vecs[r * k + j] = 0.0;
+          if (kk < 1) continue;
+          const size_t q = static_cast<size_t>(started);
+          S.vals[q].resize(static_cast<size_t>(kk));
+          S.vecs[q].resize(static_cast<size_t>(n * kk));
+          S.calls[q] = LappeCall{};
+          S.graph[q] = gi;
+          S.kk[q] = kk;
+          const posenc_status s = lappe_start(&S.calls[q], n, S.src.data(), S.dst.data(), w, m, kind,
+                                              static_cast<int32_t>(kk), lap_flags, S.vals[q].data(), S.vecs[q].data());
+          S.status[q] = s;
+          ++started;
         }
-        if (k == 0) continue;
-        // Graph g's posenc_laplacian_pe_ex_f64 call with the same flags: kk columns (all k with
-        // NAN_PAD; else the pairs available, the rest padded here: NaN eigenvalues, 0 vectors).
-        const int64_t kk = pad ? k : std::min<int64_t>(k, n - drop);
-        double* vecs = eigvecs_s.data() + off * k;
-        if (kk >= 1) {
-          S.vals.resize(static_cast<size_t>(kk));
-          S.vecs.resize(static_cast<size_t>(n * kk));
-          const posenc_status s = laplacian_pe_core(n, S.src.data(), S.dst.data(), w, m, kind, static_cast<int32_t>(kk),
-                                                    lap_flags, S.vals.data(), S.vecs.data());
+        lappe_values(S.calls, started);
+        for (int64_t q = 0; q < started; ++q) {
+          const int64_t gi = S.graph[q], kk = S.kk[q];
+          const int64_t off = node_ptr[gi], n = node_ptr[gi + 1] - off;
+          double* vals = eigvals_s.data() + gi * k;
+          double* vecs = eigvecs_s.data() + off * k;
+          posenc_status s = S.status[q];
+          if (s == POSENC_OK) s = lappe_complete(S.calls[q]);
+          S.calls[q] = LappeCall{};  // frees the graph's scratch
           if (s == POSENC_ERR_OUT_OF_MEMORY) throw std::bad_alloc();
           if (s != POSENC_OK) {
             st[static_cast<size_t>(gi)] = s;
@@ -705,12 +736,12 @@ posenc_status graph_batch_pe(int64_t num_graphs, const int64_t* node_ptr, const 
               for (int32_t j = 0; j < k; ++j) vecs[r * k + j] = nan;
             continue;
           }
-          for (int64_t j = 0; j < kk; ++j) vals[j] = S.vals[static_cast<size_t>(j)];
+          const std::vector<double>& sv = S.vals[static_cast<size_t>(q)];
+          const std::vector<double>& se = S.vecs[static_cast<size_t>(q)];
+          for (int64_t j = 0; j < kk; ++j) vals[j] = sv[static_cast<size_t>(j)];
           for (int64_t r = 0; r < n; ++r)
-            for (int64_t j = 0; j < kk; ++j) vecs[r * k + j] = S.vecs[static_cast<size_t>(r * kk + j)];
+            for (int64_t j = 0; j < kk; ++j) vecs[r * k + j] = se[static_cast<size_t>(r * kk + j)];
         }
-        for (int64_t r = 0; r < n; ++r)
-          for (int64_t j = std::max<int64_t>(kk, 0); j < k; ++j) vecs[r * k + j] = 0.0;
       }
     });
     path(any_mc.load() ? "graph_batch_pe.per_graph_monte_carlo" : "graph_batch_pe.per_graph");

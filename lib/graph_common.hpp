@@ -148,12 +148,6 @@ void rwse_graph(const Graph& gr, int32_t steps, FlatRwse& F, RwseScratch& R, dou
 bool rwse_graph_auto(const Graph& gr, int32_t steps, int32_t method, int32_t walks, uint64_t seed, FlatRwse& F,
                      RwseScratch& R, double* out);
 
-/// posenc_laplacian_pe_ex_f64 with info->flags = flags (solver AUTO) without the api_guard
-/// (validates its arguments, sets the message on failure): the batched API's per-graph call.
-posenc_status laplacian_pe_core(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
-                                int64_t num_edges, posenc_laplacian laplacian, int32_t k, uint32_t flags,
-                                double* eigvals, double* eigvecs);
-
 /// Components of 2 .. kSmallDenseMax nodes take small_dense_pairs under POSENC_LAPPE_AUTO.
 constexpr int64_t kSmallDenseMax = 512;
 
