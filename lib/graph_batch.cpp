@@ -691,8 +691,11 @@ posenc_status graph_batch_pe(int64_t num_graphs, const int64_t* node_ptr, const 
             S.dst[static_cast<size_t>(e)] = dst[e0 + e] - off;
           }
           const double* w = weights != nullptr ? weights + e0 : nullptr;
+          // RWSE's graph is LapPE's when the flags build the same one (no KEEP_SELF_LOOPS).
+          Graph gr;
+          const bool same_graph = rw_flags == (lap_flags & POSENC_GRAPH_BOTH_DIRECTIONS);
           if (steps > 0) {
-            const Graph gr = build_graph(n, S.src.data(), S.dst.data(), w, m, rw_flags);
+            gr = build_graph(n, S.src.data(), S.dst.data(), w, m, rw_flags);
             double* rw = rwse_s.data() + off * steps;
             if (!ro.automatic) {
               rwse_graph(gr, steps, S.flat, S.rw, rw);
@@ -716,7 +719,8 @@ posenc_status graph_batch_pe(int64_t num_graphs, const int64_t* node_ptr, const 
           S.graph[q] = gi;
           S.kk[q] = kk;
           const posenc_status s = lappe_start(&S.calls[q], n, S.src.data(), S.dst.data(), w, m, kind,
-                                              static_cast<int32_t>(kk), lap_flags, S.vals[q].data(), S.vecs[q].data());
+                                              static_cast<int32_t>(kk), lap_flags, S.vals[q].data(), S.vecs[q].data(),
+                                              steps > 0 && same_graph ? &gr : nullptr);
           S.status[q] = s;
           ++started;
         }

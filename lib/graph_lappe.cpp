@@ -123,9 +123,13 @@ void fill_window(LappeCall& call, size_t from, bool values) {
 }
 
 /// The graph, its components and the first window (reduced, no QL yet).
-void lappe_prepare(LappeCall& call, const int64_t* src, const int64_t* dst, const double* weights) {
+void lappe_prepare(LappeCall& call, const int64_t* src, const int64_t* dst, const double* weights,
+                   Graph* built = nullptr) {
   GDBG("lappe start");
-  call.gr = build_graph(call.num_nodes, src, dst, weights, call.num_edges, call.flags & POSENC_GRAPH_BOTH_DIRECTIONS);
+  if (built != nullptr)
+    call.gr = std::move(*built);
+  else
+    call.gr = build_graph(call.num_nodes, src, dst, weights, call.num_edges, call.flags & POSENC_GRAPH_BOTH_DIRECTIONS);
   GDBG("graph built");
   // Connected components (BFS from the lowest unvisited node): the Laplacian is block diagonal,
   // so each component is solved alone and every zero eigenvalue is found.
@@ -281,13 +285,13 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
 posenc_status posenc::graph_detail::lappe_start(LappeCall* call, int64_t num_nodes, const int64_t* src,
                                                 const int64_t* dst, const double* weights, int64_t num_edges,
                                                 posenc_laplacian laplacian, int32_t k, uint32_t flags,
-                                                double* eigvals, double* eigvecs) {
+                                                double* eigvals, double* eigvecs, Graph* built) {
   posenc_laplacian_pe_info info{};
   info.struct_size = sizeof(posenc_laplacian_pe_info);
   info.solver = POSENC_LAPPE_AUTO;
   info.flags = flags;
   POSENC_CHECK(lappe_check(num_nodes, src, dst, weights, num_edges, laplacian, k, eigvals, eigvecs, &info, call));
-  lappe_prepare(*call, src, dst, weights);
+  lappe_prepare(*call, src, dst, weights, built);
   return POSENC_OK;
 }
 

@@ -83,10 +83,12 @@ struct LappeCall {
 
 /// posenc_laplacian_pe_ex_f64's checks (info->flags = flags, solver AUTO) into *call (a non-OK
 /// status with the message set, nothing else done), then the graph, its components and the first
-/// window's Householder reductions. May throw std::bad_alloc.
+/// window's Householder reductions. built: NULL, or build_graph(num_nodes, src, dst, weights,
+/// num_edges, flags & POSENC_GRAPH_BOTH_DIRECTIONS) already built by the caller (moved from).
+/// May throw std::bad_alloc.
 posenc_status lappe_start(LappeCall* call, int64_t num_nodes, const int64_t* src, const int64_t* dst,
                           const double* weights, int64_t num_edges, posenc_laplacian laplacian, int32_t k,
-                          uint32_t flags, double* eigvals, double* eigvecs);
+                          uint32_t flags, double* eigvals, double* eigvecs, Graph* built = nullptr);
 
 /// The QL of the windows of calls[0..count) together (small_dense_values).
 void lappe_values(LappeCall* calls, int64_t count);
