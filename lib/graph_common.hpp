@@ -154,11 +154,11 @@ constexpr int64_t kSmallDenseMax = 512;
 /// The nev smallest eigenpairs of a connected component's Laplacian (2 <= L.n <= kSmallDenseMax)
 /// by Householder tridiagonalization, root-free implicit QL (all eigenvalues of the tridiagonal), inverse
 /// iteration for the nev smallest and the back-transform; eigenvalues are the Rayleigh quotients,
-/// every residual ||L v - lambda v|| <= 1e-12 L.bound. false if not accepted (lib/graph_batch.cpp).
+/// every residual ||L v - lambda v|| <= 1e-12 L.bound. false if not accepted (lib/graph_small_dense.cpp).
 /// The stages below in one call (count = 1 in small_dense_values).
 bool small_dense_pairs(const Lap& L, int64_t nev, Pairs* out);
 
-/// One component on the small dense path between its stages (lib/graph_batch.cpp), so that the
+/// One component on the small dense path between its stages (lib/graph_small_dense.cpp), so that the
 /// latency-bound QL sweeps of several components (of one graph or of several graphs of a batch)
 /// can run interleaved: small_dense_reduce (Householder tridiagonalization), small_dense_values
 /// (QL, any number of components at once), small_dense_vectors (inverse iteration, back-transform,
