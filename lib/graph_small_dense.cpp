@@ -82,6 +82,24 @@ bool ql_next_sweep(QlLane& q) {
   return false;
 }
 
+/// One rotation at row i of a QL sweep from row m (state p, c, sn, gamma; shift sigma). With
+/// ir = 1 / r: c = p ir, sn = bb ir, gamma = (p (alpha - sigma) - bb gamma_old) ir and
+/// p_new = gamma^2 / c = gamma^2 (r / p), r / p computed alongside 1 / r: the loop-carried chain
+/// p -> r -> 1 / r -> gamma -> gamma^2 -> p_new holds one division (the textbook order, c = p / r
+/// then gamma^2 / c, holds two).
+inline void ql_rotation(double* __restrict d, double* __restrict e, int64_t i, int64_t m, double sigma, double& p,
+                        double& c, double& sn, double& gamma) {
+  const double p0 = p, bb = e[i], r = p0 + bb;
+  if (i != m - 1) e[i + 1] = sn * r;
+  const double oldc = c, ir = 1.0 / r, rp = r / p0;
+  c = p0 * ir;
+  sn = bb * ir;
+  const double oldgam = gamma, alpha = d[i];
+  gamma = (p0 * (alpha - sigma) - bb * oldgam) * ir;
+  d[i + 1] = oldgam + (alpha - gamma);
+  p = c != 0.0 ? (gamma * gamma) * rp : oldc * bb;
+}
+
 /// All eigenvalues of the symmetric tridiagonals (d, e) = (s[j]->vals, s[j]->work) of the
 /// problems with s[j]->ok, by the root-free implicit QL method of Pal, Walker and Kahan (LAPACK
 /// dsterf's QL branch): the sweep carries the squared off-diagonals, so a rotation costs two
@@ -116,37 +134,38 @@ void ql_values(SmallDense* const* s, int64_t count) {
     return false;
   };
   while (active < kQlLanes && start(lane[active])) ++active;
+  auto end_sweep = [&](QlLane& q) {  // false when q's problem is done (converged or failed)
+    const int64_t l = q.l;
+    q.e[l] = q.sn * q.p;
+    q.d[l] = q.sigma + q.gamma;
+    if (!std::isfinite(q.d[l]) || !std::isfinite(q.e[l])) q.s->ok = false;
+    return q.s->ok && ql_next_sweep(q);
+  };
   while (active > 0) {
+    if (active == 1) {
+      // One problem left: its sweeps with the state in locals (the same rotation).
+      QlLane& q = lane[0];
+      do {
+        double p = q.p, c = q.c, sn = q.sn, gamma = q.gamma;
+        for (int64_t i = q.i; i >= q.l; --i) ql_rotation(q.d, q.e, i, q.m, q.sigma, p, c, sn, gamma);
+        q.p = p;
+        q.c = c;
+        q.sn = sn;
+        q.gamma = gamma;
+        q.i = q.l - 1;
+      } while (end_sweep(q));
+      done(q.s);
+      if (!start(q)) active = 0;
+      continue;
+    }
     for (int a = 0; a < active; ++a) {
       QlLane& q = lane[a];
-      double* __restrict d = q.d;
-      double* __restrict e = q.e;
       if (q.i >= q.l) {
-        // One rotation. With ir = 1 / r: c = p ir, sn = bb ir, gamma = (p (alpha - sigma) - bb
-        // gamma_old) ir and p_new = gamma^2 / c = gamma^2 (r / p), r / p computed alongside 1 / r:
-        // the loop-carried chain p -> r -> 1 / r -> gamma -> gamma^2 -> p_new holds one division
-        // (the textbook order, c = p / r then gamma^2 / c, holds two).
-        const int64_t i = q.i;
-        const double p = q.p, bb = e[i], r = p + bb;
-        if (i != q.m - 1) e[i + 1] = q.sn * r;
-        const double oldc = q.c, ir = 1.0 / r, rp = r / p;
-        const double c = p * ir;
-        q.c = c;
-        q.sn = bb * ir;
-        const double oldgam = q.gamma, alpha = d[i];
-        const double gamma = (p * (alpha - q.sigma) - bb * oldgam) * ir;
-        q.gamma = gamma;
-        d[i + 1] = oldgam + (alpha - gamma);
-        q.p = c != 0.0 ? (gamma * gamma) * rp : oldc * bb;
-        q.i = i - 1;
+        ql_rotation(q.d, q.e, q.i, q.m, q.sigma, q.p, q.c, q.sn, q.gamma);
+        --q.i;
         continue;
       }
-      // End of the sweep.
-      const int64_t l = q.l;
-      e[l] = q.sn * q.p;
-      d[l] = q.sigma + q.gamma;
-      if (!std::isfinite(d[l]) || !std::isfinite(e[l])) q.s->ok = false;
-      if (q.s->ok && ql_next_sweep(q)) continue;
+      if (end_sweep(q)) continue;
       done(q.s);
       if (!start(q)) {
         q = lane[--active];
