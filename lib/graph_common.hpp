@@ -148,20 +148,48 @@ void rwse_graph(const Graph& gr, int32_t steps, FlatRwse& F, RwseScratch& R, dou
 bool rwse_graph_auto(const Graph& gr, int32_t steps, int32_t method, int32_t walks, uint64_t seed, FlatRwse& F,
                      RwseScratch& R, double* out);
 
-/// posenc_laplacian_pe_ex_f64 with info->flags = flags (solver AUTO) without the api_guard
-/// (validates its arguments, sets the message on failure): the batched API's per-graph call.
-posenc_status laplacian_pe_core(int64_t num_nodes, const int64_t* src, const int64_t* dst, const double* weights,
-                                int64_t num_edges, posenc_laplacian laplacian, int32_t k, uint32_t flags,
-                                double* eigvals, double* eigvecs);
-
 /// Components of 2 .. kSmallDenseMax nodes take small_dense_pairs under POSENC_LAPPE_AUTO.
 constexpr int64_t kSmallDenseMax = 512;
 
 /// The nev smallest eigenpairs of a connected component's Laplacian (2 <= L.n <= kSmallDenseMax)
 /// by Householder tridiagonalization, root-free implicit QL (all eigenvalues of the tridiagonal), inverse
 /// iteration for the nev smallest and the back-transform; eigenvalues are the Rayleigh quotients,
-/// every residual ||L v - lambda v|| <= 1e-12 L.bound. false if not accepted (lib/graph_batch.cpp).
+/// every residual ||L v - lambda v|| <= 1e-12 L.bound. false if not accepted (lib/graph_small_dense.cpp).
+/// The stages below in one call (count = 1 in small_dense_values).
 bool small_dense_pairs(const Lap& L, int64_t nev, Pairs* out);
+
+/// One component on the small dense path between its stages (lib/graph_small_dense.cpp), so that the
+/// latency-bound QL sweeps of several components (of one graph or of several graphs of a batch)
+/// can run interleaved: small_dense_reduce (Householder tridiagonalization), small_dense_values
+/// (QL, any number of components at once), small_dense_vectors (inverse iteration, back-transform,
+/// Rayleigh quotients, residual check). Every component's arithmetic is that of small_dense_pairs
+/// alone, whatever the other components of a small_dense_values call are: the result is bitwise
+/// the same. One allocation (buf, zeroed); movable, not copyable.
+struct SmallDense {
+  SmallDense(int64_t n, int64_t nev);
+  SmallDense(SmallDense&&) = default;
+  SmallDense& operator=(SmallDense&&) = default;
+  SmallDense(const SmallDense&) = delete;
+  SmallDense& operator=(const SmallDense&) = delete;
+  int64_t n, nev;
+  double tnorm = 0.0;  // ||T||_inf of the tridiagonal
+  bool ok = true;      // false once a stage failed (then small_dense_vectors returns false)
+  std::vector<double> buf;
+  double *A, *V, *tau, *d, *e, *p, *w, *vals, *work, *r, *lu0, *lu1, *lu2, *mult, *piv, *Y;
+};
+
+/// Problems small_dense_values advances together (independent dependent chains in one loop).
+constexpr int kQlLanes = 4;
+
+/// Stage 1 for S = SmallDense(L.n, nev): false (S.ok = false) if the reduction is not finite.
+bool small_dense_reduce(const Lap& L, SmallDense& S);
+
+/// Stage 2: the eigenvalues of every s[j] with ok, ascending, in s[j]->vals (kQlLanes at a time).
+void small_dense_values(SmallDense* const* s, int64_t count);
+
+/// Stage 3: the nev smallest pairs into out; false if S failed a stage or a residual exceeds
+/// 1e-12 L.bound.
+bool small_dense_vectors(const Lap& L, SmallDense& S, Pairs* out);
 
 /// Chebyshev coefficients of exp(-z (1 + s)) on s in [-1, 1] (see lib/graph_heat.cpp).
 std::vector<double> heat_chebyshev(double z, double tol, double* tail);

@@ -52,6 +52,51 @@ int cert_rank(posenc_lappe_certificate c);
 posenc_status component_pairs(const Lap& L, int64_t nev, posenc_lappe_method solver, Pairs* out, SolveStats* st,
                               CompCert* cert);
 
+/// Components of 2 .. kInterleaveMax nodes (under POSENC_LAPPE_AUTO) go through a LapPE call's
+/// window of kQlLanes components on the small dense path, whose QL sweeps run interleaved.
+constexpr int64_t kInterleaveMax = 64;
+
+/// One posenc_laplacian_pe(_ex)_f64 call split into stages, so that the QL sweeps of the first
+/// small components of several graphs (the batched call, lib/graph_batch.cpp) run interleaved:
+/// lappe_start (checks, graph, components, the Householder reductions of the first window),
+/// lappe_values (the QL of every given call's window at once), lappe_complete (the remaining
+/// components window by window, the k smallest pairs, the outputs). Each component's arithmetic is
+/// that of small_dense_pairs alone: bitwise the single call's result.
+struct LappeCall {
+  // the checked arguments
+  int64_t num_nodes = 0, num_edges = 0, drop = 0;
+  posenc_laplacian laplacian = POSENC_LAPLACIAN_SYM;
+  int32_t k = 0, kc = 0;
+  bool remap = false;
+  posenc_lappe_method solver = POSENC_LAPPE_AUTO;
+  uint32_t flags = 0;
+  double* eigvals = nullptr;
+  double* eigvecs = nullptr;
+  // the graph and its components
+  Graph gr;
+  Components parts;
+  // the window: up to kQlLanes components (small_comp) on the small dense path
+  std::vector<SmallDense> small;
+  std::vector<Lap> small_lap;
+  std::vector<int64_t> small_comp;
+};
+
+/// posenc_laplacian_pe_ex_f64's checks (info->flags = flags, solver AUTO) into *call (a non-OK
+/// status with the message set, nothing else done), then the graph, its components and the first
+/// window's Householder reductions. built: NULL, or build_graph(num_nodes, src, dst, weights,
+/// num_edges, flags & POSENC_GRAPH_BOTH_DIRECTIONS) already built by the caller (moved from).
+/// May throw std::bad_alloc.
+posenc_status lappe_start(LappeCall* call, int64_t num_nodes, const int64_t* src, const int64_t* dst,
+                          const double* weights, int64_t num_edges, posenc_laplacian laplacian, int32_t k,
+                          uint32_t flags, double* eigvals, double* eigvecs, Graph* built = nullptr);
+
+/// The QL of the windows of calls[0..count) together (small_dense_values).
+void lappe_values(LappeCall* calls, int64_t count);
+
+/// The rest of a started call (after lappe_values): the outputs, no diagnostics. May throw
+/// std::bad_alloc.
+posenc_status lappe_complete(LappeCall& call);
+
 /// ||L v_j - lambda_j v_j||_2 for every pair.
 std::vector<double> residuals(const Lap& L, const Pairs& p);
 
