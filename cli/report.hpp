@@ -6,7 +6,7 @@
 //
 // An experiment file cli/exp_<family>.cpp (or prof_<family>.cpp) starts with a line
 // `// requires: posenc_a posenc_b ...`; cli/CMakeLists.txt stops the configure with an error
-// naming the file and the function when include/posenc/posenc.h does not declare one of them
+// naming the file and the function when no include/posenc/*.h declares one of them
 // (a renamed function must not make a part of the report disappear).
 #pragma once
 

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 OR MIT
 """The four faces of the C ABI agree: posenc.h, the exported symbols, posenc.hpp and the Python
-ctypes signatures.
+ctypes signatures. "posenc.h" is the umbrella include/posenc/posenc.h with the per-section headers
+it includes (include/posenc/<section>.h), read in its include order.
 
 usage: check_abi.py NM LIBPOSENC_SO SOURCE_DIR
 
-1. Every function declared `POSENC_API` in include/posenc/posenc.h is exported by the library, and
+1. Every function declared `POSENC_API` in the C headers (include/posenc/*.h) is exported by the library, and
    the library exports no posenc_* function the header does not declare.
 2. Every declared function is registered in the Python binding (posenc._lib._SIGS, filled by
    `_lib.register` in python/posenc/*.py) with the same number of arguments, and each argument and
@@ -134,10 +135,21 @@ def hpp_calls(text):
     return calls
 
 
+def c_header_text(src):
+    """posenc.h with each `#include "posenc/<section>.h"` replaced by that header's text."""
+    inc = os.path.join(src, "include")
+    with open(os.path.join(inc, "posenc/posenc.h")) as f:
+        umbrella = f.read()
+
+    def expand(m):
+        with open(os.path.join(inc, m.group(1))) as f:
+            return f.read()
+    return re.sub(r'^#include "(posenc/\w+\.h)"$', expand, umbrella, flags=re.M)
+
+
 def main():
     nm, so, src = sys.argv[1], sys.argv[2], sys.argv[3]
-    with open(os.path.join(src, "include/posenc/posenc.h")) as f:
-        decls, enums, fnptrs = parse_header(f.read())
+    decls, enums, fnptrs = parse_header(c_header_text(src))
     with open(os.path.join(src, "include/posenc/posenc.hpp")) as f:
         calls = hpp_calls(f.read())
     sys.path.insert(0, os.path.join(src, "python"))

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-"""Release metadata agree with the version in include/posenc/posenc.h (docs/VERSIONING.md).
+"""Release metadata agree with the version in include/posenc/runtime.h (docs/VERSIONING.md).
 
 usage: check_release.py SOURCE_DIR LIBPOSENC READELF
 
@@ -22,12 +22,12 @@ def read(path):
         return f.read()
 
 
-h = read("include/posenc/posenc.h")
+h = read("include/posenc/runtime.h")
 ver = []
 for part in ("MAJOR", "MINOR", "PATCH"):
     m = re.search(rf"^#define POSENC_VERSION_{part} (\d+)$", h, re.M)
     if not m:
-        sys.exit(f"posenc.h: no '#define POSENC_VERSION_{part} N' line")
+        sys.exit(f"posenc/runtime.h: no '#define POSENC_VERSION_{part} N' line")
     ver.append(int(m.group(1)))
 major, minor, patch = ver
 version = f"{major}.{minor}.{patch}"

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 #include "tests/test_common.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace posenc_test {
 
@@ -24,6 +28,22 @@ std::vector<posenc_isa> test_isas() {
 
 std::string isa_param_name(const ::testing::TestParamInfo<posenc_isa>& info) {
   return posenc_isa_name(info.param);
+}
+
+std::string c_header_text(const std::string& include_dir) {
+  std::vector<std::filesystem::path> files;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(include_dir, ec))
+    if (e.path().extension() == ".h") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  std::string text;
+  for (const auto& p : files) {
+    std::ifstream f(p);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    text += ss.str();
+  }
+  return text;
 }
 
 }  // namespace posenc_test

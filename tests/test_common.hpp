@@ -23,6 +23,10 @@ namespace posenc_test {
 std::vector<posenc_isa> test_isas();
 std::string isa_param_name(const ::testing::TestParamInfo<posenc_isa>& info);
 
+/// The text of every C ABI header in include_dir (the *.h files of include/posenc: posenc.h and the
+/// per-section headers it includes), in file-name order; "" if the folder cannot be read.
+std::string c_header_text(const std::string& include_dir);
+
 class IsaTest : public ::testing::TestWithParam<posenc_isa> {
  protected:
   void SetUp() override {

@@ -30,9 +30,9 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
-/// Every function posenc.h declares: name -> true if it returns posenc_status.
+/// Every function posenc.h declares (include/posenc/*.h): name -> true if it returns posenc_status.
 std::map<std::string, bool> header_functions() {
-  const std::string h = read_text(std::string(POSENC_SOURCE_DIR) + "/include/posenc/posenc.h");
+  const std::string h = posenc_test::c_header_text(std::string(POSENC_SOURCE_DIR) + "/include/posenc");
   std::map<std::string, bool> out;
   const std::regex decl(R"(POSENC_API\s+([A-Za-z_][A-Za-z_0-9 \*]*?)\s*\b(posenc_[a-z_0-9]+)\s*\()");
   for (auto it = std::sregex_iterator(h.begin(), h.end(), decl); it != std::sregex_iterator(); ++it)

@@ -6,7 +6,7 @@ The binding is one module per family (rope, sphere, features, graph, learned) ov
 
 Every C function of the ABI has a Python function here that takes and returns NumPy arrays and
 allocates its outputs (in-place functions update the array you pass). Shapes, units and accuracy
-are those of the C docstrings in posenc.h.
+are those of the C docstrings in include/posenc/<family>.h (all included by posenc/posenc.h).
 
 ``out=``: every function that allocates its result also fills a preallocated array instead (a
 tuple of arrays where it returns several), and returns it. Each must have exactly the dtype and

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-"""posenc.features — random-feature kernel maps (Bochner) and linear / softmax attention (posenc.h, features section)."""
+"""posenc.features — random-feature kernel maps (Bochner) and linear / softmax attention (include/posenc/features.h)."""
 from __future__ import annotations
 
 import ctypes

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-"""posenc.graph — Laplacian eigenvector PE and random-walk SE of graphs (posenc.h, graph section)."""
+"""posenc.graph — Laplacian eigenvector PE and random-walk SE of graphs (include/posenc/graph.h)."""
 from __future__ import annotations
 
 import ctypes

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-"""posenc.learned — learned position tables: add, gradient scatter, spectrum, low rank, resampling (posenc.h, learned section)."""
+"""posenc.learned — learned position tables: add, gradient scatter, spectrum, low rank, resampling (include/posenc/learned.h)."""
 from __future__ import annotations
 
 import ctypes

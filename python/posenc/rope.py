@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-"""posenc.rope — RoPE and sinusoidal tables on the circle S^1 (posenc.h, rope section).
+"""posenc.rope — RoPE and sinusoidal tables on the circle S^1 (include/posenc/rope.h).
 
 The apply functions rotate q and k in place, so they are never converted or copied: they take
 numpy views with any strides (the head_dim axis must have unit stride), e.g. HF's

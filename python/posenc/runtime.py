@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-"""posenc.runtime — status strings, version, ISA dispatch and threads (posenc.h, runtime section)."""
+"""posenc.runtime — status strings, version, ISA dispatch and threads (include/posenc/runtime.h)."""
 from __future__ import annotations
 
 from ._lib import Isa, _call, _fn

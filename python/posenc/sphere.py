@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
-"""posenc.sphere — Legendre functions, spherical harmonics and Wigner-D on the sphere S^2 (posenc.h, sphere section)."""
+"""posenc.sphere — Legendre functions, spherical harmonics and Wigner-D on the sphere S^2 (include/posenc/sphere.h)."""
 from __future__ import annotations
 
 import ctypes

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
 """posenc.verbose — verbose lines, the call record, the machine roofline and the trace
-(posenc.h, profiling section; docs/PROFILING.md).
+(include/posenc/profiling.h; docs/PROFILING.md).
 
     with posenc.verbose.capture(2) as rows:     # lines through the library's callback, parsed
         posenc.sinusoidal(n=4096, dim=64)
