@@ -509,8 +509,10 @@ POSENC_API posenc_status posenc_heat_kernel_apply_f64(int64_t num_nodes, const i
  *  Method: each graph is computed by one thread, by the code of the single-graph calls: its LapPE
  *  rows are bitwise posenc_laplacian_pe_f64's (solver AUTO, so its components of up to 512 nodes
  *  take the small dense path described there), its RWSE rows bitwise posenc_rwse_f64's (the same
- *  arithmetic; for small graphs over flat per-thread scratch). Graphs are split over threads in
- *  fixed tiles of 16: bitwise identical for any thread count and on every ISA path (no
+ *  arithmetic; for small graphs over flat per-thread scratch). Within a tile, graphs are taken in
+ *  groups of 4 whose small components' QL sweeps run interleaved in one loop; each component's
+ *  arithmetic is unchanged, so the rows stay bitwise the single-graph calls' for any grouping.
+ *  Graphs are split over threads in fixed tiles of 16: bitwise identical for any thread count and on every ISA path (no
  *  ISA-specific code). Cost on ZINC-like molecules (15-37 nodes, k = 10, steps = 16, 1 thread):
  *  see docs/PERFORMANCE.md (tens of microseconds per graph, most of it the dense eigensolver).
  *

@@ -70,7 +70,7 @@ typedef enum {
  *  SPHARM and FULL run the Schmidt recurrence and scale degree l by sqrt((2l+1)/(4 pi)) resp.
  *  sqrt(l+1/2) on output, as GSL does (more accurate near the poles than orthonormal
  *  coefficients).
- *  Accuracy (tests/test_sphere.cpp, docs/ACCURACY.md; errors relative to the rms of the degree-l
+ *  Accuracy (tests/test_legendre.cpp, docs/ACCURACY.md; errors relative to the rms of the degree-l
  *  block): against GSL 2.7.1, <= 1e-12 for |x| <= 0.999 up to lmax 2700 (observed <= 6e-13 vs a
  *  long double evaluation). Near the poles every forward recurrence in l (GSL's too) loses
  *  accuracy like (l+1)^1.5 eps: observed vs long double at l = 2700, 1.6e-11 at x = 1 and
