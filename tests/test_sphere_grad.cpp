@@ -449,6 +449,21 @@ TEST_P(SphGrad, StreamedLargeCallsMatchResidentCallsBitwise) {
   check_streamed_matches_resident<float>(6, 7000, true, f32);  // 17.8 MB with Hessians at L = 6
 }
 
+// lmax 0 with Hessians in a streamed call (13 planes of one feature, over 16 MB): Y_00 and zero
+// derivatives (the staged lines' per-degree share once divided by lmax).
+TEST_P(SphGrad, StreamedLmaxZeroWithHessians) {
+  const int64_t n = kSlow ? 1000 : 170000;  // 170000 x 13 x 8 bytes = 17.7 MB
+  std::vector<double> x(static_cast<size_t>(3 * n)), v(static_cast<size_t>(n)), g(static_cast<size_t>(3 * n)),
+      h(static_cast<size_t>(9 * n));
+  for (int64_t i = 0; i < 3 * n; ++i) x[size_t(i)] = std::cos(0.37 * double(i)) + 0.1;
+  poison(v), poison(g), poison(h);
+  ASSERT_EQ(posenc_sph_harm_real_grad_f64(0, x.data(), n, 0u, v.data(), g.data(), h.data()), POSENC_OK);
+  const double y00 = 0.5 / std::sqrt(3.14159265358979323846L);
+  EXPECT_TRUE(std::all_of(v.begin(), v.end(), [&](double a) { return a == y00; }));
+  EXPECT_TRUE(std::all_of(g.begin(), g.end(), [](double a) { return a == 0.0; }));
+  EXPECT_TRUE(std::all_of(h.begin(), h.end(), [](double a) { return a == 0.0; }));
+}
+
 TEST_P(SphGrad, ZeroVectorRuleAndExVariants) {
   const int L = 4;
   const int64_t K = nsh(L);
