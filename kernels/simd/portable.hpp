@@ -69,6 +69,20 @@ inline void pack4n(const V* f, V* o) {
   for (std::size_t j = 0; j < NF; ++j) o[j] = V::load_aligned(a + W * j);
 }
 
+/// o[j] lane i = the value at p NF + k = WF j + i of f[k] lane p (NF = 4 NG float features,
+/// p < WF): pack4n of float vectors.
+template <int NG>
+inline void fpack4n(const VF* f, VF* o) {
+  constexpr std::size_t NF = 4 * static_cast<std::size_t>(NG);
+  alignas(64) float a[NF * WF];
+  for (std::size_t k = 0; k < NF; ++k) {
+    alignas(64) float b[WF];
+    f[k].store_aligned(b);
+    for (std::size_t p = 0; p < WF; ++p) a[NF * p + k] = b[p];
+  }
+  for (std::size_t j = 0; j < NF; ++j) o[j] = VF::load_aligned(a + WF * j);
+}
+
 /// The 2W doubles at q split into even (a) and odd (b) elements (pairs such as longitude /
 /// latitude to one vector each).
 inline void deinterleave2(const double* q, V& a, V& b) {

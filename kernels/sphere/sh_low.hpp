@@ -91,6 +91,52 @@ struct xyz_source {
   }
 };
 
+/// The unit vector (ux, uy, uz) of the block's points (X, Y, Z), 1 / |x| of the scaled point
+/// (ir; 0 for a zero vector), the scale sc (1 but in lanes whose largest magnitude is outside
+/// [2^-400, 2^400]: that magnitude), r2 = |x / sc|^2, zl = the zero-vector lanes, scaled = some
+/// lane has sc != 1. kUnitSrc: the points are unit vectors already (taken as they are).
+/// Every output starts as sh_low_body's initial values (sc = r2 = ir = 1, u = x, zl false).
+template <bool kUnitSrc, class B>
+__attribute__((always_inline)) inline void low_normalize(V X, V Y, V Z, V& ux, V& uy, V& uz, V& ir, V& sc, V& r2,
+                                                        B& zl, bool& scaled) {
+  const V one(1.0), zero(0.0);
+  // kUnitSrc (lon / lat): unit vectors to a few ulp already (the sin / cos products), taken
+  // as they are: no norm (a square root and a division on AVX2 and scalar); the values then
+  // differ from the xyz path's on the same points by a few ulp.
+  if constexpr (!kUnitSrc) {
+    r2 = madd(X, X, madd(Y, Y, Z * Z));
+  }
+  // Ordinary data: every lane's r^2 in [2^-798, 2^800], so its largest magnitude is inside
+  // [2^-400, 2^400] and not zero: the checks below would scale no lane and find no zero
+  // vector, and this branch gives their bits with a third of the operations of a block at
+  // lmax 1 fewer (no magnitudes, maxima, selects).
+  if (!kUnitSrc && all((r2 >= V(0x1p-798)) & (r2 <= V(0x1p800)))) {
+    ir = vx::rsqrt(r2);
+    ux = X * ir;
+    uy = Y * ir;
+    uz = Z * ir;
+  } else if constexpr (!kUnitSrc) {
+    // r^2 without overflow or loss of precision: the lanes whose largest magnitude is outside
+    // [2^-400, 2^400] (never for ordinary data) are scaled by it; the other lanes divide by 1
+    // (exact), so that a point's bits never depend on the block it shares.
+    const V mx = max(max(abs(X), abs(Y)), abs(Z));
+    zl = mx == zero;
+    const auto ext = !((mx >= V(0x1p-400)) & (mx <= V(0x1p400))) & !zl;
+    if (any(ext)) {
+      scaled = true;
+      sc = select(ext, mx, one);  // divided, not multiplied by 1 / sc (inf for a subnormal sc)
+      X = X / sc;
+      Y = Y / sc;
+      Z = Z / sc;
+    }
+    r2 = madd(X, X, madd(Y, Y, Z * Z));
+    ir = select(zl, zero, vx::rsqrt(select(zl, one, r2)));  // 1 / |x| of the scaled point
+    ux = X * ir;
+    uy = Y * ir;
+    uz = Z * ir;
+  }
+}
+
 /// One body per (lmax, solid, gradients): every loop over degrees and orders has a constant
 /// trip count and unrolls into straight-line code. src: the points (xyz_source, lonlat_source).
 template <int L, bool kSolid, bool kGrad, class Src, class TO>
@@ -115,41 +161,7 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
     auto zl = one != one;  // (0, 0, 0): validated to occur only with kSphZeroAsZero
     V sc = one, r2 = one, ir = one, ux = X, uy = Y, uz = Z;
     bool scaled = false;
-    // Src::kUnit (lon / lat): unit vectors to a few ulp already (the sin / cos products), taken
-    // as they are: no norm (a square root and a division on AVX2 and scalar); the values then
-    // differ from the xyz path's on the same points by a few ulp.
-    if constexpr (!Src::kUnit) {
-      r2 = madd(X, X, madd(Y, Y, Z * Z));
-    }
-    // Ordinary data: every lane's r^2 in [2^-798, 2^800], so its largest magnitude is inside
-    // [2^-400, 2^400] and not zero: the checks below would scale no lane and find no zero
-    // vector, and this branch gives their bits with a third of the operations of a block at
-    // lmax 1 fewer (no magnitudes, maxima, selects).
-    if (!Src::kUnit && all((r2 >= V(0x1p-798)) & (r2 <= V(0x1p800)))) {
-      ir = vx::rsqrt(r2);
-      ux = X * ir;
-      uy = Y * ir;
-      uz = Z * ir;
-    } else if constexpr (!Src::kUnit) {
-      // r^2 without overflow or loss of precision: the lanes whose largest magnitude is outside
-      // [2^-400, 2^400] (never for ordinary data) are scaled by it; the other lanes divide by 1
-      // (exact), so that a point's bits never depend on the block it shares.
-      const V mx = max(max(abs(X), abs(Y)), abs(Z));
-      zl = mx == zero;
-      const auto ext = !((mx >= V(0x1p-400)) & (mx <= V(0x1p400))) & !zl;
-      if (any(ext)) {
-        scaled = true;
-        sc = select(ext, mx, one);  // divided, not multiplied by 1 / sc (inf for a subnormal sc)
-        X = X / sc;
-        Y = Y / sc;
-        Z = Z / sc;
-      }
-      r2 = madd(X, X, madd(Y, Y, Z * Z));
-      ir = select(zl, zero, vx::rsqrt(select(zl, one, r2)));  // 1 / |x| of the scaled point
-      ux = X * ir;
-      uy = Y * ir;
-      uz = Z * ir;
-    }
+    low_normalize<Src::kUnit>(X, Y, Z, ux, uy, uz, ir, sc, r2, zl, scaled);
     // q_l^m(z), index l (l+1) / 2 + m.
     V qv[NQ];
 #pragma GCC unroll 8
