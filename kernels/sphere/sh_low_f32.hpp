@@ -69,13 +69,11 @@ inline void sh_low_f32_body(const sph_grad_plan* P, const float* xyz, int64_t n,
   constexpr int NQ = (L + 1) * (L + 2) / 2;
   const double* const coef = P->coef;  // sph_grad_coef of (l, m) at coef + 5 (l (l+1) / 2 + m)
   auto cfd = [&](int l, int m, int i) { return coef[5 * (l * (l + 1) / 2 + m) + i]; };
-  auto cf = [&](int l, int m, int i) { return static_cast<float>(cfd(l, m, i)); };
   double seed[L + 1];  // the sectoral seeds q_m^m (float64 products, rounded once)
   seed[0] = 0.28209479177387814347;  // 1 / sqrt(4 pi)
   for (int m = 1; m <= L; ++m) seed[m] = seed[m - 1] * coef[5 * (m * (m + 1) / 2 + m)];
   const xyz_source<float> src{xyz};
   const V one(1.0), zero(0.0), big(0x1p60), small(0x1p-60);
-  const VF fzero(0.0f);
   for (int64_t p0 = 0; p0 < n; p0 += static_cast<int64_t>(WF)) {
     const std::size_t np = static_cast<std::size_t>(n - p0 < static_cast<int64_t>(WF) ? n - p0 : static_cast<int64_t>(WF));
     src.prefetch(p0);
@@ -127,31 +125,8 @@ inline void sh_low_f32_body(const sph_grad_plan* P, const float* xyz, int64_t n,
         qv[l * (l + 1) / 2 + m] = vx::narrow(qh[l]);
       }
     }
-    // (u_x + i u_y)^m.
-    VF cm[L + 1], sm[L + 1];
-    cm[0] = VF(1.0f);
-    sm[0] = fzero;
-#pragma GCC unroll 8
-    for (int m = 1; m <= L; ++m) {
-      if (m == 1) {
-        cm[1] = ux;
-        sm[1] = uy;
-      } else {
-        cm[m] = cm[m - 1] * ux - sm[m - 1] * uy;
-        sm[m] = cm[m - 1] * uy + sm[m - 1] * ux;
-      }
-    }
     VF y[K];  // Y_l,m at l (l+1) + m
-#pragma GCC unroll 8
-    for (int l = 0; l <= L; ++l) {
-      const int c = l * (l + 1), b = l * (l + 1) / 2;
-      y[c] = qv[b];
-#pragma GCC unroll 8
-      for (int m = 1; m <= l; ++m) {
-        y[c + m] = qv[b + m] * cm[m];
-        y[c - m] = qv[b + m] * sm[m];
-      }
-    }
+    low_values<L>(qv, ux, uy, y);
     if (any_zero) {  // a zero vector: Y_00 and 0 above (the polynomials at u = 0 are not)
       const VF nz = vx::narrow(nzh);
       for (int k = 1; k < K; ++k) y[k] = y[k] * nz;
@@ -159,30 +134,11 @@ inline void sh_low_f32_body(const sph_grad_plan* P, const float* xyz, int64_t n,
     if (val) low_put_frows<K>(y, val + p0 * K, np);
     // g[a K + k]: d/dx_a of feature k; (G - l Y u) / |x| (0 for a zero vector: 1 / |x| is 0)
     VF g[3 * K];
-    g[0] = fzero;
-    g[K] = fzero;
-    g[2 * K] = fzero;
     const VF u[3] = {ux, uy, uz};
-#pragma GCC unroll 8
-    for (int l = 1; l <= L; ++l) {
-      const int c = l * (l + 1), cp = (l - 1) * l;
-      auto at = [&](int qq) POSENC_HOT_LAMBDA { return (qq < -(l - 1) || qq > l - 1) ? fzero : y[cp + qq]; };
-#pragma GCC unroll 8
-      for (int m = 0; m <= l; ++m) {
-        const VF cz(cf(l, m, 2)), al(cf(l, m, 3)), be(cf(l, m, 4));
-        VF dp[3], dn[3];
-        ladder_step(at, m, cz, al, be, dp, dn);
-        for (int sg = 0; sg < (m == 0 ? 1 : 2); ++sg) {
-          const int k = sg ? c - m : c + m;
-          const VF* d = sg ? dn : dp;
-#pragma GCC unroll 3
-          for (int a = 0; a < 3; ++a) {
-            const VF t = (d[a] - (VF(static_cast<float>(l)) * y[k]) * u[a]) * irf;
-            g[a * K + k] = split_ir ? t * ir2f : t;
-          }
-        }
-      }
-    }
+    low_ladder<L>(y, coef, g, [&](int l, int k, int a, const VF& d) POSENC_HOT_LAMBDA {
+      const VF t = (d - (VF(static_cast<float>(l)) * y[k]) * u[a]) * irf;
+      return split_ir ? VF(t * ir2f) : t;
+    });
     low_put_frows<3 * K>(g, grad + p0 * 3 * K, np);
   }
 }
