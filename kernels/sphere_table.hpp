@@ -194,7 +194,9 @@ struct sphere_kernels_t {
   /// Real SH of lmax <= kSphLowLmax (unit-sphere or solid, plan->flags; plan->coef required) of
   /// xyz [n, 3] (finite; (0, 0, 0) only with kSphZeroAsZero), values [n, K] and, where grad is
   /// not nullptr, gradients [n, 3, K]; values may be nullptr. No scratch. Same values as sh_grad
-  /// to within the documented bounds, not bitwise (docs/ACCURACY.md).
+  /// to within the documented bounds, not bitwise (docs/ACCURACY.md). sh_low_f32: computed in
+  /// float64 and rounded once, but unit-sphere calls with gradients on the paths with float32
+  /// lanes (AVX-512, AVX2: kernels/sphere/sh_low_f32.hpp, the float32 contract).
   void (*sh_low_f64)(const sph_grad_plan* plan, const double* xyz, int64_t n, double* values, double* grad);
   void (*sh_low_f32)(const sph_grad_plan* plan, const float* xyz, int64_t n, float* values, float* grad);
   /// xyz [n, 3] = (cos lat cos lon, cos lat sin lon, sin lat) of lonlat [n, 2] in degrees

@@ -355,7 +355,9 @@ posenc_status sh_low_run(int32_t lmax, const T* xyz, int64_t n, uint32_t flags, 
     const sph_grad_plan plan{lmax, flags, coef->data()};
     const int64_t grain = points_per_tile(planes * K, k->sh_tile_points);
     if (prof_flags() != 0) {
-      path(grad ? "sh_low.grad" : "sh_low.values");
+      // float32 unit-sphere gradients on the paths with float32 lanes (kernels/sphere/sh_low_f32.hpp)
+      const bool lanes = sizeof(T) == 4 && grad && (flags & kSphSolid) == 0 && k->grad_f32_lanes_lmax >= 0;
+      path(lanes ? "sh_low.grad.f32_lanes" : grad ? "sh_low.grad" : "sh_low.values");
       // ~4 flops an output value (polynomial, ladder, chain rule)
       work(double(n) * (3.0 * double(sizeof(T)) + double(planes * K) * double(sizeof(T))), 4.0 * double(n) * double(planes * K));
       POSENC_SHAPE("n=%lld lmax=%d flags=%u", (long long)n, lmax, flags);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
-// Tests of posenc_sph_harm_real_grad_f32's float32-lane kernel (unit-sphere values + gradients
-// without Hessians, lmax 4..44 on AVX-512, 4..63 on AVX2: kernels/sphere/sh_grad_f32.hpp)
+// Tests of posenc_sph_harm_real_grad_f32's float32-lane kernels (unit-sphere values + gradients
+// without Hessians: lmax 0..3 kernels/sphere/sh_low_f32.hpp, lmax 4..44 on AVX-512 and 4..63
+// on AVX2 kernels/sphere/sh_grad_f32.hpp)
 // against the float64 kernel of the same (widened) points: the float32 contract of posenc.h
 // (1e-5 per degree block) over random directions, near-pole points down to sin theta = 1e-7, and
 // lengths from 1e-30 to 1e38 (1 / |x| outside [2^-60, 2^60] is applied in two exact steps); a
@@ -76,7 +77,7 @@ TEST_P(SphGradF32, WithinOneEMinus5OfFloat64PerDegreeBlock) {
   const std::vector<float> pf = f32_points(kSlow ? 60 : 400, 5);
   const std::vector<double> pd(pf.begin(), pf.end());
   const int64_t n = int64_t(pf.size() / 3);
-  for (int L : {4, 5, 10, 16, 40, 44, 45, 63}) {
+  for (int L : {0, 1, 2, 3, 4, 5, 10, 16, 40, 44, 45, 63}) {
     if (kSlow && L > 40) continue;
     const int64_t K = nsh(L);
     std::vector<float> vf(size_t(n * K)), gf(size_t(3 * n * K));
@@ -105,7 +106,7 @@ TEST_P(SphGradF32, WithinOneEMinus5OfFloat64PerDegreeBlock) {
 TEST_P(SphGradF32, PointBitsDoNotDependOnTheBlockSplitOrThreads) {
   const std::vector<float> pf = f32_points(kSlow ? 40 : 150, 8);
   const int64_t n = int64_t(pf.size() / 3);
-  for (int L : {4, 10, 40}) {
+  for (int L : {1, 2, 3, 4, 10, 40}) {
     const int64_t K = nsh(L);
     std::vector<float> v(size_t(n * K)), g(size_t(3 * n * K));
     ASSERT_EQ(posenc_sph_harm_real_grad_f32(L, pf.data(), n, 0u, v.data(), g.data(), nullptr), POSENC_OK);
@@ -130,9 +131,41 @@ TEST_P(SphGradF32, PointBitsDoNotDependOnTheBlockSplitOrThreads) {
   }
 }
 
+// Zero vectors (POSENC_SPH_ZERO_AS_ZERO) among ordinary points in the low-degree lanes: Y_00 and
+// zeros above, zero gradients; the other points as in the float64 kernel (1e-5 of the block).
+TEST_P(SphGradF32, LowDegreeZeroVectorsAmongOrdinaryPoints) {
+  std::vector<float> pf = f32_points(40, 21);
+  for (int64_t i = 0; i < int64_t(pf.size() / 3); i += 7) pf[size_t(3 * i)] = pf[size_t(3 * i + 1)] = pf[size_t(3 * i + 2)] = 0.0f;
+  const std::vector<double> pd(pf.begin(), pf.end());
+  const int64_t n = int64_t(pf.size() / 3);
+  const uint32_t fl = POSENC_SPH_ZERO_AS_ZERO;
+  for (int L = 0; L <= 3; ++L) {
+    const int64_t K = nsh(L);
+    std::vector<float> vf(size_t(n * K)), gf(size_t(3 * n * K));
+    std::vector<double> vd(vf.size()), gd(gf.size());
+    ASSERT_EQ(posenc_sph_harm_real_grad_f32(L, pf.data(), n, fl, vf.data(), gf.data(), nullptr), POSENC_OK);
+    ASSERT_EQ(posenc_sph_harm_real_grad_f64(L, pd.data(), n, fl, vd.data(), gd.data(), nullptr), POSENC_OK);
+    for (int64_t i = 0; i < n; ++i) {
+      if (i % 7 == 0) {
+        EXPECT_EQ(vf[size_t(i * K)], 0.28209479177387814347f) << "L " << L << " point " << i;
+        for (int64_t k = 1; k < K; ++k) EXPECT_EQ(vf[size_t(i * K + k)], 0.0f) << "L " << L << " point " << i;
+        for (int64_t k = 0; k < 3 * K; ++k) EXPECT_EQ(gf[size_t(i * 3 * K + k)], 0.0f) << "L " << L << " point " << i;
+      } else {
+        const double* x = pd.data() + 3 * i;
+        const double r = std::sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+        EXPECT_LE(block_err(L, 1, vf.data() + i * K, vd.data() + i * K, K, 1e-300), 1e-5) << "L " << L << " point " << i;
+        EXPECT_LE(block_err(L, 3, gf.data() + i * 3 * K, gd.data() + i * 3 * K, K, 1e-30 / r), 1e-5)
+            << "L " << L << " point " << i;
+      }
+    }
+  }
+}
+
 POSENC_INSTANTIATE_ISA(SphGradF32);
 
 // The lanes run the same operations per lane on AVX-512 and AVX2 (both with FMA): the same bits.
+// (Not at lmax <= 3: the low-degree kernel's 1 / |x| is vrsqrt14pd and two Newton steps on
+// AVX-512, a square root and a division on AVX2, as in its float64 form.)
 TEST(SphGradF32Paths, Avx2AndAvx512GiveTheSameBits) {
   if (posenc_isa_set(POSENC_ISA_AVX2) != POSENC_OK || posenc_isa_set(POSENC_ISA_AVX512) != POSENC_OK)
     GTEST_SKIP() << "needs both AVX2 and AVX-512";

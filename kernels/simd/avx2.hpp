@@ -80,6 +80,35 @@ inline void pack4n(const V* f, V* o) {
   }
 }
 
+/// 4 NG float features of 8 points in the order p 4 NG + k. Per group of 4 features, 4 unpacks
+/// give a[k] whose 128-bit half c holds the group's features of point 4c + k; each output is
+/// two such halves (sequence s = 2m + h = NG p + g), one two-source lane permute.
+template <int NG>
+__attribute__((always_inline)) inline void fpack4n(const VF* f, VF* o) {
+  __m256 a[4 * NG];
+  for (int g = 0; g < NG; ++g) {
+    const VF* h = f + 4 * g;
+    const __m256 u0 = _mm256_unpacklo_ps(h[0], h[1]), u1 = _mm256_unpackhi_ps(h[0], h[1]);
+    const __m256 u2 = _mm256_unpacklo_ps(h[2], h[3]), u3 = _mm256_unpackhi_ps(h[2], h[3]);
+    a[4 * g + 0] = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(u0), _mm256_castps_pd(u2)));
+    a[4 * g + 1] = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(u0), _mm256_castps_pd(u2)));
+    a[4 * g + 2] = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(u1), _mm256_castps_pd(u3)));
+    a[4 * g + 3] = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(u1), _mm256_castps_pd(u3)));
+  }
+#pragma GCC unroll 48
+  for (int m = 0; m < 4 * NG; ++m) {
+    const int s0 = 2 * m, s1 = 2 * m + 1;
+    const int p0 = s0 / NG, p1 = s1 / NG;
+    const __m256 x = a[4 * (s0 % NG) + p0 % 4], y = a[4 * (s1 % NG) + p1 % 4];
+    switch (2 * (p0 / 4) + p1 / 4) {  // half p0 / 4 of x, then half p1 / 4 of y
+      case 0: o[m] = _mm256_permute2f128_ps(x, y, 0x20); break;
+      case 1: o[m] = _mm256_permute2f128_ps(x, y, 0x30); break;
+      case 2: o[m] = _mm256_permute2f128_ps(x, y, 0x21); break;
+      default: o[m] = _mm256_permute2f128_ps(x, y, 0x31); break;
+    }
+  }
+}
+
 /// h[0] in lanes 0-3, h[1] in lanes 4-7, rounded to float32.
 inline VF narrow(const V* h) {
   return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(h[0])), _mm256_cvtpd_ps(h[1]), 1);

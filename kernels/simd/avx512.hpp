@@ -137,6 +137,51 @@ __attribute__((always_inline)) inline void pack4n(const V* f, V* o) {
   }
 }
 
+/// fpack4n's permutation indices: output m's 128-bit lane h is lane c of a[4 g + k] (point
+/// p = 4c + k, group g of the sequence s = 4m + h = NG p + g); lo fills lanes 0-1 from two
+/// sources, hi lanes 2-3.
+template <int NG>
+struct fpack4n_plan {
+  alignas(64) int32_t lo[4 * NG][16];
+  alignas(64) int32_t hi[4 * NG][16];
+  int src[4 * NG][4];
+  constexpr fpack4n_plan() : lo(), hi(), src() {
+    for (int m = 0; m < 4 * NG; ++m)
+      for (int h = 0; h < 4; ++h) {
+        const int s = 4 * m + h, p = s / NG, g = s % NG, c = p / 4, k = p % 4;
+        src[m][h] = 4 * g + k;
+        for (int j = 0; j < 4; ++j) {
+          if (h < 2) lo[m][4 * h + j] = 16 * h + 4 * c + j;
+          else hi[m][4 * h + j] = 16 * (h - 2) + 4 * c + j;
+        }
+      }
+  }
+};
+
+/// 4 NG float features of 16 points in the order p 4 NG + k. Per group of 4 features, 4
+/// unpacks give a[k] whose 128-bit lane c holds the group's features of point 4c + k; each
+/// output then takes its four 128-bit lanes from those by two two-source permutes and a blend.
+template <int NG>
+__attribute__((always_inline)) inline void fpack4n(const VF* f, VF* o) {
+  static constexpr fpack4n_plan<NG> P{};
+  __m512 a[4 * NG];
+  for (int g = 0; g < NG; ++g) {
+    const VF* h = f + 4 * g;
+    const __m512 u0 = _mm512_unpacklo_ps(h[0], h[1]), u1 = _mm512_unpackhi_ps(h[0], h[1]);
+    const __m512 u2 = _mm512_unpacklo_ps(h[2], h[3]), u3 = _mm512_unpackhi_ps(h[2], h[3]);
+    a[4 * g + 0] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(u0), _mm512_castps_pd(u2)));
+    a[4 * g + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(u0), _mm512_castps_pd(u2)));
+    a[4 * g + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(u1), _mm512_castps_pd(u3)));
+    a[4 * g + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(u1), _mm512_castps_pd(u3)));
+  }
+#pragma GCC unroll 48
+  for (int m = 0; m < 4 * NG; ++m) {
+    const __m512 t01 = _mm512_permutex2var_ps(a[P.src[m][0]], _mm512_load_si512(P.lo[m]), a[P.src[m][1]]);
+    const __m512 t23 = _mm512_permutex2var_ps(a[P.src[m][2]], _mm512_load_si512(P.hi[m]), a[P.src[m][3]]);
+    o[m] = _mm512_mask_blend_ps(0xFF00, t01, t23);
+  }
+}
+
 /// h[0] in lanes 0-7, h[1] in lanes 8-15, rounded to float32.
 inline VF narrow(const V* h) {
   return _mm512_insertf32x8(_mm512_castps256_ps512(_mm512_cvtpd_ps(h[0])), _mm512_cvtpd_ps(h[1]), 1);

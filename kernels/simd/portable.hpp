@@ -56,18 +56,26 @@ inline void deinterleave3(const TI* q, V& x, V& y, V& z) {
   z = gather3(q + 2, 1);
 }
 
-/// o[j] lane i = the value at p NF + k = W j + i of f[k] lane p (NF = 4 NG features, p < W).
-template <int NG>
-inline void pack4n(const V* f, V* o) {
-  constexpr std::size_t NF = 4 * static_cast<std::size_t>(NG);
-  alignas(64) double a[NF * W];
+/// o[j] lane i = the value at p NF + k = R j + i of f[k] lane p (NF = 4 NG features, p < R, R
+/// lanes of VT), through memory.
+template <int NG, class VT>
+inline void pack4n_lanes(const VT* f, VT* o) {
+  using E = typename VT::value_type;
+  constexpr std::size_t NF = 4 * static_cast<std::size_t>(NG), R = width<E>;
+  alignas(64) E a[NF * R];
   for (std::size_t k = 0; k < NF; ++k) {
-    alignas(64) double b[W];
+    alignas(64) E b[R];
     f[k].store_aligned(b);
-    for (std::size_t p = 0; p < W; ++p) a[NF * p + k] = b[p];
+    for (std::size_t p = 0; p < R; ++p) a[NF * p + k] = b[p];
   }
-  for (std::size_t j = 0; j < NF; ++j) o[j] = V::load_aligned(a + W * j);
+  for (std::size_t j = 0; j < NF; ++j) o[j] = VT::load_aligned(a + R * j);
 }
+/// pack4n_lanes of float64 vectors (W points).
+template <int NG>
+inline void pack4n(const V* f, V* o) { pack4n_lanes<NG>(f, o); }
+/// pack4n_lanes of float32 vectors (WF points).
+template <int NG>
+inline void fpack4n(const VF* f, VF* o) { pack4n_lanes<NG>(f, o); }
 
 /// The 2W doubles at q split into even (a) and odd (b) elements (pairs such as longitude /
 /// latitude to one vector each).

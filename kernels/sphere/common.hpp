@@ -79,17 +79,18 @@ inline void cos_sin_m_phi(const V& c1, const V& s1, int64_t n, int64_t stride, d
 /// be of sph_grad_coef at degree l, order m): d/dx, d/dy, d/dz of order +m into dp[0..2] and of
 /// order -m into dn[0..2] (not written for m = 0) from the row of degree l - 1, read through
 /// at(q) = its value at order q (zero outside the row). Shared by the low-degree kernel and the
-/// derivative kernel, so that both give the same bits.
-template <class At, class I>
-__attribute__((always_inline)) inline void ladder_step(At&& at, I m, const V& cz, const V& al, const V& be, V* dp,
-                                                       V* dn) {
-  const V zero(0.0);
+/// derivative kernel, so that both give the same bits. VT: V, or vec<float> (the float32 lanes
+/// of the low-degree kernel).
+template <class At, class I, class VT>
+__attribute__((always_inline)) inline void ladder_step(At&& at, I m, const VT& cz, const VT& al, const VT& be, VT* dp,
+                                                       VT* dn) {
+  const VT zero(0);
   if (m == 0) {
     dp[0] = zero - be * at(1);
     dp[1] = zero - be * at(-1);
     dp[2] = cz * at(0);
   } else if (m == 1) {
-    const V y0 = at(0), ypp = at(2), ymm = at(-2);
+    const VT y0 = at(0), ypp = at(2), ymm = at(-2);
     dp[0] = al * y0 - be * ypp;
     dp[1] = zero - be * ymm;
     dp[2] = cz * at(1);
@@ -97,7 +98,7 @@ __attribute__((always_inline)) inline void ladder_step(At&& at, I m, const V& cz
     dn[1] = al * y0 + be * ypp;
     dn[2] = cz * at(-1);
   } else {
-    const V ap = at(m - 1), an = at(-(m - 1)), bp = at(m + 1), bn = at(-(m + 1));
+    const VT ap = at(m - 1), an = at(-(m - 1)), bp = at(m + 1), bn = at(-(m + 1));
     dp[0] = al * ap - be * bp;
     dp[1] = zero - (al * an + be * bn);
     dp[2] = cz * at(m);

@@ -180,7 +180,7 @@ inline void sh_grad_body(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* v
       const int64_t d = grad_line_stage_doubles(L, stage_planes[a]);
       ls[a] = line_stream(b, true, deferred ? b + d : nullptr);
       b += deferred ? 2 * d : d;
-      share[a] = (Wd * ostride[a] * static_cast<int64_t>(sizeof(TO)) / 64) / L + 1;
+      share[a] = grad_stage_share(Wd * ostride[a] * static_cast<int64_t>(sizeof(TO)), L);
     }
   }
   const V one(1.0), zero(0.0);
@@ -384,27 +384,11 @@ inline void sh_grad_body(const sph_grad_plan* P, const TI* xyz, int64_t n, TO* v
             stu(Gc[a] + jj * Wd, zero);
             stu(Gc[a] - jj * Wd, zero);
           }
-      for (int e = 0; e < 13; ++e)
-        if (em[e].out) em[e].commit(static_cast<std::size_t>(2 * lw + 1));
-      if (deferred)
-        for (int a = 0; a < 3; ++a)
-          if (outs[a]) ls[a].copy_pending(static_cast<std::size_t>(share[a]));
+      grad_degree_done(em, 13, static_cast<std::size_t>(2 * lw + 1), outs, 3, ls, share, deferred);
     }
-    for (int e = 0; e < 13; ++e)
-      if (em[e].out) em[e].finish();
-    if (staged)
-      for (int a = 0; a < 3; ++a) {
-        if (!outs[a]) continue;
-        const std::size_t nb = np * static_cast<std::size_t>(ostride[a]) * sizeof(TO);
-        if (deferred) ls[a].end_deferred(nb);
-        else ls[a].end(nb);
-      }
+    grad_block_done(em, 13, outs, ostride, 3, ls, staged, deferred, np);
   }
-  if (staged) {
-    for (int a = 0; a < 3; ++a)
-      if (outs[a]) ls[a].finish();
-    vx::store_fence();
-  }
+  grad_streams_done(outs, 3, ls, staged);
 }
 
 template <class TI, class TO>

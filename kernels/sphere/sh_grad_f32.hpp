@@ -138,7 +138,7 @@ inline void sh_grad_f32_body(const sph_grad_plan* P, const TI* xyz, int64_t n, f
       const int64_t d = grad_line_stage_doubles(L, stage_planes[a]);
       ls[a] = line_stream(b, true, deferred ? b + d : nullptr);
       b += deferred ? 2 * d : d;
-      share[a] = (Wf * ostride[a] * static_cast<int64_t>(sizeof(float)) / 64) / L + 1;
+      share[a] = grad_stage_share(Wf * ostride[a] * static_cast<int64_t>(sizeof(float)), L);
     }
   }
   const V one(1.0), zero(0.0);
@@ -331,27 +331,11 @@ inline void sh_grad_f32_body(const sph_grad_plan* P, const TI* xyz, int64_t n, f
           emit(static_cast<std::size_t>(lw - m), load(Yc - m * Wf), gn);
         }
       }
-      for (int e = 0; e < 4; ++e)
-        if (em[e].out) em[e].commit(static_cast<std::size_t>(2 * lw + 1));
-      if (deferred)
-        for (int a = 0; a < 2; ++a)
-          if (outs[a]) ls[a].copy_pending(static_cast<std::size_t>(share[a]));
+      grad_degree_done(em, 4, static_cast<std::size_t>(2 * lw + 1), outs, 2, ls, share, deferred);
     }
-    for (int e = 0; e < 4; ++e)
-      if (em[e].out) em[e].finish();
-    if (staged)
-      for (int a = 0; a < 2; ++a) {
-        if (!outs[a]) continue;
-        const std::size_t nb = np * static_cast<std::size_t>(ostride[a]) * sizeof(float);
-        if (deferred) ls[a].end_deferred(nb);
-        else ls[a].end(nb);
-      }
+    grad_block_done(em, 4, outs, ostride, 2, ls, staged, deferred, np);
   }
-  if (staged) {
-    for (int a = 0; a < 2; ++a)
-      if (outs[a]) ls[a].finish();
-    vx::store_fence();
-  }
+  grad_streams_done(outs, 2, ls, staged);
 }
 
 /// posenc_sph_harm_real_grad_f32's kernel: sh_grad_f32_body for unit-sphere gradients without

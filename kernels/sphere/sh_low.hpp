@@ -91,6 +91,112 @@ struct xyz_source {
   }
 };
 
+/// The unit vector (ux, uy, uz) of the block's points (X, Y, Z), 1 / |x| of the scaled point
+/// (ir; 0 for a zero vector), the scale sc (1 but in lanes whose largest magnitude is outside
+/// [2^-400, 2^400]: that magnitude), r2 = |x / sc|^2, zl = the zero-vector lanes, scaled = some
+/// lane has sc != 1. kUnitSrc: the points are unit vectors already (taken as they are).
+/// Every output starts as sh_low_body's initial values (sc = r2 = ir = 1, u = x, zl false).
+template <bool kUnitSrc, class B>
+__attribute__((always_inline)) inline void low_normalize(V X, V Y, V Z, V& ux, V& uy, V& uz, V& ir, V& sc, V& r2,
+                                                        B& zl, bool& scaled) {
+  const V one(1.0), zero(0.0);
+  // kUnitSrc (lon / lat): unit vectors to a few ulp already (the sin / cos products), taken
+  // as they are: no norm (a square root and a division on AVX2 and scalar); the values then
+  // differ from the xyz path's on the same points by a few ulp.
+  if constexpr (!kUnitSrc) {
+    r2 = madd(X, X, madd(Y, Y, Z * Z));
+  }
+  // Ordinary data: every lane's r^2 in [2^-798, 2^800], so its largest magnitude is inside
+  // [2^-400, 2^400] and not zero: the checks below would scale no lane and find no zero
+  // vector, and this branch gives their bits with a third of the operations of a block at
+  // lmax 1 fewer (no magnitudes, maxima, selects).
+  if (!kUnitSrc && all((r2 >= V(0x1p-798)) & (r2 <= V(0x1p800)))) {
+    ir = vx::rsqrt(r2);
+    ux = X * ir;
+    uy = Y * ir;
+    uz = Z * ir;
+  } else if constexpr (!kUnitSrc) {
+    // r^2 without overflow or loss of precision: the lanes whose largest magnitude is outside
+    // [2^-400, 2^400] (never for ordinary data) are scaled by it; the other lanes divide by 1
+    // (exact), so that a point's bits never depend on the block it shares.
+    const V mx = max(max(abs(X), abs(Y)), abs(Z));
+    zl = mx == zero;
+    const auto ext = !((mx >= V(0x1p-400)) & (mx <= V(0x1p400))) & !zl;
+    if (any(ext)) {
+      scaled = true;
+      sc = select(ext, mx, one);  // divided, not multiplied by 1 / sc (inf for a subnormal sc)
+      X = X / sc;
+      Y = Y / sc;
+      Z = Z / sc;
+    }
+    r2 = madd(X, X, madd(Y, Y, Z * Z));
+    ir = select(zl, zero, vx::rsqrt(select(zl, one, r2)));  // 1 / |x| of the scaled point
+    ux = X * ir;
+    uy = Y * ir;
+    uz = Z * ir;
+  }
+}
+
+/// Y_l,m (at y[l (l+1) + m], m = -L..L) from q_l^m(z) (at qv[l (l+1) / 2 + m]) and
+/// c_m + i s_m = (u_x + i u_y)^m (complex multiplication); VT: V, or vec<float> (the float32
+/// lanes of kernels/sphere/sh_low_f32.hpp).
+template <int L, class VT>
+__attribute__((always_inline)) inline void low_values(const VT* qv, const VT& ux, const VT& uy, VT* y) {
+  VT cm[L + 1], sm[L + 1];
+  cm[0] = VT(1);
+  sm[0] = VT(0);
+#pragma GCC unroll 8
+  for (int m = 1; m <= L; ++m) {
+    if (m == 1) {
+      cm[1] = ux;
+      sm[1] = uy;
+    } else {
+      cm[m] = cm[m - 1] * ux - sm[m - 1] * uy;
+      sm[m] = cm[m - 1] * uy + sm[m - 1] * ux;
+    }
+  }
+#pragma GCC unroll 8
+  for (int l = 0; l <= L; ++l) {
+    const int c = l * (l + 1), b = l * (l + 1) / 2;
+    y[c] = qv[b];
+#pragma GCC unroll 8
+    for (int m = 1; m <= l; ++m) {
+      y[c + m] = qv[b + m] * cm[m];
+      y[c - m] = qv[b + m] * sm[m];
+    }
+  }
+}
+
+/// The gradients of degrees 1..L from the values y (Y_l,m at l (l+1) + m): for feature k =
+/// l (l+1) + m and axis a, g[a K + k] = fin(l, k, a, G_a), G_a = d/dx_a of the solid harmonic at
+/// u by the ladder relations (sph_grad_coef's cz, al, be at coef, as VT); degree 0's g[a K] = 0.
+template <int L, class VT, class Fin>
+__attribute__((always_inline)) inline void low_ladder(const VT* y, const double* coef, VT* g, Fin&& fin) {
+  using E = typename VT::value_type;
+  constexpr int K = (L + 1) * (L + 1);
+  auto cf = [&](int l, int m, int i) { return VT(static_cast<E>(coef[5 * (l * (l + 1) / 2 + m) + i])); };
+  const VT zero(0);
+  g[0] = zero;
+  g[K] = zero;
+  g[2 * K] = zero;
+#pragma GCC unroll 8
+  for (int l = 1; l <= L; ++l) {
+    const int c = l * (l + 1), cp = (l - 1) * l;
+    auto at = [&](int qq) POSENC_HOT_LAMBDA { return (qq < -(l - 1) || qq > l - 1) ? zero : y[cp + qq]; };
+#pragma GCC unroll 8
+    for (int m = 0; m <= l; ++m) {
+      VT dp[3], dn[3];
+      ladder_step(at, m, cf(l, m, 2), cf(l, m, 3), cf(l, m, 4), dp, dn);
+      for (int sg = 0; sg < (m == 0 ? 1 : 2); ++sg) {
+        const int k = sg ? c - m : c + m;
+        const VT* d = sg ? dn : dp;
+#pragma GCC unroll 3
+        for (int a = 0; a < 3; ++a) g[a * K + k] = fin(l, k, a, d[a]);
+      }
+    }
+  }
+}
+
 /// One body per (lmax, solid, gradients): every loop over degrees and orders has a constant
 /// trip count and unrolls into straight-line code. src: the points (xyz_source, lonlat_source).
 template <int L, bool kSolid, bool kGrad, class Src, class TO>
@@ -115,41 +221,7 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
     auto zl = one != one;  // (0, 0, 0): validated to occur only with kSphZeroAsZero
     V sc = one, r2 = one, ir = one, ux = X, uy = Y, uz = Z;
     bool scaled = false;
-    // Src::kUnit (lon / lat): unit vectors to a few ulp already (the sin / cos products), taken
-    // as they are: no norm (a square root and a division on AVX2 and scalar); the values then
-    // differ from the xyz path's on the same points by a few ulp.
-    if constexpr (!Src::kUnit) {
-      r2 = madd(X, X, madd(Y, Y, Z * Z));
-    }
-    // Ordinary data: every lane's r^2 in [2^-798, 2^800], so its largest magnitude is inside
-    // [2^-400, 2^400] and not zero: the checks below would scale no lane and find no zero
-    // vector, and this branch gives their bits with a third of the operations of a block at
-    // lmax 1 fewer (no magnitudes, maxima, selects).
-    if (!Src::kUnit && all((r2 >= V(0x1p-798)) & (r2 <= V(0x1p800)))) {
-      ir = vx::rsqrt(r2);
-      ux = X * ir;
-      uy = Y * ir;
-      uz = Z * ir;
-    } else if constexpr (!Src::kUnit) {
-      // r^2 without overflow or loss of precision: the lanes whose largest magnitude is outside
-      // [2^-400, 2^400] (never for ordinary data) are scaled by it; the other lanes divide by 1
-      // (exact), so that a point's bits never depend on the block it shares.
-      const V mx = max(max(abs(X), abs(Y)), abs(Z));
-      zl = mx == zero;
-      const auto ext = !((mx >= V(0x1p-400)) & (mx <= V(0x1p400))) & !zl;
-      if (any(ext)) {
-        scaled = true;
-        sc = select(ext, mx, one);  // divided, not multiplied by 1 / sc (inf for a subnormal sc)
-        X = X / sc;
-        Y = Y / sc;
-        Z = Z / sc;
-      }
-      r2 = madd(X, X, madd(Y, Y, Z * Z));
-      ir = select(zl, zero, vx::rsqrt(select(zl, one, r2)));  // 1 / |x| of the scaled point
-      ux = X * ir;
-      uy = Y * ir;
-      uz = Z * ir;
-    }
+    low_normalize<Src::kUnit>(X, Y, Z, ux, uy, uz, ir, sc, r2, zl, scaled);
     // q_l^m(z), index l (l+1) / 2 + m.
     V qv[NQ];
 #pragma GCC unroll 8
@@ -164,31 +236,8 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
         else qv[i] = madd(az, qv[i1], V(cf(l, m, 1)) * qv[(l - 2) * (l - 1) / 2 + m]);
       }
     }
-    // (u_x + i u_y)^m.
-    V cm[L + 1], sm[L + 1];
-    cm[0] = one;
-    sm[0] = zero;
-#pragma GCC unroll 8
-    for (int m = 1; m <= L; ++m) {
-      if (m == 1) {
-        cm[1] = ux;
-        sm[1] = uy;
-      } else {
-        cm[m] = cm[m - 1] * ux - sm[m - 1] * uy;
-        sm[m] = cm[m - 1] * uy + sm[m - 1] * ux;
-      }
-    }
     V y[K];  // Y_l,m at l (l+1) + m
-#pragma GCC unroll 8
-    for (int l = 0; l <= L; ++l) {
-      const int c = l * (l + 1), b = l * (l + 1) / 2;
-      y[c] = qv[b];
-#pragma GCC unroll 8
-      for (int m = 1; m <= l; ++m) {
-        y[c + m] = qv[b + m] * cm[m];
-        y[c - m] = qv[b + m] * sm[m];
-      }
-    }
+    low_values<L>(qv, ux, uy, y);
     if constexpr (!kSolid) {
       if (any(zl))  // a zero vector: Y_00 and 0 above (the polynomials at u = 0 are not)
         for (int k = 1; k < K; ++k) y[k] = select(zl, zero, y[k]);
@@ -217,35 +266,16 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
     if constexpr (kGrad) {
       // g[a K + k]: d/dx_a of feature k.
       V g[3 * K];
-      g[0] = zero;
-      g[K] = zero;
-      g[2 * K] = zero;
       // 1 / |x| (0 for a zero vector); a scaled lane divides by sc instead (1 / |x| may
       // overflow where the gradient does not), the others then divide by 1: the same bits.
       const bool divide = scaled;
       const V irt = kSolid ? zero : ir / sc;
       const V u[3] = {ux, uy, uz};
-#pragma GCC unroll 8
-      for (int l = 1; l <= L; ++l) {
-        const int c = l * (l + 1), cp = (l - 1) * l;
-        auto at = [&](int qq) POSENC_HOT_LAMBDA { return (qq < -(l - 1) || qq > l - 1) ? zero : y[cp + qq]; };
-#pragma GCC unroll 8
-        for (int m = 0; m <= l; ++m) {
-          const V cz(cf(l, m, 2)), al(cf(l, m, 3)), be(cf(l, m, 4));
-          V dp[3], dn[3];
-          ladder_step(at, m, cz, al, be, dp, dn);
-          for (int sg = 0; sg < (m == 0 ? 1 : 2); ++sg) {
-            const int k = sg ? c - m : c + m;
-            const V* d = sg ? dn : dp;
-#pragma GCC unroll 3
-            for (int a = 0; a < 3; ++a) {
-              if constexpr (kSolid) g[a * K + k] = rl[l] * d[a];
-              else if (divide) g[a * K + k] = ((d[a] - (V(double(l)) * y[k]) * u[a]) * ir) / sc;
-              else g[a * K + k] = (d[a] - (V(double(l)) * y[k]) * u[a]) * irt;
-            }
-          }
-        }
-      }
+      low_ladder<L>(y, coef, g, [&](int l, int k, int a, const V& d) POSENC_HOT_LAMBDA {
+        if constexpr (kSolid) return V(rl[l] * d);
+        else if (divide) return V(((d - (V(double(l)) * y[k]) * u[a]) * ir) / sc);
+        else return V((d - (V(double(l)) * y[k]) * u[a]) * irt);
+      });
       low_put_rows<3 * K>(g, grad + p0 * 3 * K, np);
     }
   }

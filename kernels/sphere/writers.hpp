@@ -84,6 +84,54 @@ struct emitter {
   }
 };
 
+/// The staged outputs of the derivative kernels (sh_grad_body, sh_grad_f32_body): output a's
+/// block of rows goes to line_stream ls[a] (outs[a] null: no such output), ostride[a] elements a
+/// point. share[a]: lines of a's previous block copied after each degree where deferred, so that
+/// a block's lines are all copied within lmax degrees (lmax >= 1; lmax 0 has no degree).
+inline int64_t grad_stage_share(int64_t block_bytes, int32_t lmax) {
+  return (block_bytes / 64) / (lmax > 0 ? lmax : 1) + 1;
+}
+
+/// The end of a degree of the derivative kernels: each emitter of an output drains its full
+/// tiles of the degree's `count` features; where deferred, a share of each staged output's
+/// previous block of lines is copied.
+template <class Em, class TO>
+__attribute__((always_inline)) inline void grad_degree_done(Em* em, int ne, std::size_t count, TO* const* outs, int no,
+                                                           line_stream* ls, const int64_t* share, bool deferred) {
+  for (int e = 0; e < ne; ++e)
+    if (em[e].out) em[e].commit(count);
+  if (deferred)
+    for (int a = 0; a < no; ++a)
+      if (outs[a]) ls[a].copy_pending(static_cast<std::size_t>(share[a]));
+}
+
+/// The end of a block of np points of the derivative kernels: the emitters' last partial tiles,
+/// then each staged output's block of rows handed to its line_stream (end_deferred: copied
+/// under the next block's degrees; end: copied now).
+template <class Em, class TO>
+inline void grad_block_done(Em* em, int ne, TO* const* outs, const int64_t* ostride, int no, line_stream* ls,
+                            bool staged, bool deferred, std::size_t np) {
+  for (int e = 0; e < ne; ++e)
+    if (em[e].out) em[e].finish();
+  if (!staged) return;
+  for (int a = 0; a < no; ++a) {
+    if (!outs[a]) continue;
+    const std::size_t nb = np * static_cast<std::size_t>(ostride[a]) * sizeof(TO);
+    if (deferred) ls[a].end_deferred(nb);
+    else ls[a].end(nb);
+  }
+}
+
+/// After the last block of the derivative kernels: the staged outputs' remaining lines, then
+/// the fence that orders the non-temporal stores before any later store.
+template <class TO>
+inline void grad_streams_done(TO* const* outs, int no, line_stream* ls, bool staged) {
+  if (!staged) return;
+  for (int a = 0; a < no; ++a)
+    if (outs[a]) ls[a].finish();
+  vx::store_fence();
+}
+
 /// Doubles of an emitter stage for rows of up to 2 lmax + 1 features.
 inline int64_t stage_doubles(int32_t lmax) {
   return (2 * static_cast<int64_t>(lmax) + 1 + 2 * static_cast<int64_t>(W)) * static_cast<int64_t>(W);
