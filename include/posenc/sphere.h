@@ -264,12 +264,14 @@ POSENC_API posenc_status posenc_sph_harm_real_grad_f64(int32_t lmax, const doubl
 /** float32 variant of posenc_sph_harm_real_grad_f64: xyz widened, computed in float64, every output
  *  rounded once to float32 (so within 1e-6 of the float64 result per degree block, tested to
  *  lmax 150). Except unit-sphere values + gradients without Hessians (flags without
- *  POSENC_SPH_SOLID, hess NULL) at lmax 4..44 on AVX-512 and 4..63 on AVX2: there the set-up, the
- *  Legendre recurrence and the d/dz bracket run in float64, the azimuth products, ladder
- *  relations, chain rule and transposes in float32 lanes (16 / 8 points a vector), within 1e-5
- *  of the float64 result per degree block (the float32 contract; measured 1.5e-6 at lmax 40,
- *  1.8e-6 at 63, near the poles and at lengths 1e-30..1e38 included); a point's bits do not
- *  depend on the other points of the call or the thread count. */
+ *  POSENC_SPH_SOLID, hess NULL) at lmax 1..44 on AVX-512 and 1..63 on AVX2, computed partly in
+ *  float32 lanes (16 / 8 points a vector): at lmax 1..3 the norm, 1/|x| and q_l^m(z) in float64,
+ *  the rest in float32; at lmax 4 and up the set-up, the Legendre recurrence and the d/dz
+ *  bracket in float64, the azimuth products, ladder relations, chain rule and transposes in
+ *  float32. These are within 1e-5 of the float64 result per degree block (the float32 contract;
+ *  measured: values 3.9e-7 and gradients 7.6e-7 at lmax <= 3, 1.5e-6 at lmax 40, 1.8e-6 at 63,
+ *  near the poles and at lengths 1e-30..1e38 included); a point's bits do not depend on the
+ *  other points of the call or the thread count. */
 POSENC_API posenc_status posenc_sph_harm_real_grad_f32(int32_t lmax, const float* xyz, int64_t n, uint32_t flags,
                                                        float* values, float* grad, float* hess);
 
