@@ -6,7 +6,7 @@
 // of lib/graph_*.cpp: dense Laplacians built here from the edge list, Eigen's dense
 // SelfAdjointEigenSolver, the closed-form spectrum of grid graphs, dense matrix powers for RWSE.
 #include "tests/test_common.hpp"
-#include "tests/graph_gen.hpp"
+#include "tests/graph_dense_ref.hpp"
 
 #include "posenc/posenc.hpp"
 
@@ -21,32 +21,11 @@
 
 using namespace posenc_test;
 using posenc_graph_gen::EdgeList;
+using posenc_graph_gen::dense_adjacency;
+using posenc_graph_gen::dense_laplacian;
 using posenc_graph_gen::karate;
 
 namespace {
-
-
-/// Dense adjacency: every listed edge (either direction) adds its weight to both entries,
-/// self-loops skipped — the documented construction, written independently here.
-Eigen::MatrixXd dense_adjacency(const EdgeList& g, const std::vector<double>& w) {
-  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(g.n, g.n);
-  for (int64_t e = 0; e < g.m(); ++e) {
-    if (g.src[e] == g.dst[e]) continue;
-    const double x = w.empty() ? 1.0 : w[e];
-    A(g.src[e], g.dst[e]) += x;
-    A(g.dst[e], g.src[e]) += x;
-  }
-  return A;
-}
-
-Eigen::MatrixXd dense_laplacian(const EdgeList& g, const std::vector<double>& w, posenc_laplacian kind) {
-  const Eigen::MatrixXd A = dense_adjacency(g, w);
-  const Eigen::VectorXd d = A.rowwise().sum();
-  if (kind == POSENC_LAPLACIAN_COMBINATORIAL) return Eigen::MatrixXd(d.asDiagonal()) - A;
-  Eigen::VectorXd isq(g.n);
-  for (int64_t i = 0; i < g.n; ++i) isq[i] = d[i] > 0 ? 1.0 / std::sqrt(d[i]) : 0.0;
-  return Eigen::MatrixXd::Identity(g.n, g.n) - isq.asDiagonal() * A * isq.asDiagonal();
-}
 
 Eigen::SparseMatrix<double> sparse_laplacian(const EdgeList& g, posenc_laplacian kind) {
   std::vector<double> d(static_cast<size_t>(g.n), 0.0);

@@ -9,7 +9,7 @@
 // (shortest paths); the batch's RWSE rows must be bitwise posenc_rwse_f64's. Every test runs on
 // every ISA path (the graph code is plain C++: same bits everywhere).
 #include "tests/test_common.hpp"
-#include "tests/graph_gen.hpp"
+#include "tests/graph_dense_ref.hpp"
 
 #include "posenc/posenc.hpp"
 
@@ -22,6 +22,7 @@
 
 using namespace posenc_test;
 using posenc_graph_gen::EdgeList;
+using posenc_graph_gen::dense_laplacian;
 
 namespace {
 
@@ -43,20 +44,6 @@ EdgeList molecule(int64_t n, uint64_t& s) {
     if (a != b) add(a, b);
   }
   return g;
-}
-
-Eigen::MatrixXd dense_laplacian(const EdgeList& g, const double* w, posenc_laplacian kind) {
-  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(g.n, g.n);
-  for (int64_t e = 0; e < g.m(); ++e)
-    if (g.src[e] != g.dst[e]) {
-      A(g.src[e], g.dst[e]) += w ? w[e] : 1.0;
-      A(g.dst[e], g.src[e]) += w ? w[e] : 1.0;
-    }
-  const Eigen::VectorXd d = A.rowwise().sum();
-  if (kind == POSENC_LAPLACIAN_COMBINATORIAL) return Eigen::MatrixXd(d.asDiagonal()) - A;
-  Eigen::VectorXd isq(g.n);
-  for (int64_t i = 0; i < g.n; ++i) isq[i] = d[i] > 0 ? 1.0 / std::sqrt(d[i]) : 0.0;
-  return Eigen::MatrixXd::Identity(g.n, g.n) - isq.asDiagonal() * A * isq.asDiagonal();
 }
 
 /// A batch: graphs concatenated with global ids, node_ptr / edge_ptr, weights.

@@ -11,7 +11,7 @@
 // Independent reference: Eigen's dense SelfAdjointEigenSolver of a dense Laplacian built here
 // from the edge list (eigenvalues; the returned vectors must be orthonormal eigenvectors).
 #include "tests/test_common.hpp"
-#include "tests/graph_gen.hpp"
+#include "tests/graph_dense_ref.hpp"
 
 #include "posenc/posenc.h"
 
@@ -24,6 +24,7 @@
 
 using namespace posenc_test;
 using posenc_graph_gen::EdgeList;
+using posenc_graph_gen::dense_laplacian;
 
 namespace {
 
@@ -95,19 +96,6 @@ std::vector<EdgeList> mixed_graphs() {
   gs.push_back(one);
   for (int i = 0; i < 7; ++i) gs.push_back(molecule(15 + static_cast<int64_t>(posenc_graph_gen::splitmix64(s) % 23), s));
   return gs;  // 23 graphs: not a multiple of 4 (the group) or of 16 (the tile)
-}
-
-Eigen::MatrixXd dense_laplacian(const EdgeList& g, const double* w, posenc_laplacian kind) {
-  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(g.n, g.n);
-  for (int64_t e = 0; e < g.m(); ++e) {
-    A(g.src[e], g.dst[e]) += w ? w[e] : 1.0;
-    A(g.dst[e], g.src[e]) += w ? w[e] : 1.0;
-  }
-  const Eigen::VectorXd d = A.rowwise().sum();
-  if (kind == POSENC_LAPLACIAN_COMBINATORIAL) return Eigen::MatrixXd(d.asDiagonal()) - A;
-  Eigen::VectorXd isq(g.n);
-  for (int64_t i = 0; i < g.n; ++i) isq[i] = d[i] > 0 ? 1.0 / std::sqrt(d[i]) : 0.0;
-  return Eigen::MatrixXd::Identity(g.n, g.n) - isq.asDiagonal() * A * isq.asDiagonal();
 }
 
 /// LapPE outputs of a batch of graphs[first, last) (k columns per graph).

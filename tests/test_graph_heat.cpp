@@ -2,7 +2,7 @@
 // tests/test_graph_heat.cpp — posenc_heat_kernel_apply_f64 (y = exp(-t L) x, Chebyshev) against
 // V diag(exp(-t lambda)) V^T from Eigen's dense SelfAdjointEigenSolver of a Laplacian built here.
 #include "tests/test_common.hpp"
-#include "tests/graph_gen.hpp"
+#include "tests/graph_dense_ref.hpp"
 
 #include "posenc/posenc.hpp"
 
@@ -13,6 +13,7 @@
 
 using namespace posenc_test;
 using posenc_graph_gen::EdgeList;
+using posenc_graph_gen::dense_laplacian;
 
 namespace {
 
@@ -27,20 +28,6 @@ void weighted_graph(EdgeList* g, std::vector<double>* w) {
   }
   g->src.push_back(4); g->dst.push_back(4); w->push_back(7.0);
   g->src.push_back(2); g->dst.push_back(9); w->push_back(0.0);
-}
-
-Eigen::MatrixXd dense_laplacian(const EdgeList& g, const std::vector<double>& w, posenc_laplacian kind) {
-  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(g.n, g.n);
-  for (int64_t e = 0; e < g.m(); ++e)
-    if (g.src[e] != g.dst[e]) {
-      A(g.src[e], g.dst[e]) += w[e];
-      A(g.dst[e], g.src[e]) += w[e];
-    }
-  const Eigen::VectorXd d = A.rowwise().sum();
-  if (kind == POSENC_LAPLACIAN_COMBINATORIAL) return Eigen::MatrixXd(d.asDiagonal()) - A;
-  Eigen::VectorXd isq(g.n);
-  for (int64_t i = 0; i < g.n; ++i) isq[i] = d[i] > 0 ? 1.0 / std::sqrt(d[i]) : 0.0;
-  return Eigen::MatrixXd::Identity(g.n, g.n) - isq.asDiagonal() * A * isq.asDiagonal();
 }
 
 std::vector<double> heat(const EdgeList& g, const std::vector<double>& w, posenc_laplacian kind, double t,

@@ -5,7 +5,7 @@
 // Laplacian built here, and closed forms in long double (torus: product of two cycle diagonals,
 // grid with D - A: product of two path diagonals, from their cosine eigenpairs).
 #include "tests/test_common.hpp"
-#include "tests/graph_gen.hpp"
+#include "tests/graph_dense_ref.hpp"
 
 #include "posenc/posenc.hpp"
 
@@ -17,6 +17,7 @@
 
 using namespace posenc_test;
 using posenc_graph_gen::EdgeList;
+using posenc_graph_gen::dense_laplacian;
 
 namespace {
 
@@ -47,22 +48,6 @@ std::vector<double> diag(const Weighted& G, posenc_laplacian kind, const std::ve
       << posenc_last_error_message();
   EXPECT_EQ(count_poison(out), 0u);
   return out;
-}
-
-Eigen::MatrixXd dense_laplacian(const Weighted& G, posenc_laplacian kind) {
-  const EdgeList& g = G.g;
-  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(g.n, g.n);
-  for (int64_t e = 0; e < g.m(); ++e)
-    if (g.src[e] != g.dst[e]) {
-      const double w = G.w.empty() ? 1.0 : G.w[e];
-      A(g.src[e], g.dst[e]) += w;
-      A(g.dst[e], g.src[e]) += w;
-    }
-  const Eigen::VectorXd d = A.rowwise().sum();
-  if (kind == POSENC_LAPLACIAN_COMBINATORIAL) return Eigen::MatrixXd(d.asDiagonal()) - A;
-  Eigen::VectorXd isq(g.n);
-  for (int64_t i = 0; i < g.n; ++i) isq[i] = d[i] > 0 ? 1.0 / std::sqrt(d[i]) : 0.0;
-  return Eigen::MatrixXd::Identity(g.n, g.n) - isq.asDiagonal() * A * isq.asDiagonal();
 }
 
 /// Weighted random geometric graph with two isolated nodes.
@@ -120,7 +105,7 @@ TEST_P(GraphHeatDiag, BothRoutesAgainstDenseEigen) {
   for (const Weighted& G : {geometric(), ba, gr}) {
     ++which;
     for (posenc_laplacian kind : {POSENC_LAPLACIAN_SYM, POSENC_LAPLACIAN_COMBINATORIAL}) {
-      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(dense_laplacian(G, kind));
+      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(dense_laplacian(G.g, G.w, kind));
       ASSERT_EQ(es.info(), Eigen::Success);
       double bl = 0, bg = 0;
       const std::vector<double> loc = diag(G, kind, times, "local", &bl);
