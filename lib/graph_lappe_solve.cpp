@@ -8,6 +8,7 @@
 // bookkeeping split over the posenc arena with parallel_tiles, whose tiles depend on the problem
 // only, so results are bitwise identical for any thread count and on every ISA path.
 #include "lib/graph_lappe.hpp"
+#include "lib/sparse_cholmod.hpp"
 #include "lib/sparse_fill.hpp"
 
 #include <Eigen/Core>
@@ -89,15 +90,15 @@ struct ShiftedOp {
 
 using SpMat = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
 /// SimplicialLDLT whose factor size and cost are counted from the AMD-ordered pattern before the
-/// symbolic analysis (lib/sparse_fill.hpp), so that the shift-invert and inertia paths analyse and
-/// factor only when the fill-in is affordable.
+/// symbolic analysis (lib/sparse_fill.hpp), so that the inertia count analyses and factors only
+/// when the fill-in is affordable.
 using ProbedLDLT = OrderedLDLT<SpMat>;
 
-/// Spectra shift-solve operator: y = P (L - sigma I)^{-1} P x with a prefactored LDL^T and
-/// P = I - Q Q^T (Q may be empty).
+/// Spectra shift-solve operator: y = P (L - sigma I)^{-1} P x with a prefactored L - sigma I
+/// (CHOLMOD supernodal Cholesky, lib/sparse_cholmod.hpp) and P = I - Q Q^T (Q may be empty).
 struct ShiftSolveOp {
   using Scalar = double;
-  const ProbedLDLT* ldlt;
+  const SupernodalCholesky* chol;
   Eigen::Index n;
   const Eigen::MatrixXd* Q;
   mutable Eigen::VectorXd tmp;
@@ -108,32 +109,24 @@ struct ShiftSolveOp {
     Eigen::Map<const Eigen::VectorXd> x(x_in, n);
     Eigen::Map<Eigen::VectorXd> y(y_out, n);
     if (Q->cols() == 0) {
-      y = ldlt->solve(x);
+      chol->solve(x_in, y_out);
       return;
     }
     tmp = x - (*Q) * (Q->transpose() * x);
-    y = ldlt->solve(tmp);
+    chol->solve(tmp.data(), y_out);
     y -= (*Q) * (Q->transpose() * y);
   }
 };
 
-/// A factorization of L - sigma I kept for the deflation rounds. The inertia certificate reuses
-/// its symbolic analysis and storage for the LDL^T of L - tau I (one AMD ordering, one factor in
-/// memory); held_sigma then turns false and refactor() restores L - sigma I for a deflated search.
+/// The supernodal Cholesky factorization of L - sigma I (sigma < 0: positive definite), kept for
+/// the deflation rounds of the certificate.
 struct ShiftInvert {
-  ProbedLDLT ldlt;
-  SpMat M;  // lower triangle of L - sigma I
+  SupernodalCholesky chol;
+  SpMat M;  // lower triangle of L - sigma I (CHOLMOD reads it in place)
   double sigma = 0.0;
+  int64_t factor_nnz = 0;   // strictly-lower nonzeros of the factor
   bool ready = false;
-  bool held_sigma = false;  // ldlt's numeric factor is that of M
   bool deferred = false;    // AUTO: the factorization looked too expensive; Lanczos goes first
-  bool refactor() {
-    if (!held_sigma) {
-      ldlt.factorize(M);
-      held_sigma = ldlt.info() == Eigen::Success;
-    }
-    return held_sigma;
-  }
 };
 
 // AUTO's choice between shift-invert and Lanczos for a component (measured with
@@ -220,45 +213,42 @@ bool shift_invert(const Lap& L, int64_t nev, int64_t ncv, ShiftInvert* si, Pairs
   M.resize(static_cast<int>(L.n), static_cast<int>(L.n));
   M.setFromTriplets(tr.begin(), tr.end());
   GDBG("M built");
-  ProbedLDLT& ldlt = si->ldlt;
   si->sigma = sigma;
-  ldlt.order(M);
-  const FillCount fc = ldlt.fill();  // counted before Eigen's symbolic analysis, whose time grows with the fill
-  GDBG("shift-invert: ordered and counted: fill=%lld flops=%.3g", (long long)fc.factor_nnz, fc.flops);
-  const int64_t fill = fc.factor_nnz;
+  SupernodalCholesky& chol = si->chol;
+  // CHOLMOD's symbolic analysis (AMD ordering, supernodes) counts the factor before any numeric work.
+  const bool analysed = chol.analyze(static_cast<int>(L.n), M.outerIndexPtr(), M.innerIndexPtr(), M.valuePtr());
+  const int64_t fill = analysed ? static_cast<int64_t>(chol.factor_nnz()) - L.n : 0;
+  const double flops = chol.factor_flops();
+  GDBG("shift-invert: analysed (CHOLMOD supernodal, AMD): fill=%lld flops=%.3g", (long long)fill, flops);
   const int64_t fill_max = 40 * L.nnz() + 100000;
   char buf[240];
-  if (fill > fill_max || !fc.indexable) {
-    if (fill > fill_max)
+  if (!analysed || fill > fill_max) {
+    if (analysed)
       std::snprintf(buf, sizeof buf,
-                    "shift-invert skipped (LDL^T factor would hold %lld nonzeros > %lld, 40x those of L); ",
+                    "shift-invert skipped (Cholesky factor would hold %lld nonzeros > %lld, 40x those of L); ",
                     static_cast<long long>(fill), static_cast<long long>(fill_max));
     else
-      std::snprintf(buf, sizeof buf,
-                    "shift-invert skipped (LDL^T factor of %lld nonzeros exceeds 32-bit column pointers); ",
-                    static_cast<long long>(fill));
+      std::snprintf(buf, sizeof buf, "shift-invert skipped (CHOLMOD's analysis rejected the %lld x %lld matrix); ",
+                    static_cast<long long>(L.n), static_cast<long long>(L.n));
     *why += buf;
     return false;
   }
-  if (fc.flops > max_factor_flops) {
-    std::snprintf(buf, sizeof buf, "shift-invert deferred (LDL^T factorization %.3g flops > %.3g); ",
-                  fc.flops, max_factor_flops);
+  if (flops > max_factor_flops) {
+    std::snprintf(buf, sizeof buf, "shift-invert deferred (Cholesky factorization %.3g flops > %.3g); ", flops,
+                  max_factor_flops);
     *why += buf;
     si->deferred = true;
     return false;
   }
-  ldlt.analyze();
-  GDBG("analyze done: n=%lld nnz=%lld fill=%lld", (long long)L.n, (long long)L.nnz(), (long long)fill);
-  ldlt.factorize(M);
-  GDBG("factorize done");
-  if (ldlt.info() != Eigen::Success) {
-    *why += "shift-invert: LDL^T factorization of L - sigma*I failed; ";
+  if (!chol.factorize()) {
+    *why += "shift-invert: Cholesky factorization of L - sigma*I failed; ";
     return false;
   }
+  GDBG("factorize done");
+  si->factor_nnz = fill;
   si->ready = true;
-  si->held_sigma = true;
   const Eigen::MatrixXd none(L.n, 0);
-  ShiftSolveOp op{&ldlt, static_cast<Eigen::Index>(L.n), &none, {}};
+  ShiftSolveOp op{&chol, static_cast<Eigen::Index>(L.n), &none, {}};
   Spectra::SymEigsShiftSolver<ShiftSolveOp> eig(op, nev, ncv, sigma);
   eig.init();
   spectra_compute(eig, Spectra::SortRule::LargestMagn, 300, Spectra::SortRule::SmallestAlge);
@@ -279,8 +269,7 @@ bool shift_invert(const Lap& L, int64_t nev, int64_t ncv, ShiftInvert* si, Pairs
 /// P (L - sigma I)^{-1} P (largest magnitude).
 bool deflated_shift_invert(const Lap& L, ShiftInvert& si, const Eigen::MatrixXd& Q, int64_t nev, int64_t ncv,
                            const double* start, Pairs* out, SolveStats* st) {
-  if (!si.refactor()) return false;  // the inertia count may have used the storage
-  ShiftSolveOp op{&si.ldlt, static_cast<Eigen::Index>(L.n), &Q, {}};
+  ShiftSolveOp op{&si.chol, static_cast<Eigen::Index>(L.n), &Q, {}};
   Spectra::SymEigsSolver<ShiftSolveOp> eig(op, nev, ncv);
   if (start != nullptr) eig.init(start); else eig.init();
   spectra_compute(eig, Spectra::SortRule::LargestMagn, 300, Spectra::SortRule::LargestMagn);
@@ -312,23 +301,23 @@ bool deflated_lanczos(const Lap& L, const Eigen::MatrixXd& Q, int64_t nev, int64
 /// Sylvester's law of inertia: the number of eigenvalues of L below sigma equals the number of
 /// negative pivots D of any LDL^T factorization of L - sigma I (a congruence). The sparsity pattern
 /// (L's, diagonal included) is ordered once (AMD), its factor counted, and analysed only when the
-/// factorization is affordable, or not at all when the shift-invert factorization of the same
-/// pattern exists (its analysis and storage are reused); each count is one numeric factorization.
+/// factorization is affordable or when shift-invert factorized the same pattern (its supernodal
+/// Cholesky factor cannot count negative pivots: it stops at the first one); each count is one
+/// numeric factorization (Eigen SimplicialLDLT, no pivoting).
 struct Inertia {
   const Lap* L = nullptr;
-  ShiftInvert* shared = nullptr;  // ready shift-invert factorization, or null
+  const ShiftInvert* shared = nullptr;  // shift-invert factorization (ready or not), or null
   SpMat M;
   std::vector<int> diag;  // position of M(i, i) in M's value array
-  ProbedLDLT own;
-  ProbedLDLT* ldlt = &own;
+  ProbedLDLT ldlt;
   int state = 0;          // 0: not analysed, 1: affordable, -1: fill beyond the limit
   int64_t fill = 0;
 
   double flops = 0.0;
   /// Analyses the pattern once; false when the numeric factorization would cost more than
   /// flops_max floating-point operations and no shift-invert factorization exists (with one, the
-  /// count costs one more numeric factorization of the same pattern, no memory, and spares the
-  /// deflated Krylov check: on the 1000 x 1000 grid dozens of solves).
+  /// count costs one simplicial factorization of the same pattern and spares the deflated Krylov
+  /// check: on the 1000 x 1000 grid dozens of solves).
   bool affordable(double flops_max) {
     if (state == 0) {
       if (L->n >= std::numeric_limits<int>::max() / 2 || L->nnz() >= std::numeric_limits<int>::max()) {
@@ -348,22 +337,16 @@ struct Inertia {
       for (int j = 0; j < M.outerSize(); ++j)
         for (int p = M.outerIndexPtr()[j]; p < M.outerIndexPtr()[j + 1]; ++p)
           if (M.innerIndexPtr()[p] == j) diag[static_cast<size_t>(j)] = p;
-      if (shared != nullptr && shared->ready) {
-        ldlt = &shared->ldlt;  // same pattern as M: built from L by the same loop
-        fill = ldlt->factor_nnz();
-        flops = ldlt->factor_flops();
-        state = 1;
-      } else {
-        GDBG("inertia: M built");
-        own.order(M);
-        const FillCount fc = own.fill();  // before the symbolic analysis, whose time grows with the fill
-        fill = fc.factor_nnz;
-        flops = fc.flops;
-        state = fc.indexable && flops <= flops_max ? 1 : -1;
-        if (state == 1) own.analyze();
-      }
-      GDBG("inertia analyse: n=%lld nnz=%lld fill=%lld flops=%.3g (limit %.3g)", (long long)L->n, (long long)L->nnz(),
-           (long long)fill, flops, flops_max);
+      GDBG("inertia: M built");
+      ldlt.order(M);
+      const FillCount fc = ldlt.fill();  // before the symbolic analysis, whose time grows with the fill
+      fill = fc.factor_nnz;
+      flops = fc.flops;
+      const bool with_si = shared != nullptr && shared->ready;
+      state = fc.indexable && (with_si || flops <= flops_max) ? 1 : -1;
+      if (state == 1) ldlt.analyze();
+      GDBG("inertia analyse: n=%lld nnz=%lld fill=%lld flops=%.3g (limit %.3g, shift-invert %d)", (long long)L->n,
+           (long long)L->nnz(), (long long)fill, flops, flops_max, (int)with_si);
     }
     return state == 1;
   }
@@ -374,10 +357,9 @@ struct Inertia {
       const double lii = L->val[static_cast<size_t>(diag_in_L(i))];
       M.valuePtr()[diag[static_cast<size_t>(i)]] = lii - sigma;
     }
-    if (ldlt != &own) shared->held_sigma = false;
-    ldlt->factorize(M);
-    if (ldlt->info() != Eigen::Success) return -1;
-    const Eigen::VectorXd& d = ldlt->vectorD();
+    ldlt.factorize(M);
+    if (ldlt.info() != Eigen::Success) return -1;
+    const Eigen::VectorXd& d = ldlt.vectorD();
     int64_t neg = 0;
     for (Eigen::Index i = 0; i < d.size(); ++i) {
       if (!std::isfinite(d[i]) || d[i] == 0.0) return -1;
@@ -470,7 +452,7 @@ posenc_status posenc::graph_detail::component_pairs(const Lap& L, int64_t nev, p
       st->method = "shift-invert";
     }
   }
-  if (si.ready) cert->factor_nnz = si.ldlt.factor_nnz();
+  if (si.ready) cert->factor_nnz = si.factor_nnz;
   if (!ok)
     return set_error(POSENC_ERR_NOT_CONVERGED, "no eigensolver converged for a component of %lld nodes: %s",
                      static_cast<long long>(L.n), why.c_str());
