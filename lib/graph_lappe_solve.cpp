@@ -90,14 +90,16 @@ struct ShiftedOp {
 
 using SpMat = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
 /// SimplicialLDLT whose factor size and cost are counted from the AMD-ordered pattern before the
-/// symbolic analysis (lib/sparse_fill.hpp), so that the inertia count analyses and factors only
-/// when the fill-in is affordable.
+/// symbolic analysis (lib/sparse_fill.hpp), so that the shift-invert and inertia paths analyse and
+/// factor only when the fill-in is affordable.
 using ProbedLDLT = OrderedLDLT<SpMat>;
 
 /// Spectra shift-solve operator: y = P (L - sigma I)^{-1} P x with a prefactored L - sigma I
-/// (CHOLMOD supernodal Cholesky, lib/sparse_cholmod.hpp) and P = I - Q Q^T (Q may be empty).
+/// (the supernodal Cholesky when chol is not null, else the LDL^T) and P = I - Q Q^T (Q may be
+/// empty).
 struct ShiftSolveOp {
   using Scalar = double;
+  const ProbedLDLT* ldlt;
   const SupernodalCholesky* chol;
   Eigen::Index n;
   const Eigen::MatrixXd* Q;
@@ -105,28 +107,70 @@ struct ShiftSolveOp {
   Eigen::Index rows() const { return n; }
   Eigen::Index cols() const { return n; }
   void set_shift(double) {}  // the factorization already holds L - sigma I
+  void solve(const double* x_in, double* y_out) const {
+    if (chol != nullptr) {
+      chol->solve(x_in, y_out);
+    } else {
+      Eigen::Map<const Eigen::VectorXd> x(x_in, n);
+      Eigen::Map<Eigen::VectorXd>(y_out, n) = ldlt->solve(x);
+    }
+  }
   void perform_op(const double* x_in, double* y_out) const {
     Eigen::Map<const Eigen::VectorXd> x(x_in, n);
     Eigen::Map<Eigen::VectorXd> y(y_out, n);
     if (Q->cols() == 0) {
-      chol->solve(x_in, y_out);
+      solve(x_in, y_out);
       return;
     }
     tmp = x - (*Q) * (Q->transpose() * x);
-    chol->solve(tmp.data(), y_out);
+    solve(tmp.data(), y_out);
     y -= (*Q) * (Q->transpose() * y);
   }
 };
 
-/// The supernodal Cholesky factorization of L - sigma I (sigma < 0: positive definite), kept for
-/// the deflation rounds of the certificate.
+/// Factorizations of L - sigma I below this many flops (counted on the AMD-ordered pattern, sum
+/// of squared column counts) use Eigen's SimplicialLDLT, larger ones CHOLMOD's supernodal Cholesky
+/// (lib/sparse_cholmod.hpp; dense BLAS-3 blocks). Measured one thread, k = 16: on the 316 x 316
+/// grid (5.5e8 flops) CHOLMOD factored in 0.15 s against Eigen's 0.135 s and solved in 10.6 ms
+/// against 8.3 ms (small supernodes); on the 1000 x 1000 grid (1.8e10 flops) it factored in 2.4 s
+/// CPU, Eigen's simplicial factorization takes 10x as long.
+/// POSENC_LAPPE_SUPERNODAL_MIN_FLOPS=F (a test knob, read per call) replaces the threshold.
+constexpr double kSupernodalFlops = 2e9;
+double supernodal_min_flops() {
+  if (const char* e = std::getenv("POSENC_LAPPE_SUPERNODAL_MIN_FLOPS")) {
+    char* end = nullptr;
+    const double v = std::strtod(e, &end);
+    if (end != e && v >= 0.0) return v;
+  }
+  return kSupernodalFlops;
+}
+
+/// A factorization of L - sigma I kept for the deflation rounds: the supernodal Cholesky
+/// (supernodal) or the LDL^T. The inertia certificate uses ldlt's AMD ordering for the LDL^T of
+/// L - tau I: after a supernodal shift-invert it analyses and factors it (the Cholesky stays for
+/// the deflated searches); otherwise it reuses the analysis and storage (one factor in memory),
+/// held_sigma then turns false and refactor() restores L - sigma I for a deflated search.
 struct ShiftInvert {
+  ProbedLDLT ldlt;
   SupernodalCholesky chol;
-  SpMat M;  // lower triangle of L - sigma I (CHOLMOD reads it in place)
+  SpMat M;  // lower triangle of L - sigma I
   double sigma = 0.0;
-  int64_t factor_nnz = 0;   // strictly-lower nonzeros of the factor
   bool ready = false;
+  bool supernodal = false;  // chol holds the factorization; ldlt is ordered only
+  bool held_sigma = false;  // ldlt's numeric factor is that of M
   bool deferred = false;    // AUTO: the factorization looked too expensive; Lanczos goes first
+  int64_t factor_nnz = 0;   // strictly-lower nonzeros of the factor used for the solves
+  bool refactor() {
+    if (supernodal) return true;
+    if (!held_sigma) {
+      ldlt.factorize(M);
+      held_sigma = ldlt.info() == Eigen::Success;
+    }
+    return held_sigma;
+  }
+  ShiftSolveOp op(Eigen::Index n, const Eigen::MatrixXd* Q) const {
+    return ShiftSolveOp{&ldlt, supernodal ? &chol : nullptr, n, Q, {}};
+  }
 };
 
 // AUTO's choice between shift-invert and Lanczos for a component (measured with
@@ -213,42 +257,57 @@ bool shift_invert(const Lap& L, int64_t nev, int64_t ncv, ShiftInvert* si, Pairs
   M.resize(static_cast<int>(L.n), static_cast<int>(L.n));
   M.setFromTriplets(tr.begin(), tr.end());
   GDBG("M built");
+  ProbedLDLT& ldlt = si->ldlt;
   si->sigma = sigma;
-  SupernodalCholesky& chol = si->chol;
-  // CHOLMOD's symbolic analysis (AMD ordering, supernodes) counts the factor before any numeric work.
-  const bool analysed = chol.analyze(static_cast<int>(L.n), M.outerIndexPtr(), M.innerIndexPtr(), M.valuePtr());
-  const int64_t fill = analysed ? static_cast<int64_t>(chol.factor_nnz()) - L.n : 0;
-  const double flops = chol.factor_flops();
-  GDBG("shift-invert: analysed (CHOLMOD supernodal, AMD): fill=%lld flops=%.3g", (long long)fill, flops);
+  ldlt.order(M);
+  const FillCount fc = ldlt.fill();  // counted before Eigen's symbolic analysis, whose time grows with the fill
+  GDBG("shift-invert: ordered and counted: fill=%lld flops=%.3g", (long long)fc.factor_nnz, fc.flops);
+  const int64_t fill = fc.factor_nnz;
   const int64_t fill_max = 40 * L.nnz() + 100000;
   char buf[240];
-  if (!analysed || fill > fill_max) {
-    if (analysed)
+  if (fill > fill_max || !fc.indexable) {
+    if (fill > fill_max)
       std::snprintf(buf, sizeof buf,
-                    "shift-invert skipped (Cholesky factor would hold %lld nonzeros > %lld, 40x those of L); ",
+                    "shift-invert skipped (LDL^T factor would hold %lld nonzeros > %lld, 40x those of L); ",
                     static_cast<long long>(fill), static_cast<long long>(fill_max));
     else
-      std::snprintf(buf, sizeof buf, "shift-invert skipped (CHOLMOD's analysis rejected the %lld x %lld matrix); ",
-                    static_cast<long long>(L.n), static_cast<long long>(L.n));
+      std::snprintf(buf, sizeof buf,
+                    "shift-invert skipped (LDL^T factor of %lld nonzeros exceeds 32-bit column pointers); ",
+                    static_cast<long long>(fill));
     *why += buf;
     return false;
   }
-  if (flops > max_factor_flops) {
-    std::snprintf(buf, sizeof buf, "shift-invert deferred (Cholesky factorization %.3g flops > %.3g); ", flops,
-                  max_factor_flops);
+  if (fc.flops > max_factor_flops) {
+    std::snprintf(buf, sizeof buf, "shift-invert deferred (LDL^T factorization %.3g flops > %.3g); ",
+                  fc.flops, max_factor_flops);
     *why += buf;
     si->deferred = true;
     return false;
   }
-  if (!chol.factorize()) {
-    *why += "shift-invert: Cholesky factorization of L - sigma*I failed; ";
-    return false;
+  si->supernodal = fc.flops >= supernodal_min_flops() &&
+                   si->chol.analyze(static_cast<int>(L.n), M.outerIndexPtr(), M.innerIndexPtr(), M.valuePtr());
+  if (si->supernodal) {
+    GDBG("CHOLMOD analyse done: factor nnz=%.0f flops=%.3g", si->chol.factor_nnz(), si->chol.factor_flops());
+    if (!si->chol.factorize()) {
+      *why += "shift-invert: supernodal Cholesky factorization of L - sigma*I failed; ";
+      return false;
+    }
+    si->factor_nnz = static_cast<int64_t>(si->chol.factor_nnz()) - L.n;
+  } else {
+    ldlt.analyze();
+    GDBG("analyze done: n=%lld nnz=%lld fill=%lld", (long long)L.n, (long long)L.nnz(), (long long)fill);
+    ldlt.factorize(M);
+    if (ldlt.info() != Eigen::Success) {
+      *why += "shift-invert: LDL^T factorization of L - sigma*I failed; ";
+      return false;
+    }
+    si->held_sigma = true;
+    si->factor_nnz = ldlt.factor_nnz();
   }
   GDBG("factorize done");
-  si->factor_nnz = fill;
   si->ready = true;
   const Eigen::MatrixXd none(L.n, 0);
-  ShiftSolveOp op{&chol, static_cast<Eigen::Index>(L.n), &none, {}};
+  ShiftSolveOp op = si->op(static_cast<Eigen::Index>(L.n), &none);
   Spectra::SymEigsShiftSolver<ShiftSolveOp> eig(op, nev, ncv, sigma);
   eig.init();
   spectra_compute(eig, Spectra::SortRule::LargestMagn, 300, Spectra::SortRule::SmallestAlge);
@@ -269,7 +328,8 @@ bool shift_invert(const Lap& L, int64_t nev, int64_t ncv, ShiftInvert* si, Pairs
 /// P (L - sigma I)^{-1} P (largest magnitude).
 bool deflated_shift_invert(const Lap& L, ShiftInvert& si, const Eigen::MatrixXd& Q, int64_t nev, int64_t ncv,
                            const double* start, Pairs* out, SolveStats* st) {
-  ShiftSolveOp op{&si.chol, static_cast<Eigen::Index>(L.n), &Q, {}};
+  if (!si.refactor()) return false;  // the inertia count may have used the storage
+  ShiftSolveOp op = si.op(static_cast<Eigen::Index>(L.n), &Q);
   Spectra::SymEigsSolver<ShiftSolveOp> eig(op, nev, ncv);
   if (start != nullptr) eig.init(start); else eig.init();
   spectra_compute(eig, Spectra::SortRule::LargestMagn, 300, Spectra::SortRule::LargestMagn);
@@ -301,23 +361,25 @@ bool deflated_lanczos(const Lap& L, const Eigen::MatrixXd& Q, int64_t nev, int64
 /// Sylvester's law of inertia: the number of eigenvalues of L below sigma equals the number of
 /// negative pivots D of any LDL^T factorization of L - sigma I (a congruence). The sparsity pattern
 /// (L's, diagonal included) is ordered once (AMD), its factor counted, and analysed only when the
-/// factorization is affordable or when shift-invert factorized the same pattern (its supernodal
-/// Cholesky factor cannot count negative pivots: it stops at the first one); each count is one
-/// numeric factorization (Eigen SimplicialLDLT, no pivoting).
+/// factorization is affordable, or not at all when the shift-invert factorization of the same
+/// pattern exists (its ordering, and for an LDL^T shift-invert its analysis and storage, are
+/// reused; a supernodal Cholesky cannot count negative pivots: it stops at the first); each count
+/// is one numeric factorization.
 struct Inertia {
   const Lap* L = nullptr;
-  const ShiftInvert* shared = nullptr;  // shift-invert factorization (ready or not), or null
+  ShiftInvert* shared = nullptr;  // ready shift-invert factorization, or null
   SpMat M;
   std::vector<int> diag;  // position of M(i, i) in M's value array
-  ProbedLDLT ldlt;
+  ProbedLDLT own;
+  ProbedLDLT* ldlt = &own;
   int state = 0;          // 0: not analysed, 1: affordable, -1: fill beyond the limit
   int64_t fill = 0;
 
   double flops = 0.0;
   /// Analyses the pattern once; false when the numeric factorization would cost more than
   /// flops_max floating-point operations and no shift-invert factorization exists (with one, the
-  /// count costs one simplicial factorization of the same pattern and spares the deflated Krylov
-  /// check: on the 1000 x 1000 grid dozens of solves).
+  /// count costs one more numeric factorization of the same pattern, no memory, and spares the
+  /// deflated Krylov check: on the 1000 x 1000 grid dozens of solves).
   bool affordable(double flops_max) {
     if (state == 0) {
       if (L->n >= std::numeric_limits<int>::max() / 2 || L->nnz() >= std::numeric_limits<int>::max()) {
@@ -337,16 +399,30 @@ struct Inertia {
       for (int j = 0; j < M.outerSize(); ++j)
         for (int p = M.outerIndexPtr()[j]; p < M.outerIndexPtr()[j + 1]; ++p)
           if (M.innerIndexPtr()[p] == j) diag[static_cast<size_t>(j)] = p;
-      GDBG("inertia: M built");
-      ldlt.order(M);
-      const FillCount fc = ldlt.fill();  // before the symbolic analysis, whose time grows with the fill
-      fill = fc.factor_nnz;
-      flops = fc.flops;
-      const bool with_si = shared != nullptr && shared->ready;
-      state = fc.indexable && (with_si || flops <= flops_max) ? 1 : -1;
-      if (state == 1) ldlt.analyze();
-      GDBG("inertia analyse: n=%lld nnz=%lld fill=%lld flops=%.3g (limit %.3g, shift-invert %d)", (long long)L->n,
-           (long long)L->nnz(), (long long)fill, flops, flops_max, (int)with_si);
+      if (shared != nullptr && shared->ready) {
+        ldlt = &shared->ldlt;  // same pattern as M: built from L by the same loop
+        if (shared->supernodal) {  // ordered and counted, not analysed: the Cholesky did the solves
+          const FillCount fc = ldlt->fill();
+          if (!fc.indexable) {
+            state = -1;
+            return false;
+          }
+          ldlt->analyze();
+        }
+        fill = ldlt->factor_nnz();
+        flops = ldlt->factor_flops();
+        state = 1;
+      } else {
+        GDBG("inertia: M built");
+        own.order(M);
+        const FillCount fc = own.fill();  // before the symbolic analysis, whose time grows with the fill
+        fill = fc.factor_nnz;
+        flops = fc.flops;
+        state = fc.indexable && flops <= flops_max ? 1 : -1;
+        if (state == 1) own.analyze();
+      }
+      GDBG("inertia analyse: n=%lld nnz=%lld fill=%lld flops=%.3g (limit %.3g)", (long long)L->n, (long long)L->nnz(),
+           (long long)fill, flops, flops_max);
     }
     return state == 1;
   }
@@ -357,9 +433,10 @@ struct Inertia {
       const double lii = L->val[static_cast<size_t>(diag_in_L(i))];
       M.valuePtr()[diag[static_cast<size_t>(i)]] = lii - sigma;
     }
-    ldlt.factorize(M);
-    if (ldlt.info() != Eigen::Success) return -1;
-    const Eigen::VectorXd& d = ldlt.vectorD();
+    if (ldlt != &own) shared->held_sigma = false;
+    ldlt->factorize(M);
+    if (ldlt->info() != Eigen::Success) return -1;
+    const Eigen::VectorXd& d = ldlt->vectorD();
     int64_t neg = 0;
     for (Eigen::Index i = 0; i < d.size(); ++i) {
       if (!std::isfinite(d[i]) || d[i] == 0.0) return -1;

@@ -403,7 +403,7 @@ TEST(GraphLapPE, LargeSparseGraphConverges) {
 }
 
 TEST(GraphLapPE, NotConvergedSaysWhatWasTried) {
-  // A random (expander) graph: the sparse Cholesky factor of L - sigma I would fill in far beyond the limit,
+  // A random (expander) graph: the sparse LDL^T of L - sigma I would fill in far beyond the limit,
   // so a forced shift-invert solver refuses and reports NOT_CONVERGED; nothing is written.
   EdgeList g;
   g.n = 6000;
@@ -420,7 +420,7 @@ TEST(GraphLapPE, NotConvergedSaysWhatWasTried) {
   info.solver = POSENC_LAPPE_SHIFT_INVERT;
   EXPECT_POSENC_ERROR(posenc_laplacian_pe_ex_f64(g.n, g.src.data(), g.dst.data(), nullptr, g.m(), POSENC_LAPLACIAN_SYM,
                                                  4, val.data(), vec.data(), &info),
-                      POSENC_ERR_NOT_CONVERGED, "shift-invert skipped (Cholesky factor would hold");
+                      POSENC_ERR_NOT_CONVERGED, "shift-invert skipped (LDL^T factor would hold");
   EXPECT_EQ(count_poison(val), val.size());
   EXPECT_EQ(count_poison(vec), vec.size());
   EXPECT_EQ(info.solver, POSENC_LAPPE_SHIFT_INVERT);
