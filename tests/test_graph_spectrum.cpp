@@ -310,11 +310,12 @@ TEST(GraphSpectrum, SupernodalCholeskyPath) {
   } knob;
   const auto t0 = std::chrono::steady_clock::now();
   for (int d : {9, 10}) {
+    if (reduced() && d == 10) continue;
     const EdgeList g = hypercube(d);
     const std::vector<double> ref = hypercube_spectrum(d);
     const Eigen::SparseMatrix<double> L = sparse_laplacian(g, POSENC_LAPLACIAN_SYM);
     for (int32_t k : {d + 1, d + 2, 2 * d})
-      expect_smallest(g, L, POSENC_LAPLACIAN_SYM, k, POSENC_LAPPE_SHIFT_INVERT, ref, 2.0);
+      if (!reduced() || k == d + 2) expect_smallest(g, L, POSENC_LAPLACIAN_SYM, k, POSENC_LAPPE_SHIFT_INVERT, ref, 2.0);
   }
   const EdgeList t = torus(24, 24);
   for (posenc_laplacian kind : {POSENC_LAPLACIAN_SYM, POSENC_LAPLACIAN_COMBINATORIAL}) {
@@ -326,7 +327,7 @@ TEST(GraphSpectrum, SupernodalCholeskyPath) {
   const EdgeList g = posenc_graph_gen::grid(100, 100);
   const std::vector<double> ref = product_spectrum(100, 100, false, 1.0);
   const Eigen::SparseMatrix<double> L = sparse_laplacian(g, POSENC_LAPLACIAN_COMBINATORIAL);
-  expect_smallest(g, L, POSENC_LAPLACIAN_COMBINATORIAL, 16, POSENC_LAPPE_SHIFT_INVERT, ref, 8.0);
+  if (!reduced()) expect_smallest(g, L, POSENC_LAPLACIAN_COMBINATORIAL, 16, POSENC_LAPPE_SHIFT_INVERT, ref, 8.0);
   PeRun r1, r3, again;
   {
     ThreadScope ts(1);
@@ -338,6 +339,9 @@ TEST(GraphSpectrum, SupernodalCholeskyPath) {
     again = run(g, POSENC_LAPLACIAN_COMBINATORIAL, 16, POSENC_LAPPE_AUTO);
   }
   ASSERT_EQ(r1.status, POSENC_OK) << posenc_last_error_message();
+  double worst = 0;
+  for (int32_t j = 0; j < 16; ++j) worst = std::max(worst, std::abs(r1.val[static_cast<size_t>(j)] - ref[static_cast<size_t>(j)]));
+  EXPECT_LE(worst, 1.01e-8 * 8.0);
   EXPECT_EQ(r1.info.method, POSENC_LAPPE_SHIFT_INVERT);
   EXPECT_EQ(r1.info.certificate, POSENC_LAPPE_CERT_INERTIA);
   EXPECT_GT(r1.info.shift_solves, 16);
