@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0 OR MIT
 # Cross-compile for aarch64 with Debian's g++-aarch64-linux-gnu and run binaries (tests,
 # benchmarks) through qemu-aarch64. arm64 libraries come from Debian multiarch
-# (libtbb-dev:arm64, libgtest-dev:arm64, libbenchmark-dev:arm64, libgsl27:arm64).
+# (libtbb-dev:arm64, libgtest-dev:arm64, libbenchmark-dev:arm64, libgsl27:arm64, libcholmod3:arm64).
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
