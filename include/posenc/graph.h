@@ -116,8 +116,9 @@ typedef struct {
   int64_t inertia_count;     /**< out: the number of eigenvalues of the largest component's
                                   Laplacian below inertia_sigma (negative LDL^T pivots); -1 if its
                                   certificate is not INERTIA */
-  int64_t factor_nnz;        /**< out: nonzeros of the largest LDL^T factor (shift-invert or
-                                  inertia) of the largest component; 0 if none was built */
+  int64_t factor_nnz;        /**< out: nonzeros of the largest sparse factor (shift-invert LDL^T
+                                  or supernodal Cholesky, or the inertia LDL^T) of the largest
+                                  component; 0 if none was built */
   /* ---- added in posenc 0.3 (absent, and not read, when struct_size is POSENC_LAPPE_INFO_SIZE_V1
      or POSENC_LAPPE_INFO_SIZE_V2: flags = 0) ---- */
   uint32_t flags;            /**< in: 0 (default) or an OR of POSENC_GRAPH_BOTH_DIRECTIONS,
@@ -171,7 +172,10 @@ POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info*
  *  rejected, Eigen's SelfAdjointEigenSolver (always with solver DENSE). Larger components use Spectra 1.0:
  *  (1) shift-invert (SymEigsShiftSolver) with sigma = -1e-6 * c/2 slightly BELOW 0 (never 0, where
  *  L is singular; close to 0 so that the small eigenvalues stay well separated after inversion)
- *  and a sparse LDL^T factor with AMD ordering, attempted only when its size, counted from the
+ *  and a sparse LDL^T factor with AMD ordering (from 2e9 factorization flops on, CHOLMOD's
+ *  supernodal Cholesky of L - sigma I (SuiteSparse, AMD ordering, BLAS blocks, OpenBLAS held at
+ *  one thread during the call) factors and solves instead; the inertia certificate keeps the
+ *  LDL^T), attempted only when its size, counted from the
  *  ordered pattern before the symbolic factorization, is at most 40x the nonzeros of L (meshes,
  *  geometric graphs; not expanders) and
  *  at most 6000 factorization flops per nonzero of L (the measured crossover: hub-heavy graphs
