@@ -196,9 +196,12 @@ POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info*
  *  pattern: that analysis and storage are reused): the count is the number of negative
  *  pivots (Sylvester's law of inertia; a zero pivot moves sigma down by 0.37e-8 c, up to 4 times).
  *  KRYLOV (otherwise): a Lanczos run on the orthogonal complement of the returned vectors, from a
- *  fresh pseudo-random start vector, must find nothing below sigma (probabilistic). While the check
- *  fails, the returned vectors are deflated, the search goes on below sigma (deflated shift-invert
- *  or Lanczos from new start vectors) and every eigenpair found there replaces the largest ones;
+ *  fresh pseudo-random start vector, converged to the smallest eigenvalue there (one Ritz pair,
+ *  Krylov subspace of max(2k + 1, 20) vectors), must find nothing below sigma (probabilistic: a
+ *  missed eigenvalue would be that smallest one). While the check fails, the returned vectors are
+ *  deflated, the search goes on below sigma for blocks of max(4, k/4) pairs or more (deflated
+ *  shift-invert or Lanczos from new start vectors) and every eigenpair found there replaces the
+ *  largest ones;
  *  after 2k + 8 rounds, or 3 searches that find nothing while inertia says something is missing,
  *  the call returns NOT_CONVERGED. info reports the certificate, the recoveries, sigma and the
  *  count.
