@@ -59,11 +59,20 @@ struct Lap {
     const int64_t grain = 2048;
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       const int64_t r0 = t * grain, r1 = std::min(n, r0 + grain);
+      const int64_t* pp = ptr.data();
+      const int32_t* ci = idx.data();
+      const double* cv = val.data();
       for (int64_t i = r0; i < r1; ++i) {
-        double s = 0.0;
-        for (int64_t p = ptr[static_cast<size_t>(i)]; p < ptr[static_cast<size_t>(i) + 1]; ++p)
-          s += val[static_cast<size_t>(p)] * x[idx[static_cast<size_t>(p)]];
-        y[i] = c * x[i] - s;
+        // two accumulators (even / odd entries of the row): half the dependent-add latency
+        double s0 = 0.0, s1 = 0.0;
+        int64_t p = pp[i];
+        const int64_t e = pp[i + 1];
+        for (; p + 1 < e; p += 2) {
+          s0 += cv[p] * x[ci[p]];
+          s1 += cv[p + 1] * x[ci[p + 1]];
+        }
+        if (p < e) s0 += cv[p] * x[ci[p]];
+        y[i] = c * x[i] - (s0 + s1);
       }
     });
   }
