@@ -634,6 +634,9 @@ posenc_status posenc::graph_detail::component_pairs(const Lap& L, int64_t nev, p
     const bool got = si.ready ? deflated_shift_invert(L, si, out->vec, more, ncv, v0.data(), &extra, st)
                               : deflated_lanczos(L, out->vec, more, ncv, 3000, v0.data(), &extra, st);
     bool found = false;
+    // A value below sigma that the search returned but that fails the residual test is neither
+    // kept nor ruled out: the search then counts as not converged, never as a certificate.
+    bool unresolved = false;
     if (got) {
       polish(L, &extra);
       Pairs merged = *out;
@@ -642,14 +645,21 @@ posenc_status posenc::graph_detail::component_pairs(const Lap& L, int64_t nev, p
         Eigen::VectorXd v = extra.vec.col(j);
         Eigen::VectorXd y(L.n);
         L.shifted_apply(0.0, v.data(), y.data());
-        if (!(extra.val[j] < sigma) || (y + extra.val[j] * v).norm() > res_max) continue;
+        if (!(extra.val[j] < sigma)) continue;
+        if ((y + extra.val[j] * v).norm() > res_max) {
+          unresolved = true;
+          continue;
+        }
         v -= merged.vec * (merged.vec.transpose() * v);
         const double nv = v.norm();
         if (!(nv > 0.5)) continue;
         v /= nv;
         L.shifted_apply(0.0, v.data(), y.data());
         const double lam = -v.dot(y);
-        if ((y + lam * v).norm() > res_max) continue;
+        if ((y + lam * v).norm() > res_max) {
+          unresolved = true;
+          continue;
+        }
         found = true;
         merged.val.conservativeResize(merged.val.size() + 1);
         merged.val[merged.val.size() - 1] = lam;
@@ -664,7 +674,7 @@ posenc_status posenc::graph_detail::component_pairs(const Lap& L, int64_t nev, p
       }
     }
     if (!found) {
-      if (!use_inertia && got) {
+      if (!use_inertia && got && !unresolved) {
         cert->kind = POSENC_LAPPE_CERT_KRYLOV;
         cert->sigma = sigma;
         return POSENC_OK;
