@@ -207,6 +207,37 @@ TEST(GraphSpectrum, HypercubesQ12Q13Auto) {
   std::printf("[ info     ] Q12 (k 14), Q13 (k 29, 30), AUTO: %.2f s\n", secs_since(t0));
 }
 
+TEST(GraphSpectrum, KrylovCertificateRefusedWhenAFoundPairCannotBeKept) {
+  // Q12 / Q13 under AUTO take the KRYLOV certificate, and Lanczos misses copies of a repeated
+  // eigenvalue that the deflated searches recover. POSENC_LAPPE_TEST_DEFLATED_RESIDUAL=0 makes
+  // every pair those searches find fail the residual test: the value below sigma can be neither
+  // kept nor ruled out, so the call must return NOT_CONVERGED (with nothing written), never OK
+  // with the missed copies replaced by larger eigenvalues.
+  struct Knob {
+    Knob() { setenv("POSENC_LAPPE_TEST_DEFLATED_RESIDUAL", "0", 1); }
+    ~Knob() { unsetenv("POSENC_LAPPE_TEST_DEFLATED_RESIDUAL"); }
+  } knob;
+  int refused = 0;
+  for (int d : {12, 13}) {
+    const EdgeList g = hypercube(d);
+    const std::vector<double> ref = hypercube_spectrum(d);
+    for (int32_t k : d == 13 ? std::vector<int32_t>{29, 30} : std::vector<int32_t>{14}) {
+      SCOPED_TRACE(testing::Message() << "Q" << d << " k " << k);
+      const PeRun r = run(g, POSENC_LAPLACIAN_SYM, k, POSENC_LAPPE_AUTO);
+      if (r.status == POSENC_OK) {
+        double worst = 0;
+        for (int32_t j = 0; j < k; ++j) worst = std::max(worst, std::abs(r.val[j] - ref[j]));
+        EXPECT_LE(worst, 2.02e-8) << "OK with a wrong spectrum";
+      } else {
+        EXPECT_EQ(r.status, POSENC_ERR_NOT_CONVERGED) << posenc_last_error_message();
+        EXPECT_EQ(count_poison(r.val), static_cast<size_t>(k));
+        ++refused;
+      }
+    }
+  }
+  EXPECT_GT(refused, 0) << "no case reached a deflated search that found a pair";
+}
+
 TEST(GraphSpectrum, TorusEveryKEverySolver) {
   // 24 x 24 torus: eigenvalues of multiplicity 4 (and 2), both Laplacians.
   const auto t0 = std::chrono::steady_clock::now();
