@@ -98,6 +98,15 @@ struct PeRun {
   posenc_laplacian_pe_info info{};
 };
 
+/// A test knob of lib/graph_lappe_solve.cpp set for one test's scope (the library reads it per call).
+struct EnvKnob {
+  const char* name;
+  EnvKnob(const char* n, const char* value) : name(n) { setenv(n, value, 1); }
+  ~EnvKnob() { unsetenv(name); }
+  EnvKnob(const EnvKnob&) = delete;
+  EnvKnob& operator=(const EnvKnob&) = delete;
+};
+
 PeRun run(const EdgeList& g, posenc_laplacian kind, int32_t k, posenc_lappe_method solver) {
   PeRun r;
   r.val.assign(static_cast<size_t>(k), 0.0);
@@ -213,10 +222,7 @@ TEST(GraphSpectrum, KrylovCertificateRefusedWhenAFoundPairCannotBeKept) {
   // every pair those searches find fail the residual test: the value below sigma can be neither
   // kept nor ruled out, so the call must return NOT_CONVERGED (with nothing written), never OK
   // with the missed copies replaced by larger eigenvalues.
-  struct Knob {
-    Knob() { setenv("POSENC_LAPPE_TEST_DEFLATED_RESIDUAL", "0", 1); }
-    ~Knob() { unsetenv("POSENC_LAPPE_TEST_DEFLATED_RESIDUAL"); }
-  } knob;
+  const EnvKnob knob("POSENC_LAPPE_TEST_DEFLATED_RESIDUAL", "0");
   int refused = 0;
   for (int d : {12, 13}) {
     const EdgeList g = hypercube(d);
@@ -335,10 +341,7 @@ TEST(GraphSpectrum, SupernodalCholeskyPath) {
   // Cholesky (by default only those above 2e9 flops, larger than a test graph), with the inertia
   // certificate's LDL^T analysed separately. Closed-form spectra with repeated eigenvalues, the
   // grid's solve count, and identical bits for 1 and 3 threads and against a second call.
-  struct Knob {
-    Knob() { setenv("POSENC_LAPPE_SUPERNODAL_MIN_FLOPS", "0", 1); }
-    ~Knob() { unsetenv("POSENC_LAPPE_SUPERNODAL_MIN_FLOPS"); }
-  } knob;
+  const EnvKnob knob("POSENC_LAPPE_SUPERNODAL_MIN_FLOPS", "0");
   const auto t0 = std::chrono::steady_clock::now();
   for (int d : {9, 10}) {
     if (reduced() && d == 10) continue;
