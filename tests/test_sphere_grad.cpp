@@ -404,7 +404,7 @@ TEST_P(SphGrad, BitwiseIdenticalForOneAndTwoThreadsAndSplitCalls) {
 }
 
 /// Large calls (>= 16 MB of output) stage each block's rows and write them in whole lines,
-/// non-temporally (copied a share per degree while the next block computes, at L = 40 too): the same bits as calls small enough to store their tiles straight into the
+/// non-temporally (at L = 10 copied a share per degree while the next block computes): the same bits as calls small enough to store their tiles straight into the
 /// rows, into outputs that start mid-line (one element past an aligned start), nothing written
 /// outside them.
 template <class T, class Fn>
@@ -440,9 +440,9 @@ TEST_P(SphGrad, StreamedLargeCallsMatchResidentCallsBitwise) {
   auto f32 = [](int L, const float* x, int64_t n, float* v, float* g, float* h) {
     return posenc_sph_harm_real_grad_f32(L, x, n, 0u, v, g, h);
   };
-  check_streamed_matches_resident<double>(40, 320, false, f64);  // 17 MB; AVX-512: two 430 KB stages (deferred copy)
+  check_streamed_matches_resident<double>(40, 320, false, f64);  // 17 MB; AVX-512: one stage per output
   if (kSlow) return;
-  check_streamed_matches_resident<float>(40, 640, false, f32);  // 17 MB; AVX-512 float32 lanes, deferred copy  // qemu (no streaming on aarch64) / ASan: the case above only
+  check_streamed_matches_resident<float>(40, 640, false, f32);  // 17 MB; AVX-512 float32 lanes, one stage  // qemu (no streaming on aarch64) / ASan: the case above only
   // 4500 points: 17 MB of float64 values + gradients at L = 10; 1400 points: 17 MB with Hessians
   check_streamed_matches_resident<double>(10, 4500, false, f64);
   check_streamed_matches_resident<double>(10, 1400, true, f64);

@@ -56,9 +56,6 @@ constexpr int64_t kSphPrefetchMinBytes = 1024;
 /// (sph_grad_plan::stream) in point-major lines written non-temporally, up to this many bytes a
 /// block (L2): values + gradients to lmax 44, + Hessians to lmax 24 on AVX-512 (8 points).
 constexpr int64_t kSphGradStageMaxBytes = int64_t(512) << 10;
-/// The derivative kernels hold two such stages per output (a block's lines copied while the next
-/// block computes, line_stream::end_deferred) where both fit this many bytes.
-constexpr int64_t kSphGradDeferMaxBytes = int64_t(1024) << 10;
 
 /// Highest lmax for which the sh_real kernels keep a whole block of points' outputs in scratch
 /// (W (lmax+1)^2 values: <= 40 KB, L1, to lmax 24 on AVX-512; <= 136 KB, L2, at 64 on AVX2) and

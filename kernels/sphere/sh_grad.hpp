@@ -82,7 +82,7 @@ inline int64_t grad_stage_pool(int32_t lmax) {
   const int sp = grad_stage_planes(lmax);
   if (sp == 0) return 0;
   const int64_t one = grad_stage_set(lmax, sp);
-  return 2 * one * static_cast<int64_t>(sizeof(double)) <= kSphGradDeferMaxBytes ? 2 * one : one;
+  return 2 * one * static_cast<int64_t>(sizeof(double)) <= kSphGradStageMaxBytes ? 2 * one : one;
 }
 
 /// Scratch doubles of sh_grad_impl: two Legendre rows, cos / sin (m phi), two Y rows, two
