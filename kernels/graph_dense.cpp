@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // kernels/graph_dense.cpp — the flop loops of LapPE's small dense eigensolver (Householder
 // tridiagonalization, the lockstep inverse iteration's LU factorizations and solves, Gram-Schmidt,
-// the back-transform, Rayleigh quotients and residuals) at this TU's vector width (compiled once
+// the back-transform, Rayleigh quotients and residuals) and of the dense all-sources RWSE at this TU's vector width (compiled once
 // per ISA, like every kernel): posenc::POSENC_NS::graph_dense_kernels(). The contract (layout,
 // padding, bitwise the same result on every path) is in kernels/graph_dense_table.hpp; the solver
 // around them is lib/graph_small_dense.cpp.
@@ -242,6 +242,64 @@ void rayleigh(int64_t n, int64_t ldk, const int64_t* ptr, const int32_t* idx, co
   }
 }
 
+/// One row of r_s (8 lanes from c on): y = sum over the CSR row of x[idx] a, in CSR order.
+constexpr int64_t kRwLanes = 8;
+constexpr int kRwVecs = static_cast<int>(kRwLanes / W);
+static_assert(kRwLanes % W == 0, "8 RWSE lanes must be whole vectors");
+
+void rwse_dense(int64_t n, int64_t ldw, int32_t steps, const int64_t* ptr, const int32_t* idx, const double* val,
+                const double* invdeg, const double* deg, double* buf, double* out) {
+  double* cur = buf;            // r_s: row u holds (P^s)_{v, u} in lane v
+  double* xs = cur + n * ldw;   // r_{s-1} with row u scaled by 1 / d_u
+  double* xn = xs + n * ldw;    // r_s with row u scaled by 1 / d_u
+  const int32_t H = (steps + 1) / 2;
+  for (int32_t s = 1; s <= H; ++s) {
+    for (int64_t w = 0; w < n; ++w) {
+      double* y = cur + w * ldw;
+      for (int64_t c = 0; c < ldw; c += kRwLanes) {
+        V r[kRwVecs];
+        for (int b = 0; b < kRwVecs; ++b) r[b] = V(0.0);
+        for (int64_t p = ptr[w]; p < ptr[w + 1]; ++p) {
+          const double* x = xs + static_cast<int64_t>(idx[p]) * ldw + c;
+          const V a(val[p]);
+          for (int b = 0; b < kRwVecs; ++b) r[b] = r[b] + ld_(x + b * W) * a;
+        }
+        for (int b = 0; b < kRwVecs; ++b) st_(y + c + b * W, r[b]);
+      }
+    }
+    for (int64_t c = 0; c < ldw; c += kRwLanes) {
+      V a1[kRwVecs], a2[kRwVecs];
+      for (int b = 0; b < kRwVecs; ++b) a1[b] = a2[b] = V(0.0);
+      for (int64_t u = 0; u < n; ++u) {
+        const V id(invdeg[u]);
+        const double* pc = cur + u * ldw + c;
+        const double* pp = xs + u * ldw + c;
+        double* pn = xn + u * ldw + c;
+        for (int b = 0; b < kRwVecs; ++b) {
+          const V x = ld_(pc + b * W), xd = x * id;
+          a1[b] = a1[b] + x * ld_(pp + b * W);
+          a2[b] = a2[b] + x * xd;
+          st_(pn + b * W, xd);
+        }
+      }
+      alignas(64) double s1[kRwLanes], s2[kRwLanes];
+      for (int b = 0; b < kRwVecs; ++b) {
+        st_(s1 + b * W, a1[b]);
+        st_(s2 + b * W, a2[b]);
+      }
+      for (int64_t b = 0; b < kRwLanes && c + b < n; ++b) {
+        const double d = deg[c + b];
+        if (!(d > 0.0)) continue;
+        out[(c + b) * steps + 2 * s - 2] = d * s1[b];
+        if (2 * s <= steps) out[(c + b) * steps + 2 * s - 1] = d * s2[b];
+      }
+    }
+    double* t = xs;
+    xs = xn;
+    xn = t;
+  }
+}
+
 }  // namespace
 
 constexpr graph_dense_kernels_t make_graph_dense_kernels() {
@@ -252,6 +310,7 @@ constexpr graph_dense_kernels_t make_graph_dense_kernels() {
   t.orthonormalize = &orthonormalize;
   t.back_transform = &back_transform;
   t.rayleigh = &rayleigh;
+  t.rwse_dense = &rwse_dense;
   return t;
 }
 

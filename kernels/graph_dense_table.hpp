@@ -61,6 +61,17 @@ struct graph_dense_kernels_t {
   /// sum_sq in lib/graph_small_dense.cpp). R [n][ldk]; lam, res2 [ldk].
   void (*rayleigh)(int64_t n, int64_t ldk, const int64_t* ptr, const int32_t* idx, const double* val,
                    const double* Z, double* R, double* lam, double* res2);
+
+  /// Exact RWSE of a whole small graph, every source at once (lib/graph_rwse.cpp, rwse_dense):
+  /// source v is lane v of rows of ldw = n rounded up to 8 lanes. buf [3 n ldw] holds r_0 = D^-1
+  /// (row v: invdeg[v] in lane v where deg[v] > 0, zeros elsewhere) in its second slab and zeros
+  /// in the others on entry (scratch afterwards). For s = 1 .. ceil(steps / 2): row w of r_s sums
+  /// its CSR row (ptr [n + 1], idx, val; in CSR order) of r_{s-1} / d, then the meet-in-the-middle
+  /// sums over u ascending give out[v][2s - 2] = d_v sum_u r_s[u] r_{s-1}[u] / d_u and
+  /// out[v][2s - 1] = d_v sum_u r_s[u] r_s[u] / d_u (where 2s <= steps) for every v with
+  /// deg[v] > 0; out [n][steps], other entries untouched.
+  void (*rwse_dense)(int64_t n, int64_t ldw, int32_t steps, const int64_t* ptr, const int32_t* idx,
+                     const double* val, const double* invdeg, const double* deg, double* buf, double* out);
 };
 
 }  // namespace posenc

@@ -190,10 +190,13 @@ struct SmallDense {
   double *A, *V, *tau, *d, *e, *p, *w, *vals, *work, *r, *lu0, *lu1, *lu2, *mult, *piv, *Y, *lamp, *res2;
 };
 
-/// The check of the LapPE entry points before anything is written: the active ISA path's graph
+/// The check of the LapPE and RWSE entry points before anything is written: the active ISA path's graph
 /// dense kernels are usable (POSENC_ERR_UNSUPPORTED naming POSENC_ISA otherwise, as for every
 /// kernel call). SmallDense takes its table from the active path afterwards.
 posenc_status graph_dense_check_kernels();
+
+/// The active ISA path's graph dense kernels (kernels/graph_dense_table.hpp).
+const graph_dense_kernels_t* graph_dense_table();
 
 /// Problems small_dense_values advances together (independent dependent chains in one loop).
 constexpr int kQlLanes = 4;

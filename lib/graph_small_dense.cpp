@@ -182,8 +182,7 @@ void ql_values(SmallDense* const* s, int64_t count) {
 
 posenc::graph_detail::SmallDense::SmallDense(int64_t n_, int64_t nev_)
     : n(n_), nev(nev_), ld(n_ + kDensePad), ldk((nev_ + kDensePad - 1) / kDensePad * kDensePad) {
-  // The kernels' table (the entry points checked graph_dense_check_kernels: the ISA is runnable).
-  dk = posenc::detail::graph_dense_kernels_for(posenc_isa_active());
+  dk = graph_dense_table();
   // One allocation for every array (allocations were a tenth of the time on molecules), zeroed:
   // the padding of A and V must hold zeros (kernels/graph_dense_table.hpp).
   const size_t nz = static_cast<size_t>(n), lz = static_cast<size_t>(ld), kz = static_cast<size_t>(ldk),
@@ -218,6 +217,14 @@ posenc::graph_detail::SmallDense::SmallDense(int64_t n_, int64_t nev_)
 posenc_status posenc::graph_detail::graph_dense_check_kernels() {
   const graph_dense_kernels_t* k = nullptr;
   return posenc::detail::graph_dense_kernels_active(&k);
+}
+
+const posenc::graph_dense_kernels_t* posenc::graph_detail::graph_dense_table() {
+  // Every path returns the same bits; a path this CPU cannot run (POSENC_ISA named one: the entry
+  // points' graph_dense_check_kernels refused the call already) is never executed.
+  const posenc_isa isa = posenc_isa_active();
+  return posenc::detail::graph_dense_kernels_for((posenc_isa_available() & static_cast<uint32_t>(isa)) != 0 ? isa
+                                                                                                    : POSENC_ISA_SCALAR);
 }
 
 /// Stage 1: L into S.A, the Householder reduction to (S.d, S.e) with its reflectors, ||T||, and
