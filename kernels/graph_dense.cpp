@@ -170,27 +170,36 @@ void tridiag_solve(int64_t n, int64_t ldk, const double* U0, const double* U1, c
   }
 }
 
-int orthonormalize(int64_t n, int64_t nev, int64_t ldk, int passes, double* Z, double* dots, double* col) {
+int orthonormalize(int64_t n, int64_t nev, int64_t ldk, int passes, double* Z, double* dots, double* Zt) {
+  // Zt [nev][ldn]: the columns of Z, contiguous, so that the update of column j runs vectors over
+  // the rows (its sums stay serial over q for each row); column j is written back to Z after each
+  // change, because the dot products read Z's rows.
+  const int64_t ldn = (n + kDensePad - 1) / kDensePad * kDensePad;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < nev; ++j) Zt[j * ldn + i] = Z[i * ldk + j];
   for (int64_t j = 0; j < nev; ++j) {
+    double* zj = Zt + j * ldn;
     for (int pass = 0; pass < passes && j > 0; ++pass) {
       // dots[q] = sum over i ascending of Z[i][q] Z[i][j], q < j (lanes q >= j unused).
       for (int64_t q0 = 0; q0 < j; q0 += W) {
         V a(0.0);
-        for (int64_t i = 0; i < n; ++i) a = a + ld_(Z + i * ldk + q0) * V(Z[i * ldk + j]);
+        for (int64_t i = 0; i < n; ++i) a = a + ld_(Z + i * ldk + q0) * V(zj[i]);
         st_(dots + q0, a);
       }
-      for (int64_t i = 0; i < n; ++i) {
-        double* zi = Z + i * ldk;
-        double yi = zi[j];
-        for (int64_t q = 0; q < j; ++q) yi -= dots[q] * zi[q];
-        zi[j] = yi;
+      // Row i: Z[i][j] - dots[0] Z[i][0] - dots[1] Z[i][1] - ..., in that order.
+      for (int64_t i = 0; i < n; i += W) {
+        V y = ld_(zj + i);
+        for (int64_t q = 0; q < j; ++q) y = y - V(dots[q]) * ld_(Zt + q * ldn + i);
+        st_(zj + i, y);
       }
+      for (int64_t i = 0; i < n; ++i) Z[i * ldk + j] = zj[i];
     }
-    for (int64_t i = 0; i < n; ++i) col[i] = Z[i * ldk + j];
-    const double nrm = std::sqrt(sum_sq(col, n));
+    const double nrm = std::sqrt(sum_sq(zj, n));
     if (!(nrm > 0.0) || !std::isfinite(nrm)) return 0;
     const double inv = 1.0 / nrm;
-    for (int64_t i = 0; i < n; ++i) Z[i * ldk + j] *= inv;
+    const V iv(inv);
+    for (int64_t i = 0; i < n; i += W) st_(zj + i, ld_(zj + i) * iv);
+    for (int64_t i = 0; i < n; ++i) Z[i * ldk + j] = zj[i];
   }
   return 1;
 }

@@ -47,8 +47,8 @@ struct graph_dense_kernels_t {
 
   /// Classical Gram-Schmidt of the columns 0..nev-1 of Z [n][ldk] in order, each against the
   /// columns before it, `passes` times, then normalized; returns 0 if a column vanishes or is not
-  /// finite, else 1. dots [ldk], col [n]: scratch.
-  int (*orthonormalize)(int64_t n, int64_t nev, int64_t ldk, int passes, double* Z, double* dots, double* col);
+  /// finite, else 1. dots [ldk], Zt [nev][n rounded up to kDensePad]: scratch.
+  int (*orthonormalize)(int64_t n, int64_t nev, int64_t ldk, int passes, double* Z, double* dots, double* Zt);
 
   /// Back-transform x = H_0 H_1 ... H_{n-2} y of every column of Z [n][ldk] (the reflectors of
   /// householder: V with row stride ld, tau). dots: scratch [ldk].
@@ -64,8 +64,8 @@ struct graph_dense_kernels_t {
 
   /// Exact RWSE of a whole small graph, every source at once (lib/graph_rwse.cpp, rwse_dense):
   /// source v is lane v of rows of ldw = n rounded up to 8 lanes. buf [3 n ldw] holds r_0 = D^-1
-  /// (row v: invdeg[v] in lane v where deg[v] > 0, zeros elsewhere) in its second slab and zeros
-  /// in the others on entry (scratch afterwards). For s = 1 .. ceil(steps / 2): row w of r_s sums
+  /// (row v: invdeg[v] in lane v where deg[v] > 0, zeros elsewhere) in its second slab on entry;
+  /// the first and third are written before they are read (scratch afterwards). For s = 1 .. ceil(steps / 2): row w of r_s sums
   /// its CSR row (ptr [n + 1], idx, val; in CSR order) of r_{s-1} / d, then the meet-in-the-middle
   /// sums over u ascending give out[v][2s - 2] = d_v sum_u r_s[u] r_{s-1}[u] / d_u and
   /// out[v][2s - 1] = d_v sum_u r_s[u] r_s[u] / d_u (where 2s <= steps) for every v with

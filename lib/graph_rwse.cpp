@@ -150,10 +150,11 @@ constexpr int64_t kFlatRwseMax = int64_t{1} << 18;
 
 void rwse_dense(const Graph& g, const double* invdeg, int32_t steps, std::vector<double>& buf, double* out) {
   const int64_t n = g.n, W = (n + 7) / 8 * 8;  // lanes: source v is lane v (lanes >= n stay 0)
-  buf.assign(static_cast<size_t>(3 * n * W), 0.0);
-  double* cur = buf.data();  // r_s: row u holds (P^s)_{v, u} in lane v
-  double* xs = cur + n * W;  // r_{s-1} with row u scaled by 1 / d_u
-  double* xn = xs + n * W;   // r_s with row u scaled by 1 / d_u
+  // Slabs r_s, r_{s-1} / d and r_s / d (kernels/graph_dense_table.hpp): the kernel overwrites the
+  // first and the third before reading them, so only the second is cleared.
+  if (buf.size() < static_cast<size_t>(3 * n * W)) buf.resize(static_cast<size_t>(3 * n * W));
+  double* xs = buf.data() + n * W;  // r_0 = D^-1
+  std::fill(xs, xs + n * W, 0.0);
   for (int64_t v = 0; v < n; ++v)
     if (g.deg[static_cast<size_t>(v)] > 0.0) xs[v * W + v] = invdeg[v];  // r_0 = I, scaled
   // Row w of r_s gathers over its CSR row (neighbours ascending): sum_u (r_{s-1}[u] / d_u) a_wu,

@@ -187,7 +187,8 @@ posenc::graph_detail::SmallDense::SmallDense(int64_t n_, int64_t nev_)
   // the padding of A and V must hold zeros (kernels/graph_dense_table.hpp).
   const size_t nz = static_cast<size_t>(n), lz = static_cast<size_t>(ld), kz = static_cast<size_t>(ldk),
                L = std::max(lz, kz), nk = nz * kz;
-  buf.resize(2 * nz * lz + 3 * nz + 2 * L + 3 * nz + 6 * nk + 2 * kz);
+  const size_t tz = kz * ((nz + kDensePad - 1) / kDensePad * kDensePad);
+  buf.resize(2 * nz * lz + 3 * nz + 2 * L + 3 * nz + 6 * nk + 2 * kz + tz);
   double* q = buf.data();
   auto take = [&](size_t c) {
     double* r = q;
@@ -212,6 +213,7 @@ posenc::graph_detail::SmallDense::SmallDense(int64_t n_, int64_t nev_)
   Y = take(nk);
   lamp = take(kz);
   res2 = take(kz);
+  Zt = take(tz);
 }
 
 posenc_status posenc::graph_detail::graph_dense_check_kernels() {
@@ -288,10 +290,9 @@ bool posenc::graph_detail::small_dense_vectors(const Lap& L, SmallDense& S, Pair
     }
   }
   double* dots = S.w;  // [ldk]
-  double* col = S.r;   // [n]
   for (int it = 0; it < 2; ++it) {
     K.tridiag_solve(n, ldk, S.lu0, S.lu1, S.lu2, S.mult, S.piv, Z);
-    if (!K.orthonormalize(n, nev, ldk, 1 + it, Z, dots, col)) return false;
+    if (!K.orthonormalize(n, nev, ldk, 1 + it, Z, dots, S.Zt)) return false;
   }
   // Back-transform: x = H_0 H_1 ... H_{n-2} y (the last reflector first), all columns at once.
   K.back_transform(n, S.ld, ldk, S.V, S.tau, Z, dots);
