@@ -256,56 +256,73 @@ constexpr int64_t kRwLanes = 8;
 constexpr int kRwVecs = static_cast<int>(kRwLanes / W);
 static_assert(kRwLanes % W == 0, "8 RWSE lanes must be whole vectors");
 
-void rwse_dense(int64_t n, int64_t ldw, int32_t steps, const int64_t* ptr, const int32_t* idx, const double* val,
-                const double* invdeg, const double* deg, double* buf, double* out) {
+/// rwse_dense for ldw = 8 NB lanes: each row's NB blocks of 8 lanes in registers at once (one
+/// pass over the CSR row, one over the rows for the sums); every lane's sums in the order of the
+/// one-block loop.
+template <int NB>
+void rwse_dense_nb(int64_t n, int32_t steps, const int64_t* ptr, const int32_t* idx, const double* val,
+                   const double* invdeg, const double* deg, double* buf, double* out) {
+  constexpr int64_t ldw = NB * kRwLanes;
+  constexpr int NV = NB * kRwVecs;  // vectors per row
   double* cur = buf;            // r_s: row u holds (P^s)_{v, u} in lane v
   double* xs = cur + n * ldw;   // r_{s-1} with row u scaled by 1 / d_u
   double* xn = xs + n * ldw;    // r_s with row u scaled by 1 / d_u
   const int32_t H = (steps + 1) / 2;
   for (int32_t s = 1; s <= H; ++s) {
     for (int64_t w = 0; w < n; ++w) {
+      V r[NV];
+      for (int b = 0; b < NV; ++b) r[b] = V(0.0);
+      for (int64_t p = ptr[w]; p < ptr[w + 1]; ++p) {
+        const double* x = xs + static_cast<int64_t>(idx[p]) * ldw;
+        const V a(val[p]);
+        for (int b = 0; b < NV; ++b) r[b] = r[b] + ld_(x + b * W) * a;
+      }
       double* y = cur + w * ldw;
-      for (int64_t c = 0; c < ldw; c += kRwLanes) {
-        V r[kRwVecs];
-        for (int b = 0; b < kRwVecs; ++b) r[b] = V(0.0);
-        for (int64_t p = ptr[w]; p < ptr[w + 1]; ++p) {
-          const double* x = xs + static_cast<int64_t>(idx[p]) * ldw + c;
-          const V a(val[p]);
-          for (int b = 0; b < kRwVecs; ++b) r[b] = r[b] + ld_(x + b * W) * a;
-        }
-        for (int b = 0; b < kRwVecs; ++b) st_(y + c + b * W, r[b]);
+      for (int b = 0; b < NV; ++b) st_(y + b * W, r[b]);
+    }
+    V a1[NV], a2[NV];
+    for (int b = 0; b < NV; ++b) a1[b] = a2[b] = V(0.0);
+    for (int64_t u = 0; u < n; ++u) {
+      const V id(invdeg[u]);
+      const double* pc = cur + u * ldw;
+      const double* pp = xs + u * ldw;
+      double* pn = xn + u * ldw;
+      for (int b = 0; b < NV; ++b) {
+        const V x = ld_(pc + b * W), xd = x * id;
+        a1[b] = a1[b] + x * ld_(pp + b * W);
+        a2[b] = a2[b] + x * xd;
+        st_(pn + b * W, xd);
       }
     }
-    for (int64_t c = 0; c < ldw; c += kRwLanes) {
-      V a1[kRwVecs], a2[kRwVecs];
-      for (int b = 0; b < kRwVecs; ++b) a1[b] = a2[b] = V(0.0);
-      for (int64_t u = 0; u < n; ++u) {
-        const V id(invdeg[u]);
-        const double* pc = cur + u * ldw + c;
-        const double* pp = xs + u * ldw + c;
-        double* pn = xn + u * ldw + c;
-        for (int b = 0; b < kRwVecs; ++b) {
-          const V x = ld_(pc + b * W), xd = x * id;
-          a1[b] = a1[b] + x * ld_(pp + b * W);
-          a2[b] = a2[b] + x * xd;
-          st_(pn + b * W, xd);
-        }
-      }
-      alignas(64) double s1[kRwLanes], s2[kRwLanes];
-      for (int b = 0; b < kRwVecs; ++b) {
-        st_(s1 + b * W, a1[b]);
-        st_(s2 + b * W, a2[b]);
-      }
-      for (int64_t b = 0; b < kRwLanes && c + b < n; ++b) {
-        const double d = deg[c + b];
-        if (!(d > 0.0)) continue;
-        out[(c + b) * steps + 2 * s - 2] = d * s1[b];
-        if (2 * s <= steps) out[(c + b) * steps + 2 * s - 1] = d * s2[b];
-      }
+    alignas(64) double s1[ldw], s2[ldw];
+    for (int b = 0; b < NV; ++b) {
+      st_(s1 + b * W, a1[b]);
+      st_(s2 + b * W, a2[b]);
+    }
+    for (int64_t v = 0; v < n; ++v) {
+      const double d = deg[v];
+      if (!(d > 0.0)) continue;
+      out[v * steps + 2 * s - 2] = d * s1[v];
+      if (2 * s <= steps) out[v * steps + 2 * s - 1] = d * s2[v];
     }
     double* t = xs;
     xs = xn;
     xn = t;
+  }
+}
+
+void rwse_dense(int64_t n, int64_t ldw, int32_t steps, const int64_t* ptr, const int32_t* idx, const double* val,
+                const double* invdeg, const double* deg, double* buf, double* out) {
+  switch (ldw / kRwLanes) {
+    case 1: rwse_dense_nb<1>(n, steps, ptr, idx, val, invdeg, deg, buf, out); break;
+    case 2: rwse_dense_nb<2>(n, steps, ptr, idx, val, invdeg, deg, buf, out); break;
+    case 3: rwse_dense_nb<3>(n, steps, ptr, idx, val, invdeg, deg, buf, out); break;
+    case 4: rwse_dense_nb<4>(n, steps, ptr, idx, val, invdeg, deg, buf, out); break;
+    case 5: rwse_dense_nb<5>(n, steps, ptr, idx, val, invdeg, deg, buf, out); break;
+    case 6: rwse_dense_nb<6>(n, steps, ptr, idx, val, invdeg, deg, buf, out); break;
+    case 7: rwse_dense_nb<7>(n, steps, ptr, idx, val, invdeg, deg, buf, out); break;
+    case 8: rwse_dense_nb<8>(n, steps, ptr, idx, val, invdeg, deg, buf, out); break;
+    default: break;  // lib/ calls it for n <= kDenseRwseMax = 64 only
   }
 }
 

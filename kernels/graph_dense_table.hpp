@@ -63,7 +63,8 @@ struct graph_dense_kernels_t {
                    const double* Z, double* R, double* lam, double* res2);
 
   /// Exact RWSE of a whole small graph, every source at once (lib/graph_rwse.cpp, rwse_dense):
-  /// source v is lane v of rows of ldw = n rounded up to 8 lanes. buf [3 n ldw] holds r_0 = D^-1
+  /// source v is lane v of rows of ldw = n rounded up to 8 lanes (n <= 64: ldw <= 64; a larger
+  /// ldw writes nothing). buf [3 n ldw] holds r_0 = D^-1
   /// (row v: invdeg[v] in lane v where deg[v] > 0, zeros elsewhere) in its second slab on entry;
   /// the first and third are written before they are read (scratch afterwards). For s = 1 .. ceil(steps / 2): row w of r_s sums
   /// its CSR row (ptr [n + 1], idx, val; in CSR order) of r_{s-1} / d, then the meet-in-the-middle
