@@ -6,6 +6,7 @@
 // padding, bitwise the same result on every path) is in kernels/graph_dense_table.hpp; the solver
 // around them is lib/graph_small_dense.cpp.
 #include <cmath>
+#include <cstring>
 
 #include "kernels/graph_dense_table.hpp"
 #include "kernels/simd.hpp"
@@ -15,12 +16,46 @@ namespace POSENC_NS {
 
 namespace {
 
+#if defined(POSENC_ISA_SCALAR)
+// The scalar path is compiled with baseline flags, whose 16-byte vectors (SSE2, Advanced SIMD) the
+// compiler used for these loops before they were kernels: two lanes of a GCC vector, element-wise
+// IEEE arithmetic like the one-lane sbatch (the same bits), so that this path is not slower than
+// that code was.
+struct V {
+  typedef double raw __attribute__((vector_size(16)));
+  typedef long long mask __attribute__((vector_size(16)));
+  raw v;
+  V() = default;
+  V(double x) : v(raw{x, x}) {}
+  explicit V(raw x) : v(x) {}
+  friend V operator+(V a, V b) { return V(a.v + b.v); }
+  friend V operator-(V a, V b) { return V(a.v - b.v); }
+  friend V operator*(V a, V b) { return V(a.v * b.v); }
+  friend V operator/(V a, V b) { return V(a.v / b.v); }
+  friend V operator-(V a) { return V(-a.v); }
+  friend mask operator==(V a, V b) { return a.v == b.v; }
+  friend mask operator!=(V a, V b) { return a.v != b.v; }
+  friend mask operator>=(V a, V b) { return a.v >= b.v; }
+};
+inline V select(V::mask m, V a, V b) { return V(m ? a.v : b.v); }
+inline V abs(V a) {  // clears the sign bit, as std::fabs
+  const V::mask bits = (V::mask)a.v & V::mask{0x7fffffffffffffffLL, 0x7fffffffffffffffLL};  // bit casts
+  return V((V::raw)bits);
+}
+constexpr int64_t W = 2;
+inline V ld_(const double* p) {
+  V::raw r;
+  std::memcpy(&r, p, sizeof r);
+  return V(r);
+}
+inline void st_(double* p, const V& v) { std::memcpy(p, &v.v, sizeof v.v); }
+#else
 using V = vec<double>;
 constexpr int64_t W = static_cast<int64_t>(width<double>);
-static_assert(W <= kDensePad, "kDensePad must cover the widest vector");
-
 inline V ld_(const double* p) { return load(p); }
 inline void st_(double* p, const V& v) { store_u(p, v); }
+#endif
+static_assert(W <= kDensePad, "kDensePad must cover the widest vector");
 
 /// sum_i x_i^2 with four partial sums (lib/graph_small_dense.cpp's order).
 double sum_sq(const double* x, int64_t n) {
