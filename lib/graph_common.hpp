@@ -187,7 +187,7 @@ struct SmallDense {
   double tnorm = 0.0;  // ||T||_inf of the tridiagonal
   bool ok = true;      // false once a stage failed (then small_dense_vectors returns false)
   std::vector<double> buf;
-  double *A, *V, *tau, *d, *e, *p, *w, *vals, *work, *r, *lu0, *lu1, *lu2, *mult, *piv, *Y, *lamp, *res2, *Zt;
+  double *A, *V, *tau, *d, *e, *p, *w, *vals, *work, *lu0, *lu1, *lu2, *mult, *piv, *Y, *lamp, *res2, *Zt;
 };
 
 /// The check of the LapPE and RWSE entry points before anything is written: the active ISA path's graph

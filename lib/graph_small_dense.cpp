@@ -188,7 +188,7 @@ posenc::graph_detail::SmallDense::SmallDense(int64_t n_, int64_t nev_)
   const size_t nz = static_cast<size_t>(n), lz = static_cast<size_t>(ld), kz = static_cast<size_t>(ldk),
                L = std::max(lz, kz), nk = nz * kz;
   const size_t tz = kz * ((nz + kDensePad - 1) / kDensePad * kDensePad);
-  buf.resize(2 * nz * lz + 3 * nz + 2 * L + 3 * nz + 6 * nk + 2 * kz + tz);
+  buf.resize(2 * nz * lz + 3 * nz + 2 * L + 2 * nz + 6 * nk + 2 * kz + tz);
   double* q = buf.data();
   auto take = [&](size_t c) {
     double* r = q;
@@ -204,7 +204,6 @@ posenc::graph_detail::SmallDense::SmallDense(int64_t n_, int64_t nev_)
   w = take(L);
   vals = take(nz);
   work = take(nz);
-  r = take(nz);
   lu0 = take(nk);
   lu1 = take(nk);
   lu2 = take(nk);
