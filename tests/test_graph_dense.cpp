@@ -83,7 +83,9 @@ void check_reference(const EdgeList& g, const std::vector<double>& w, int32_t k,
     Pt = Pt * P;
     for (int64_t v = 0; v < g.n; ++v) {
       EXPECT_NEAR(o.rw16[static_cast<size_t>(v * 16 + t - 1)], Pt(v, v), 1e-13) << "n " << g.n << " t " << t;
-      if (t <= 15) EXPECT_NEAR(o.rw15[static_cast<size_t>(v * 15 + t - 1)], Pt(v, v), 1e-13);
+      if (t <= 15) {
+        EXPECT_NEAR(o.rw15[static_cast<size_t>(v * 15 + t - 1)], Pt(v, v), 1e-13);
+      }
     }
   }
 }
