@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // kernels/graph_dense.cpp — the flop loops of LapPE's small dense eigensolver (Householder
 // tridiagonalization, the lockstep inverse iteration's LU factorizations and solves, Gram-Schmidt,
-// the back-transform, Rayleigh quotients and residuals) and of the dense all-sources RWSE at this TU's vector width (compiled once
-// per ISA, like every kernel): posenc::POSENC_NS::graph_dense_kernels(). The contract (layout,
-// padding, bitwise the same result on every path) is in kernels/graph_dense_table.hpp; the solver
-// around them is lib/graph_small_dense.cpp.
+// the back-transform, Rayleigh quotients and residuals) and of the dense all-sources RWSE, at this
+// TU's vector width (compiled once per ISA, like every kernel):
+// posenc::POSENC_NS::graph_dense_kernels(). The contract (layout, padding, bitwise the same result
+// on every path) is in kernels/graph_dense_table.hpp; the solvers around them are
+// lib/graph_small_dense.cpp and lib/graph_rwse.cpp.
 #include <cmath>
 #include <cstring>
 
@@ -57,7 +58,7 @@ inline void st_(double* p, const V& v) { store_u(p, v); }
 #endif
 static_assert(W <= kDensePad, "kDensePad must cover the widest vector");
 
-/// sum_i x_i^2 with four partial sums (lib/graph_small_dense.cpp's order).
+/// sum_i x_i^2 with four partial sums over i mod 4, combined as (a0 + a1) + (a2 + a3).
 double sum_sq(const double* x, int64_t n) {
   double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
   int64_t i = 0;
@@ -239,7 +240,7 @@ int orthonormalize(int64_t n, int64_t nev, int64_t ldk, int passes, double* Z, d
   return 1;
 }
 
-void back_transform(int64_t n, int64_t ld, int64_t ldk, const double* Vr, const double* tau, double* Z, double*) {
+void back_transform(int64_t n, int64_t ld, int64_t ldk, const double* Vr, const double* tau, double* Z) {
   for (int64_t j = n - 2; j >= 0; --j) {
     const double t = tau[j];
     if (t == 0.0) continue;

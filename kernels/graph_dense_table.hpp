@@ -51,14 +51,13 @@ struct graph_dense_kernels_t {
   int (*orthonormalize)(int64_t n, int64_t nev, int64_t ldk, int passes, double* Z, double* dots, double* Zt);
 
   /// Back-transform x = H_0 H_1 ... H_{n-2} y of every column of Z [n][ldk] (the reflectors of
-  /// householder: V with row stride ld, tau). dots: scratch [ldk].
-  void (*back_transform)(int64_t n, int64_t ld, int64_t ldk, const double* V, const double* tau, double* Z,
-                         double* dots);
+  /// householder: V with row stride ld, tau).
+  void (*back_transform)(int64_t n, int64_t ld, int64_t ldk, const double* V, const double* tau, double* Z);
 
   /// Rayleigh quotients and residuals of the columns of Z [n][ldk] for the CSR matrix L (ptr
   /// [n + 1], idx, val): R = L Z (sums in CSR order), lam[c] = sum_i Z[i][c] R[i][c] (i
-  /// ascending), R -= Z diag(lam), res2[c] = sum_i R[i][c]^2 (four partial sums over i mod 4, as
-  /// sum_sq in lib/graph_small_dense.cpp). R [n][ldk]; lam, res2 [ldk].
+  /// ascending), R -= Z diag(lam), res2[c] = sum_i R[i][c]^2 (four partial sums over i mod 4,
+  /// combined as (a0 + a1) + (a2 + a3)). R [n][ldk]; lam, res2 [ldk].
   void (*rayleigh)(int64_t n, int64_t ldk, const int64_t* ptr, const int32_t* idx, const double* val,
                    const double* Z, double* R, double* lam, double* res2);
 

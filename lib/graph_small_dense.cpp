@@ -294,7 +294,7 @@ bool posenc::graph_detail::small_dense_vectors(const Lap& L, SmallDense& S, Pair
     if (!K.orthonormalize(n, nev, ldk, 1 + it, Z, dots, S.Zt)) return false;
   }
   // Back-transform: x = H_0 H_1 ... H_{n-2} y (the last reflector first), all columns at once.
-  K.back_transform(n, S.ld, ldk, S.V, S.tau, Z, dots);
+  K.back_transform(n, S.ld, ldk, S.V, S.tau, Z);
   // Eigenvalues: the Rayleigh quotients of the back-transformed vectors, all at once (R = L Z,
   // sums in CSR order); every residual ||L v - lambda v|| is checked.
   double* R = S.mult;  // [n][ldk], free after the solves
