@@ -194,6 +194,7 @@ posenc_status graph_batch_pe(int64_t num_graphs, const int64_t* node_ptr, const 
   const uint32_t rw_flags = flags & (POSENC_GRAPH_BOTH_DIRECTIONS | POSENC_GRAPH_KEEP_SELF_LOOPS);
   const int64_t drop = (flags & POSENC_LAPPE_DROP_TRIVIAL) != 0 ? 1 : 0;
   const bool pad = (flags & POSENC_LAPPE_NAN_PAD) != 0;
+  POSENC_CHECK(graph_dense_check_kernels());
   return guarded([&]() -> posenc_status {
     // The results are computed into staging arrays and copied to the caller's at the end: an
     // allocation failing in any graph (OUT_OF_MEMORY for the whole call) then leaves every output

@@ -11,6 +11,7 @@
 // CSR adjacency.
 #pragma once
 
+#include "kernels/graph_dense_table.hpp"
 #include "lib/internal.hpp"
 
 #include <Eigen/Core>
@@ -181,11 +182,21 @@ struct SmallDense {
   SmallDense(const SmallDense&) = delete;
   SmallDense& operator=(const SmallDense&) = delete;
   int64_t n, nev;
+  int64_t ld, ldk;  // row strides of A, V ([n][ld]) and of the [n][ldk] blocks (kernels/graph_dense_table.hpp)
+  const graph_dense_kernels_t* dk;  // the active ISA path's kernels
   double tnorm = 0.0;  // ||T||_inf of the tridiagonal
   bool ok = true;      // false once a stage failed (then small_dense_vectors returns false)
   std::vector<double> buf;
-  double *A, *V, *tau, *d, *e, *p, *w, *vals, *work, *r, *lu0, *lu1, *lu2, *mult, *piv, *Y;
+  double *A, *V, *tau, *d, *e, *p, *w, *vals, *work, *lu0, *lu1, *lu2, *mult, *piv, *Y, *lamp, *res2, *Zt;
 };
+
+/// The check of the LapPE and RWSE entry points before anything is written: the active ISA path's graph
+/// dense kernels are usable (POSENC_ERR_UNSUPPORTED naming POSENC_ISA otherwise, as for every
+/// kernel call). SmallDense takes its table from the active path afterwards.
+posenc_status graph_dense_check_kernels();
+
+/// The active ISA path's graph dense kernels (kernels/graph_dense_table.hpp).
+const graph_dense_kernels_t* graph_dense_table();
 
 /// Problems small_dense_values advances together (independent dependent chains in one loop).
 constexpr int kQlLanes = 4;

@@ -273,6 +273,7 @@ posenc_status laplacian_pe(int64_t num_nodes, const int64_t* src, const int64_t*
                            double* eigvecs, posenc_laplacian_pe_info* info, bool want_residual = true) {
   LappeCall call;
   POSENC_CHECK(lappe_check(num_nodes, src, dst, weights, num_edges, laplacian_arg, k, eigvals, eigvecs, info, &call));
+  POSENC_CHECK(graph_dense_check_kernels());
   return guarded([&]() -> posenc_status {
     lappe_prepare(call, src, dst, weights);
     lappe_values(&call, 1);

@@ -150,57 +150,20 @@ constexpr int64_t kFlatRwseMax = int64_t{1} << 18;
 
 void rwse_dense(const Graph& g, const double* invdeg, int32_t steps, std::vector<double>& buf, double* out) {
   const int64_t n = g.n, W = (n + 7) / 8 * 8;  // lanes: source v is lane v (lanes >= n stay 0)
-  buf.assign(static_cast<size_t>(3 * n * W), 0.0);
-  double* cur = buf.data();  // r_s: row u holds (P^s)_{v, u} in lane v
-  double* xs = cur + n * W;  // r_{s-1} with row u scaled by 1 / d_u
-  double* xn = xs + n * W;   // r_s with row u scaled by 1 / d_u
+  // Slabs r_s, r_{s-1} / d and r_s / d (kernels/graph_dense_table.hpp): the kernel overwrites the
+  // first and the third before reading them, so only the second is cleared.
+  if (buf.size() < static_cast<size_t>(3 * n * W)) buf.resize(static_cast<size_t>(3 * n * W));
+  double* xs = buf.data() + n * W;  // r_0 = D^-1
+  std::fill(xs, xs + n * W, 0.0);
   for (int64_t v = 0; v < n; ++v)
     if (g.deg[static_cast<size_t>(v)] > 0.0) xs[v * W + v] = invdeg[v];  // r_0 = I, scaled
-  const int64_t* ptr = g.ptr.data();
-  const int32_t* idx = g.idx.data();
-  const double* val = g.val.data();
-  const int32_t H = (steps + 1) / 2;
-  for (int32_t s = 1; s <= H; ++s) {
-    // Row w of r_s gathers over its CSR row (neighbours ascending): sum_u (r_{s-1}[u] / d_u) a_wu,
-    // 8 lanes at a time in registers.
-    for (int64_t w = 0; w < n; ++w) {
-      double* __restrict y = cur + w * W;
-      for (int64_t c = 0; c < W; c += 8) {
-        double r[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-        for (int64_t p = ptr[w]; p < ptr[w + 1]; ++p) {
-          const double* __restrict x = xs + static_cast<int64_t>(idx[p]) * W + c;
-          const double a = val[p];
-          for (int b = 0; b < 8; ++b) r[b] += x[b] * a;
-        }
-        for (int b = 0; b < 8; ++b) y[c + b] = r[b];
-      }
-    }
-    // Meet in the middle: (P^t)_vv = d_v sum_u r_a[u] (r_b[u] / d_u), a = ceil(t/2), b = floor(t/2),
-    // summed over u = 0..n-1: t = 2s - 1 with (r_s, r_{s-1} / d), t = 2s with (r_s, r_s / d); the
-    // scaled r_s is the next step's input.
-    for (int64_t c = 0; c < W; c += 8) {
-      double a1[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, a2[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-      for (int64_t u = 0; u < n; ++u) {
-        const double id = invdeg[u];
-        const double* __restrict pc = cur + u * W + c;
-        const double* __restrict pp = xs + u * W + c;
-        double* __restrict pn = xn + u * W + c;
-        for (int b = 0; b < 8; ++b) {
-          const double x = pc[b], xd = x * id;
-          a1[b] += x * pp[b];
-          a2[b] += x * xd;
-          pn[b] = xd;
-        }
-      }
-      for (int b = 0; b < 8 && c + b < n; ++b) {
-        const double d = g.deg[static_cast<size_t>(c + b)];
-        if (!(d > 0.0)) continue;
-        out[(c + b) * steps + 2 * s - 2] = d * a1[b];
-        if (2 * s <= steps) out[(c + b) * steps + 2 * s - 1] = d * a2[b];
-      }
-    }
-    std::swap(xs, xn);
-  }
+  // Row w of r_s gathers over its CSR row (neighbours ascending): sum_u (r_{s-1}[u] / d_u) a_wu,
+  // 8 lanes at a time in registers. Meet in the middle: (P^t)_vv = d_v sum_u r_a[u] (r_b[u] / d_u),
+  // a = ceil(t/2), b = floor(t/2), summed over u = 0..n-1: t = 2s - 1 with (r_s, r_{s-1} / d),
+  // t = 2s with (r_s, r_s / d); the scaled r_s is the next step's input. The kernel
+  // (kernels/graph_dense.cpp) gives the same bits on every ISA path.
+  graph_dense_table()->rwse_dense(n, W, steps, g.ptr.data(), g.idx.data(), g.val.data(), invdeg, g.deg.data(),
+                                  buf.data(), out);
 }
 
 void rwse_block(const Graph& g, const double* invdeg, const int32_t* src_nodes, int nb, int32_t steps,
@@ -314,6 +277,7 @@ posenc_status rwse(int64_t num_nodes, const int64_t* src, const int64_t* dst, co
   int64_t total = 0;
   POSENC_CHECK(checked_mul(num_nodes, steps, &total, "out [num_nodes, steps]", sizeof(double)));
   POSENC_CHECK(check_not_null(out, "out"));
+  POSENC_CHECK(graph_dense_check_kernels());
   return guarded([&]() -> posenc_status {
     const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges, flags);
     // Isolated nodes (d_v = 0) have a zero row of P: all zeros (PyG, GraphGPS).
@@ -509,6 +473,7 @@ posenc_status rwse_auto(int64_t num_nodes, const int64_t* src, const int64_t* ds
   int64_t total = 0;
   POSENC_CHECK(checked_mul(num_nodes, steps, &total, "out [num_nodes, steps]", sizeof(double)));
   POSENC_CHECK(check_not_null(out, "out"));
+  POSENC_CHECK(graph_dense_check_kernels());
   return guarded([&]() -> posenc_status {
     const Graph gr = build_graph(num_nodes, src, dst, weights, num_edges, flags);
     std::vector<double> res(static_cast<size_t>(total), 0.0);

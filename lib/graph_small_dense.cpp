@@ -12,7 +12,8 @@
 // Stages (SmallDense, lib/graph_common.hpp): small_dense_reduce, small_dense_values (the QL sweeps
 // of several components, of one graph or of several graphs of a batch, advanced in one loop so
 // that their latency-bound chains overlap; each component's arithmetic is that of the component
-// alone), small_dense_vectors.
+// alone), small_dense_vectors. The flop loops of the reduction and of the vectors are the kernels
+// of kernels/graph_dense.cpp (per ISA path, bitwise the same result on every path).
 #include "lib/graph_common.hpp"
 
 #include <algorithm>
@@ -22,6 +23,8 @@
 using namespace posenc;
 using namespace posenc::detail;
 using namespace posenc::graph_detail;
+
+POSENC_USE_KERNELS(graph_dense_kernels_t, graph_dense_kernels)
 
 namespace {
 
@@ -175,234 +178,64 @@ void ql_values(SmallDense* const* s, int64_t count) {
   }
 }
 
-/// sum_i x_i^2 with four partial sums (a fixed order: the same bits on every machine).
-double sum_sq(const double* x, int64_t n) {
-  double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    a0 += x[i] * x[i];
-    a1 += x[i + 1] * x[i + 1];
-    a2 += x[i + 2] * x[i + 2];
-    a3 += x[i + 3] * x[i + 3];
-  }
-  for (; i < n; ++i) a0 += x[i] * x[i];
-  return (a0 + a1) + (a2 + a3);
-}
-
-/// Householder reduction of the symmetric n x n matrix A (row-major, overwritten) to tridiagonal
-/// form T = Q^T A Q (LAPACK dsytd2, lower): d [n], e [n-1], the reflectors H_j = I - tau_j v_j v_j^T
-/// in V (row j holds v_j on entries j+1..n-1, v_j[j+1] = 1) and tau [n-1]. p, w: scratch [n].
-void householder_tridiag(int64_t n, double* A, double* V, double* tau, double* d, double* e, double* p, double* w) {
-  for (int64_t j = 0; j + 1 < n; ++j) {
-    const int64_t m = n - j - 1, o = j + 1;  // trailing block: rows / columns o .. n-1
-    double* v = V + j * n;
-    const double alpha = A[o * n + j];
-    double sigma = 0.0;
-    for (int64_t i = 1; i < m; ++i) sigma += A[(o + i) * n + j] * A[(o + i) * n + j];
-    d[j] = A[j * n + j];
-    if (!(sigma > 0.0)) {  // nothing below the subdiagonal (or NaN: the residual check rejects it)
-      tau[j] = 0.0;
-      e[j] = alpha;
-      continue;
-    }
-    const double beta = -std::copysign(std::sqrt(alpha * alpha + sigma), alpha);
-    const double t = (beta - alpha) / beta, scale = 1.0 / (alpha - beta);
-    tau[j] = t;
-    e[j] = beta;
-    v[o] = 1.0;
-    for (int64_t i = 1; i < m; ++i) v[o + i] = A[(o + i) * n + j] * scale;
-    // B = trailing block: p = t B v, w = p - (t/2)(p.v) v, B -= v w^T + w v^T.
-    // B v as a sum of B's rows (B is symmetric): independent lanes instead of m dot products.
-    for (int64_t r = 0; r < m; ++r) p[r] = 0.0;
-    for (int64_t c = 0; c < m; ++c) {
-      const double* __restrict row = A + (o + c) * n + o;
-      double* __restrict pp = p;
-      const double vc = v[o + c];
-      for (int64_t r = 0; r < m; ++r) pp[r] += row[r] * vc;
-    }
-    double pv = 0.0;
-    for (int64_t r = 0; r < m; ++r) {
-      p[r] *= t;
-      pv += p[r] * v[o + r];
-    }
-    const double K = -0.5 * t * pv;
-    for (int64_t r = 0; r < m; ++r) w[r] = p[r] + K * v[o + r];
-    for (int64_t r = 0; r < m; ++r) {
-      double* row = A + (o + r) * n + o;
-      const double* vv = v + o;
-      const double vr = vv[r], wr = w[r];
-      for (int64_t c = 0; c < m; ++c) row[c] -= vr * w[c] + wr * vv[c];
-    }
-  }
-  d[n - 1] = A[(n - 1) * n + (n - 1)];
-}
-
-/// LU factorizations with partial pivoting of T - lambda_j I (T = (d, e) tridiagonal, j < nev)
-/// for inverse iteration; zero pivots are replaced by tiny (= eps ||T||). Stores U's three
-/// diagonals (the first as reciprocals), the multipliers and the row swaps in S, entry (i, j) at
-/// i * nev + j. The nev factorizations are independent: the loop over j is innermost so that
-/// their divisions overlap instead of waiting for each other (each one's arithmetic is that of a
-/// factorization alone).
-void tridiag_factor(int64_t n, const double* d, const double* e, const double* lambda, int64_t nev, double tiny,
-                    SmallDense& S) {
-  double* u0 = S.lu0;
-  double* u1 = S.lu1;
-  double* u2 = S.lu2;
-  double* mu = S.mult;
-  double* pv = S.piv;  // 0 or 1: rows i and i + 1 swapped
-  double* cdv = S.p;   // [nev] current diagonal and superdiagonal of each factorization
-  double* csv = S.w;
-  for (int64_t j = 0; j < nev; ++j) {
-    cdv[j] = d[0] - lambda[j];
-    csv[j] = n > 1 ? e[0] : 0.0;
-  }
-  for (int64_t i = 0; i + 1 < n; ++i) {
-    const double sub = e[i], sup = i + 2 < n ? e[i + 1] : 0.0;
-    for (int64_t j = 0; j < nev; ++j) {
-      const int64_t q = i * nev + j;
-      const double dg = d[i + 1] - lambda[j];
-      double cd = cdv[j];
-      const double cs = csv[j];
-      if (std::abs(cd) >= std::abs(sub)) {
-        if (cd == 0.0) cd = tiny;
-        const double m = sub / cd;
-        u0[q] = 1.0 / cd;
-        u1[q] = cs;
-        u2[q] = 0.0;
-        cdv[j] = dg - m * cs;
-        csv[j] = sup;
-        mu[q] = m;
-        pv[q] = 0.0;
-      } else {
-        const double m = cd / sub;
-        u0[q] = 1.0 / sub;
-        u1[q] = dg;
-        u2[q] = sup;
-        cdv[j] = cs - m * dg;
-        csv[j] = -m * sup;
-        mu[q] = m;
-        pv[q] = 1.0;
-      }
-    }
-  }
-  for (int64_t j = 0; j < nev; ++j) u0[(n - 1) * nev + j] = 1.0 / (cdv[j] == 0.0 ? tiny : cdv[j]);
-}
-
-/// Solves (T - lambda_j I) x_j = y_j for every j < nev at once with the factorizations of
-/// tridiag_factor: Z is [n][nev] row-major (column j = y_j, overwritten with x_j). One pass over
-/// the rows advances all nev right-hand sides, so their dependent chains overlap; each column's
-/// arithmetic is that of a solve alone (row swaps as selects, no branch).
-void tridiag_solve_all(int64_t n, int64_t nev, const SmallDense& S, double* Z) {
-  for (int64_t i = 0; i + 1 < n; ++i) {
-    double* __restrict z0 = Z + i * nev;
-    double* __restrict z1 = z0 + nev;
-    const double* __restrict mu = S.mult + i * nev;
-    const double* __restrict pv = S.piv + i * nev;
-    for (int64_t j = 0; j < nev; ++j) {
-      const bool sw = pv[j] != 0.0;
-      const double a = z0[j], b = z1[j];
-      const double x = sw ? b : a, y = sw ? a : b;
-      z0[j] = x;
-      z1[j] = y - mu[j] * x;
-    }
-  }
-  {
-    double* __restrict z = Z + (n - 1) * nev;
-    const double* __restrict u0 = S.lu0 + (n - 1) * nev;
-    for (int64_t j = 0; j < nev; ++j) z[j] *= u0[j];
-  }
-  if (n > 1) {
-    double* __restrict z = Z + (n - 2) * nev;
-    const double* __restrict z1 = z + nev;
-    const double* __restrict u0 = S.lu0 + (n - 2) * nev;
-    const double* __restrict u1 = S.lu1 + (n - 2) * nev;
-    for (int64_t j = 0; j < nev; ++j) z[j] = (z[j] - u1[j] * z1[j]) * u0[j];
-  }
-  for (int64_t i = n - 3; i >= 0; --i) {
-    double* __restrict z = Z + i * nev;
-    const double* __restrict z1 = z + nev;
-    const double* __restrict z2 = z + 2 * nev;
-    const double* __restrict u0 = S.lu0 + i * nev;
-    const double* __restrict u1 = S.lu1 + i * nev;
-    const double* __restrict u2 = S.lu2 + i * nev;
-    for (int64_t j = 0; j < nev; ++j) z[j] = (z[j] - u1[j] * z1[j] - u2[j] * z2[j]) * u0[j];
-  }
-}
-
-/// Column c of Z [n][nev] copied to col [n].
-void column(const double* Z, int64_t n, int64_t nev, int64_t c, double* col) {
-  for (int64_t i = 0; i < n; ++i) col[i] = Z[i * nev + c];
-}
-
-/// Classical Gram-Schmidt of the columns of Z [n][nev] in order, each against the columns before
-/// it, `passes` times ("twice is enough", CGS2, for passes = 2), then normalized; false if a
-/// column vanishes or is not finite. dots [nev], col [n]: scratch.
-bool orthonormalize(int64_t n, int64_t nev, int passes, double* Z, double* dots, double* col) {
-  for (int64_t j = 0; j < nev; ++j) {
-    for (int pass = 0; pass < passes && j > 0; ++pass) {
-      // dots[q] = sum over i ascending of Z[i][q] Z[i][j]: one register accumulator per q (a
-      // sum in memory, updated row by row, put a store-to-load forwarding on every addition's
-      // chain); the q chains are independent.
-      for (int64_t q = 0; q < j; ++q) {
-        double a = 0.0;
-        for (int64_t i = 0; i < n; ++i) a += Z[i * nev + q] * Z[i * nev + j];
-        dots[q] = a;
-      }
-      for (int64_t i = 0; i < n; ++i) {
-        double* __restrict zi = Z + i * nev;
-        double yi = zi[j];
-        for (int64_t q = 0; q < j; ++q) yi -= dots[q] * zi[q];
-        zi[j] = yi;
-      }
-    }
-    column(Z, n, nev, j, col);
-    const double nrm = std::sqrt(sum_sq(col, n));
-    if (!(nrm > 0.0) || !std::isfinite(nrm)) return false;
-    const double inv = 1.0 / nrm;
-    for (int64_t i = 0; i < n; ++i) Z[i * nev + j] *= inv;
-  }
-  return true;
-}
-
 }  // namespace
 
-posenc::graph_detail::SmallDense::SmallDense(int64_t n_, int64_t nev_) : n(n_), nev(nev_) {
-  // One allocation for every array (allocations were a tenth of the time on molecules).
-  const size_t nz = static_cast<size_t>(n), L = static_cast<size_t>(std::max(n, nev)),
-               nk = nz * static_cast<size_t>(nev);
-  buf.resize(2 * nz * nz + 5 * L + 3 * nz + 6 * nk);
+posenc::graph_detail::SmallDense::SmallDense(int64_t n_, int64_t nev_)
+    : n(n_), nev(nev_), ld(n_ + kDensePad), ldk((nev_ + kDensePad - 1) / kDensePad * kDensePad) {
+  dk = graph_dense_table();
+  // One allocation for every array (allocations were a tenth of the time on molecules), zeroed:
+  // the padding of A and V must hold zeros (kernels/graph_dense_table.hpp).
+  const size_t nz = static_cast<size_t>(n), lz = static_cast<size_t>(ld), kz = static_cast<size_t>(ldk),
+               L = std::max(lz, kz), nk = nz * kz;
+  const size_t tz = kz * ((nz + kDensePad - 1) / kDensePad * kDensePad);
+  buf.resize(2 * nz * lz + 3 * nz + 2 * L + 2 * nz + 6 * nk + 2 * kz + tz);
   double* q = buf.data();
   auto take = [&](size_t c) {
     double* r = q;
     q += c;
     return r;
   };
-  A = take(nz * nz);
-  V = take(nz * nz);
-  tau = take(L);
-  d = take(L);
-  e = take(L);
+  A = take(nz * lz);
+  V = take(nz * lz);
+  tau = take(nz);
+  d = take(nz);
+  e = take(nz);
   p = take(L);
   w = take(L);
   vals = take(nz);
   work = take(nz);
-  r = take(nz);
   lu0 = take(nk);
   lu1 = take(nk);
   lu2 = take(nk);
   mult = take(nk);
   piv = take(nk);
   Y = take(nk);
+  lamp = take(kz);
+  res2 = take(kz);
+  Zt = take(tz);
+}
+
+posenc_status posenc::graph_detail::graph_dense_check_kernels() {
+  const graph_dense_kernels_t* k = nullptr;
+  return posenc::detail::graph_dense_kernels_active(&k);
+}
+
+const posenc::graph_dense_kernels_t* posenc::graph_detail::graph_dense_table() {
+  // Every path returns the same bits; a path this CPU cannot run (POSENC_ISA named one: the entry
+  // points' graph_dense_check_kernels refused the call already) is never executed.
+  const posenc_isa isa = posenc_isa_active();
+  return posenc::detail::graph_dense_kernels_for((posenc_isa_available() & static_cast<uint32_t>(isa)) != 0 ? isa
+                                                                                                    : POSENC_ISA_SCALAR);
 }
 
 /// Stage 1: L into S.A, the Householder reduction to (S.d, S.e) with its reflectors, ||T||, and
 /// copies of (d, e) into (vals, work) for the QL; false (S.ok = false) if ||T|| is not finite.
 bool posenc::graph_detail::small_dense_reduce(const Lap& L, SmallDense& S) {
-  const int64_t n = S.n;
+  const int64_t n = S.n, ld = S.ld;
   for (int64_t i = 0; i < n; ++i)
     for (int64_t p = L.ptr[static_cast<size_t>(i)]; p < L.ptr[static_cast<size_t>(i) + 1]; ++p)
-      S.A[i * n + L.idx[static_cast<size_t>(p)]] = L.val[static_cast<size_t>(p)];
-  householder_tridiag(n, S.A, S.V, S.tau, S.d, S.e, S.p, S.w);
+      S.A[i * ld + L.idx[static_cast<size_t>(p)]] = L.val[static_cast<size_t>(p)];
+  S.dk->householder(n, ld, S.A, S.V, S.tau, S.d, S.e, S.p, S.w);
   S.e[n - 1] = 0.0;
   double tnorm = 0.0;
   for (int64_t i = 0; i < n; ++i)
@@ -435,10 +268,14 @@ bool posenc::graph_detail::small_dense_vectors(const Lap& L, SmallDense& S, Pair
   if (!S.ok) return false;
   const int64_t n = S.n, nev = S.nev;
   const double tiny = std::numeric_limits<double>::epsilon() * std::max(S.tnorm, 1e-300);
-  tridiag_factor(n, S.d, S.e, S.vals, nev, tiny, S);
-  // Inverse iteration, all nev vectors in lockstep (Z = S.Y, [n][nev]): deterministic start
-  // vectors (splitmix64 of the column index), a solve, Gram-Schmidt against the columns before
-  // (one pass) and normalization, a second solve, CGS2 and normalization.
+  const int64_t ldk = S.ldk;
+  const graph_dense_kernels_t& K = *S.dk;
+  // The lanes past nev repeat the last eigenvalue (finite values in the padding).
+  for (int64_t j = 0; j < ldk; ++j) S.lamp[j] = S.vals[std::min(j, nev - 1)];
+  K.tridiag_factor(n, S.d, S.e, S.lamp, ldk, tiny, S.lu0, S.lu1, S.lu2, S.mult, S.piv, S.p, S.w);
+  // Inverse iteration, all nev vectors in lockstep (Z = S.Y, [n][ldk], the padding lanes zero):
+  // deterministic start vectors (splitmix64 of the column index), a solve, Gram-Schmidt against
+  // the columns before (one pass) and normalization, a second solve, CGS2 and normalization.
   double* Z = S.Y;
   for (int64_t j = 0; j < nev; ++j) {
     uint64_t z = 0x9e3779b97f4a7c15ULL * static_cast<uint64_t>(j + 1);
@@ -448,59 +285,27 @@ bool posenc::graph_detail::small_dense_vectors(const Lap& L, SmallDense& S, Pair
       w = (w ^ (w >> 30)) * 0xbf58476d1ce4e5b9ULL;
       w = (w ^ (w >> 27)) * 0x94d049bb133111ebULL;
       w ^= w >> 31;
-      Z[i * nev + j] = static_cast<double>(w >> 11) * 0x1.0p-53 - 0.5;
+      Z[i * ldk + j] = static_cast<double>(w >> 11) * 0x1.0p-53 - 0.5;
     }
   }
-  double* dots = S.w;  // [nev]
-  double* col = S.r;   // [n]
+  double* dots = S.w;  // [ldk]
   for (int it = 0; it < 2; ++it) {
-    tridiag_solve_all(n, nev, S, Z);
-    if (!orthonormalize(n, nev, 1 + it, Z, dots, col)) return false;
+    K.tridiag_solve(n, ldk, S.lu0, S.lu1, S.lu2, S.mult, S.piv, Z);
+    if (!K.orthonormalize(n, nev, ldk, 1 + it, Z, dots, S.Zt)) return false;
   }
   // Back-transform: x = H_0 H_1 ... H_{n-2} y (the last reflector first), all columns at once.
-  for (int64_t j = n - 2; j >= 0; --j) {
-    const double t = S.tau[j];
-    if (t == 0.0) continue;
-    const double* __restrict v = S.V + j * n;
-    for (int64_t c = 0; c < nev; ++c) {  // register accumulators, as in orthonormalize
-      double a = 0.0;
-      for (int64_t i = j + 1; i < n; ++i) a += v[i] * Z[i * nev + c];
-      dots[c] = a * t;
-    }
-    for (int64_t i = j + 1; i < n; ++i) {
-      double* __restrict zi = Z + i * nev;
-      const double vi = v[i];
-      for (int64_t c = 0; c < nev; ++c) zi[c] -= dots[c] * vi;
-    }
-  }
+  K.back_transform(n, S.ld, ldk, S.V, S.tau, Z);
   // Eigenvalues: the Rayleigh quotients of the back-transformed vectors, all at once (R = L Z,
   // sums in CSR order); every residual ||L v - lambda v|| is checked.
-  double* R = S.mult;  // [n][nev], free after the solves
-  double* lam = S.p;   // [nev]
-  for (int64_t i = 0; i < n; ++i) {
-    double* __restrict ri = R + i * nev;
-    for (int64_t c = 0; c < nev; ++c) ri[c] = 0.0;
-    for (int64_t p = L.ptr[static_cast<size_t>(i)]; p < L.ptr[static_cast<size_t>(i) + 1]; ++p) {
-      const double a = L.val[static_cast<size_t>(p)];
-      const double* __restrict zk = Z + static_cast<int64_t>(L.idx[static_cast<size_t>(p)]) * nev;
-      for (int64_t c = 0; c < nev; ++c) ri[c] += a * zk[c];
-    }
-  }
-  for (int64_t c = 0; c < nev; ++c) {
-    double a = 0.0;
-    for (int64_t i = 0; i < n; ++i) a += Z[i * nev + c] * R[i * nev + c];
-    lam[c] = a;
-  }
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t c = 0; c < nev; ++c) R[i * nev + c] -= lam[c] * Z[i * nev + c];
+  double* R = S.mult;  // [n][ldk], free after the solves
+  double* lam = S.p;   // [ldk]
+  K.rayleigh(n, ldk, L.ptr.data(), L.idx.data(), L.val.data(), Z, R, lam, S.res2);
   out->vec.resize(n, nev);
   out->val.resize(nev);
   for (int64_t c = 0; c < nev; ++c) {
-    column(R, n, nev, c, col);
-    if (!(std::sqrt(sum_sq(col, n)) <= kSmallResidual * L.bound)) return false;
+    if (!(std::sqrt(S.res2[c]) <= kSmallResidual * L.bound)) return false;
     out->val[c] = lam[c];
-    for (int64_t i = 0; i < n; ++i) out->vec(i, c) = Z[i * nev + c];
+    for (int64_t i = 0; i < n; ++i) out->vec(i, c) = Z[i * ldk + c];
   }
   return true;
 }
-

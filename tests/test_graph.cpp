@@ -615,7 +615,7 @@ TEST(GraphRwse, BadInputWritesNothing) {
 class GraphIsa : public IsaTest {};
 
 TEST_P(GraphIsa, SameBitsAsScalar) {
-  // No ISA-specific code in the graph family: every path must give the scalar path's bits.
+  // The graph kernels (kernels/graph_dense.cpp) keep the scalar order: every path gives its bits.
   const EdgeList g = posenc_graph_gen::random_geometric(1500, 10.0, 11);
   const Pe a = lappe(g, POSENC_LAPLACIAN_SYM, 5);
   const std::vector<double> b = rwse(g, 9);

@@ -7,7 +7,7 @@
 // list and Eigen's dense SelfAdjointEigenSolver (eigenvalues; the returned vectors must be
 // orthonormal eigenvectors of those values), dense matrix powers of D^-1 A (RRWP), Floyd-Warshall
 // (shortest paths); the batch's RWSE rows must be bitwise posenc_rwse_f64's. Every test runs on
-// every ISA path (the graph code is plain C++: same bits everywhere).
+// every ISA path (same bits everywhere: the graph kernels keep the scalar order, no FMA).
 #include "tests/test_common.hpp"
 #include "tests/graph_dense_ref.hpp"
 

@@ -7,7 +7,8 @@
 // PyG / GraphGPS build them (documented semantics written out), long-double matrix powers,
 // closed-form spectra (path graph, directed cycle), Eigen's real dense eigensolver on the 2n x 2n
 // real embedding of the Hermitian magnetic Laplacian. Every test runs on every ISA path (the graph
-// code has no ISA-specific part, so results must also be bitwise the same on all of them).
+// kernels keep the scalar path's order without FMA, so results must also be bitwise the same on
+// all of them).
 #include "tests/test_common.hpp"
 #include "tests/graph_gen.hpp"
 

@@ -210,7 +210,10 @@ POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info*
  *  on the small path); iterative paths, residual <= 1e-9 c, the returned values are the k smallest to within 1e-8 c (certificate), each
  *  an eigenvalue to within its residual (Rayleigh quotient; ~residual^2 / gap when simple).
  *  Eigenvector error ~ residual / gap to the rest of the spectrum. The result is bitwise
- *  identical for any thread count and on every ISA path (no ISA-specific code).
+ *  identical for any thread count and on every ISA path: the small dense path's flop loops are
+ *  per-ISA kernels (wider vectors only; every sum in the scalar order, no FMA), the rest has no
+ *  ISA-specific code. As for every kernel call, a POSENC_ISA that names a path this CPU cannot
+ *  run -> POSENC_ERR_UNSUPPORTED (nothing written) until posenc_isa_set() is called.
  *
  *  Errors (nothing written): the graph errors above; laplacian not in the enum, k <= 0 or
  *  k > num_nodes -> INVALID_ARGUMENT; eigvals or eigvecs NULL -> NULL_POINTER; num_nodes * k
@@ -337,11 +340,13 @@ POSENC_API posenc_status posenc_maglap_pe_f64(int64_t num_nodes, const int64_t* 
  *  symmetric), so only the ceil(steps/2)-hop ball of v is visited. Sources are taken in BFS order
  *  and propagated 8 at a time (their balls overlap; each edge visit updates 8 lanes). Cost
  *  O(sum over v of the edges within ceil(steps/2) hops of v); no dense matrix. Blocks are split
- *  over threads in fixed tiles: bitwise identical for any thread count and every ISA path (plain
- *  C++, no ISA-specific code). Graphs of at most 64 nodes (molecules) propagate all sources at
- *  once instead, on the calling thread: source v in lane v of n rows of n (rounded up to 8) lanes,
- *  each row summing its CSR row, and the same meet in the middle (sum over u = 0..n-1 of
- *  (P^a)_vu ((P^b)_vu / d_u)); cost O(ceil(steps/2) (nnz + n) n).
+ *  over threads in fixed tiles: bitwise identical for any thread count and every ISA path. Graphs
+ *  of at most 64 nodes (molecules) propagate all sources at once instead, on the calling thread:
+ *  source v in lane v of n rows of n (rounded up to 8) lanes, each row summing its CSR row, and
+ *  the same meet in the middle (sum over u = 0..n-1 of (P^a)_vu ((P^b)_vu / d_u)); cost
+ *  O(ceil(steps/2) (nnz + n) n); that loop is a per-ISA kernel (wider vectors over the lanes, sums
+ *  in the same order, no FMA: the same bits on every path). A POSENC_ISA that names a path this CPU
+ *  cannot run -> POSENC_ERR_UNSUPPORTED (nothing written), as for every kernel call.
  *
  *  Accuracy: values lie in [0, 1]; absolute error <= 1e-14 against dense matrix powers (tests).
  *  Memory: the graph's CSR, per-thread walk scratch, and one [num_nodes, steps] result buffer that
@@ -519,17 +524,20 @@ POSENC_API posenc_status posenc_heat_kernel_apply_f64(int64_t num_nodes, const i
  *  arithmetic; for small graphs over flat per-thread scratch). Within a tile, graphs are taken in
  *  groups of 4 whose small components' QL sweeps run interleaved in one loop; each component's
  *  arithmetic is unchanged, so the rows stay bitwise the single-graph calls' for any grouping.
- *  Graphs are split over threads in fixed tiles of 16: bitwise identical for any thread count and on every ISA path (no
- *  ISA-specific code). Cost on ZINC-like molecules (15-37 nodes, k = 10, steps = 16, 1 thread):
- *  see docs/PERFORMANCE.md (tens of microseconds per graph, most of it the dense eigensolver).
+ *  Graphs are split over threads in fixed tiles of 16: bitwise identical for any thread count and on every ISA path (the
+ *  kernels of the small dense solver and of the dense RWSE give the same bits on every path).
+ *  Cost on ZINC-like molecules (15-37 nodes, k = 10, steps = 16, 1 thread): see
+ *  docs/PERFORMANCE.md (about 20 microseconds per graph on a Zen 4 core, most of it the dense
+ *  eigensolver).
  *
  *  Errors (nothing written): num_graphs <= 0, node_ptr[0] or edge_ptr[0] != 0, node_ptr or
  *  edge_ptr decreasing, an edge id outside its own graph's nodes (naming src[e] / dst[e] and the
  *  graph), a negative or non-finite weight, laplacian not in the enum, k < 0, steps < 0, k and
  *  steps both 0 -> INVALID_ARGUMENT; node_ptr, edge_ptr, a needed output, or src / dst (with
  *  edges) NULL -> NULL_POINTER; a graph of 2^31 - 2 or more nodes, or N * k, N * steps,
- *  num_graphs * k overflowing -> SIZE_OVERFLOW; an allocation failing -> OUT_OF_MEMORY (nothing
- *  written: the results are staged, about one more copy of the outputs, and copied at the end).
+ *  num_graphs * k overflowing -> SIZE_OVERFLOW; a POSENC_ISA naming a path this CPU cannot run ->
+ *  UNSUPPORTED; an allocation failing -> OUT_OF_MEMORY (nothing written: the results are staged,
+ *  about one more copy of the outputs, and copied at the end).
  *
  *  Sources: PyG torch_geometric.data.Batch (ptr, edge_index layout); GraphGPS's LapPE / RWSE
  *  precomputation (Rampasek et al. 2022). */
