@@ -80,6 +80,10 @@ inline void pack4n(const V* f, V* o) {
   }
 }
 
+/// pack4n where f[4 g] is one lane-uniform vector for every g (the same 4 x 4 transposes).
+template <int NG>
+inline void pack4n_c0(const V* f, V* o) { pack4n<NG>(f, o); }
+
 /// 4 NG float features of 8 points in the order p 4 NG + k. Per group of 4 features, 4 unpacks
 /// give a[k] whose 128-bit half c holds the group's features of point 4c + k; each output is
 /// two such halves (sequence s = 2m + h = NG p + g), one two-source lane permute.

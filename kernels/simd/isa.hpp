@@ -16,6 +16,7 @@
 //                             the 3W contiguous elements at q, as doubles (TI = float or double)
 //   pack4n<NG>(const V* f, V* o)  the 4 NG W values f[k] lane p (4 NG features of W points) in
 //                             the order p 4 NG + k, as the 4 NG vectors o[0..4 NG)
+//   pack4n_c0<NG>(f, o)       pack4n where f[4 g] is the same lane-uniform vector for every g
 //   fpack4n<NG>(const VF* f, VF* o)  the same for 4 NG float features of WF points
 //   narrow(const V* h)        kHalves double vectors rounded into one float vector
 //   widen(vf, h)              lanes [W h, W h + W) of a float vector as doubles

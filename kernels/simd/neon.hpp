@@ -36,6 +36,7 @@ using portable::deinterleave3;
 using portable::gather3;
 using portable::line_rows;
 using portable::pack4n;
+using portable::pack4n_c0;
 using portable::fpack4n;
 using portable::lines;
 using portable::rsqrt;

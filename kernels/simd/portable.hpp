@@ -73,6 +73,9 @@ inline void pack4n_lanes(const VT* f, VT* o) {
 /// pack4n_lanes of float64 vectors (W points).
 template <int NG>
 inline void pack4n(const V* f, V* o) { pack4n_lanes<NG>(f, o); }
+/// pack4n where f[4 g] is one lane-uniform vector for every g (the same through memory).
+template <int NG>
+inline void pack4n_c0(const V* f, V* o) { pack4n_lanes<NG>(f, o); }
 /// pack4n_lanes of float32 vectors (WF points).
 template <int NG>
 inline void fpack4n(const VF* f, VF* o) { pack4n_lanes<NG>(f, o); }

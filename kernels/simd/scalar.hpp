@@ -25,6 +25,7 @@ using portable::line_rows;
 using portable::lines;
 using portable::narrow;
 using portable::pack4n;
+using portable::pack4n_c0;
 using portable::fpack4n;
 using portable::rsqrt;
 using portable::store_fence;

@@ -24,12 +24,14 @@ namespace POSENC_NS {
 namespace sph {
 
 /// Writes the NF feature vectors F[0..NF) of a block (feature k of point p = lane p of F[k]) as
-/// np rows of NF consecutive elements at dst + p NF. A full block with NF a multiple of 4 but
-/// not of W: vx::pack4n and NF whole-vector stores. Otherwise groups of W features are transposed in
-/// registers; row p's group g is one full vector store at dst + p NF + g W where it stays inside
-/// the block's np NF elements (a store that runs into row p + 1 is overwritten by that row's own
-/// stores, which come later), a partial store of the group's features otherwise.
-template <int NF, class TO>
+/// np rows of NF consecutive elements at dst + p NF. kC0: F[4 g] is one lane-uniform vector for
+/// every g (Y_00, or the zero derivatives of degree 0). A full block with NF a multiple of 4 but
+/// not of W: vx::pack4n (vx::pack4n_c0 where kC0) and NF whole-vector stores. Otherwise groups of
+/// W features are transposed in registers; row p's group g is one full vector store at
+/// dst + p NF + g W where it stays inside the block's np NF elements (a store that runs into row
+/// p + 1 is overwritten by that row's own stores, which come later), a partial store of the
+/// group's features otherwise.
+template <int NF, bool kC0, class TO>
 __attribute__((always_inline)) inline void low_put_rows(V* F, TO* dst, std::size_t np) {
   constexpr int Wi = static_cast<int>(W);
   if constexpr (NF % 4 == 0 && NF % Wi != 0) {
@@ -37,7 +39,8 @@ __attribute__((always_inline)) inline void low_put_rows(V* F, TO* dst, std::size
     // block's rows are NF contiguous vectors.
     if (np == W) {
       V o[NF];
-      vx::pack4n<NF / 4>(F, o);
+      if constexpr (kC0) vx::pack4n_c0<NF / 4>(F, o);
+      else vx::pack4n<NF / 4>(F, o);
 #pragma GCC unroll 16
       for (int j = 0; j < NF; ++j) store_row(dst + j * Wi, o[j]);
       return;
@@ -49,6 +52,24 @@ __attribute__((always_inline)) inline void low_put_rows(V* F, TO* dst, std::size
   for (int k = 0; k < G * Wi; ++k) t[k] = k < NF ? F[k] : V(0.0);
 #pragma GCC unroll 8
   for (int g = 0; g < G; ++g) vx::transpose(t + g * Wi);
+  if (G * Wi <= 32 && np == W) {
+    // A full block: every index below is a constant of the unrolled loops, so t stays in
+    // registers (indexed by a run-time p it lived on the stack, one reload per row store).
+#pragma GCC unroll 8
+    for (int p = 0; p < Wi; ++p) {
+#pragma GCC unroll 8
+      for (int g = 0; g < G; ++g) {
+        const int o = p * NF + g * Wi;
+        if (o + Wi <= Wi * NF) store_row(dst + o, t[g * Wi + p]);
+        else store_row_partial(dst + o, t[g * Wi + p], static_cast<std::size_t>(NF - g * Wi));
+      }
+      // the rows in address order: scheduled freely, the stores of a 3 KB block (lmax 3 with
+      // gradients) came in a scattered order, 2x the time of the block when the output
+      // streams to memory
+      __asm__ volatile("" ::: "memory");
+    }
+    return;
+  }
   const int64_t end = static_cast<int64_t>(np) * NF;
   for (std::size_t p = 0; p < np; ++p) {
 #pragma GCC unroll 8
@@ -203,7 +224,12 @@ template <int L, bool kSolid, bool kGrad, class Src, class TO>
 inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* val, TO* grad) {
   constexpr int K = (L + 1) * (L + 1);
   constexpr int NQ = (L + 1) * (L + 2) / 2;
-  const double* const coef = P->coef;  // sph_grad_coef of (l, m) at coef + 5 (l (l+1) / 2 + m)
+  // sph_grad_coef of (l, m) at coef + 5 (l (l+1) / 2 + m), copied: the output stores cannot
+  // alias a local array, so the products of constants (the ladder terms of the rows' zero
+  // neighbours) leave the loop instead of being reloaded and recomputed per block.
+  double coef[5 * NQ];
+  for (int i = 0; i < 5 * NQ; ++i) coef[i] = P->coef[i];
+  const double* const coefx = P->coef;
   auto cf = [&](int l, int m, int i) { return coef[5 * (l * (l + 1) / 2 + m) + i]; };
   // The sectoral seeds q_m^m: constants of the call.
   double seed[L + 1];
@@ -261,7 +287,7 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
           o[k] = y[k];
         }
       }
-      low_put_rows<K>(o, val + p0 * K, np);
+      low_put_rows<K, true>(o, val + p0 * K, np);  // o[0] = Y_00 in every lane
     }
     if constexpr (kGrad) {
       // g[a K + k]: d/dx_a of feature k.
@@ -269,14 +295,14 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
       // 1 / |x| (0 for a zero vector); a scaled lane divides by sc instead (1 / |x| may
       // overflow where the gradient does not), the others then divide by 1: the same bits.
       const bool divide = scaled;
-      const V irt = kSolid ? zero : ir / sc;
+      const V irt = kSolid ? zero : ir;  // = ir / sc: sc = 1 where no lane is scaled
       const V u[3] = {ux, uy, uz};
-      low_ladder<L>(y, coef, g, [&](int l, int k, int a, const V& d) POSENC_HOT_LAMBDA {
+      low_ladder<L>(y, L >= 3 ? coefx : coef, g, [&](int l, int k, int a, const V& d) POSENC_HOT_LAMBDA {
         if constexpr (kSolid) return V(rl[l] * d);
         else if (divide) return V(((d - (V(double(l)) * y[k]) * u[a]) * ir) / sc);
         else return V((d - (V(double(l)) * y[k]) * u[a]) * irt);
       });
-      low_put_rows<3 * K>(g, grad + p0 * 3 * K, np);
+      low_put_rows<3 * K, true>(g, grad + p0 * 3 * K, np);  // g[0] = g[K] = g[2 K] = 0
     }
   }
 }
