@@ -188,11 +188,27 @@ __attribute__((always_inline)) inline void low_values(const VT* qv, const VT& ux
   }
 }
 
+/// The ladder terms of degree 1 (G_a of Y_1,m, m = 0, 1, -1: d1[3 i + a]), which depend on
+/// Y_00 = y00 only: constants of a call, computed once by the ladder_step of low_ladder.
+template <class VT>
+inline void low_ladder_d1(const VT& y00, const double* coef, VT* d1) {
+  using E = typename VT::value_type;
+  auto cf = [&](int m, int i) { return VT(static_cast<E>(coef[5 * (1 + m) + i])); };
+  const VT zero(0);
+  auto at = [&](int qq) { return qq == 0 ? y00 : zero; };
+  VT dn[3];
+  ladder_step(at, 0, cf(0, 2), cf(0, 3), cf(0, 4), d1, dn);
+  ladder_step(at, 1, cf(1, 2), cf(1, 3), cf(1, 4), d1 + 3, d1 + 6);
+}
+
 /// The gradients of degrees 1..L from the values y (Y_l,m at l (l+1) + m): for feature k =
 /// l (l+1) + m and axis a, g[a K + k] = fin(l, k, a, G_a), G_a = d/dx_a of the solid harmonic at
 /// u by the ladder relations (sph_grad_coef's cz, al, be at coef, as VT); degree 0's g[a K] = 0.
+/// d1: degree 1's G_a from low_ladder_d1 of y[0] (a call's constants: the block loop need not
+/// recompute them), or nullptr.
 template <int L, class VT, class Fin>
-__attribute__((always_inline)) inline void low_ladder(const VT* y, const double* coef, VT* g, Fin&& fin) {
+__attribute__((always_inline)) inline void low_ladder(const VT* y, const double* coef, VT* g, Fin&& fin,
+                                                      const VT* d1 = nullptr) {
   using E = typename VT::value_type;
   constexpr int K = (L + 1) * (L + 1);
   auto cf = [&](int l, int m, int i) { return VT(static_cast<E>(coef[5 * (l * (l + 1) / 2 + m) + i])); };
@@ -207,7 +223,14 @@ __attribute__((always_inline)) inline void low_ladder(const VT* y, const double*
 #pragma GCC unroll 8
     for (int m = 0; m <= l; ++m) {
       VT dp[3], dn[3];
-      ladder_step(at, m, cf(l, m, 2), cf(l, m, 3), cf(l, m, 4), dp, dn);
+      if (l == 1 && d1 != nullptr) {
+        for (int a = 0; a < 3; ++a) {
+          dp[a] = d1[3 * m + a];
+          dn[a] = d1[6 + a];
+        }
+      } else {
+        ladder_step(at, m, cf(l, m, 2), cf(l, m, 3), cf(l, m, 4), dp, dn);
+      }
       for (int sg = 0; sg < (m == 0 ? 1 : 2); ++sg) {
         const int k = sg ? c - m : c + m;
         const VT* d = sg ? dn : dp;
@@ -236,18 +259,44 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
   seed[0] = 0.28209479177387814347;  // 1 / sqrt(4 pi)
   for (int m = 1; m <= L; ++m) seed[m] = seed[m - 1] * cf(m, m, 0);
   const V one(1.0), zero(0.0);
+  V d1[9];  // degree 1's ladder terms: y[0] = seed[0] in every block
+  if constexpr (L >= 1) low_ladder_d1(V(seed[0]), coef, d1);
   // Ordinary stores at every size: on the EPYC (Zen 4) VM of docs/PERFORMANCE.md, rows staged
   // and written in whole non-temporal lines (line_stream) were slower even for 51 MB outputs
   // (lmax 3 with gradients, 100k points: 4.4-5.0 ms against 2.9-3.3 ms).
+  // Software-pipelined by one block: an iteration normalizes the next block's points (loads,
+  // norm, 1 / |x|: a chain of ~60 cycles of latency on Zen 4) before it computes and writes the
+  // current one, whose inputs are ready, so that the two overlap (one block a step, the chain
+  // left the out-of-order window idle: ~3.1 ns a point at lmax 1 with the output in L2).
+  using mask_t = decltype(one != one);
+  struct front_t {
+    V ux, uy, uz, ir, sc, r2;
+    mask_t zl;
+    bool scaled;
+  };
+  auto front = [&](int64_t q0, front_t& f) POSENC_HOT_LAMBDA {
+    src.prefetch(q0);
+    V X, Y, Z;
+    src.get(q0, block_points(n, q0), X, Y, Z);
+    f.zl = one != one;  // (0, 0, 0): validated to occur only with kSphZeroAsZero
+    f.sc = one;
+    f.r2 = one;
+    f.ir = one;
+    f.ux = X;
+    f.uy = Y;
+    f.uz = Z;
+    f.scaled = false;
+    low_normalize<Src::kUnit>(X, Y, Z, f.ux, f.uy, f.uz, f.ir, f.sc, f.r2, f.zl, f.scaled);
+  };
+  front_t nx{one, one, one, one, one, one, one != one, false};
+  if (n > 0) front(0, nx);
   for (int64_t p0 = 0; p0 < n; p0 += static_cast<int64_t>(W)) {
     const std::size_t np = block_points(n, p0);
-    src.prefetch(p0);
-    V X, Y, Z;
-    src.get(p0, np, X, Y, Z);
-    auto zl = one != one;  // (0, 0, 0): validated to occur only with kSphZeroAsZero
-    V sc = one, r2 = one, ir = one, ux = X, uy = Y, uz = Z;
-    bool scaled = false;
-    low_normalize<Src::kUnit>(X, Y, Z, ux, uy, uz, ir, sc, r2, zl, scaled);
+    const front_t cur = nx;
+    if (p0 + static_cast<int64_t>(W) < n) front(p0 + static_cast<int64_t>(W), nx);
+    const V &ux = cur.ux, &uy = cur.uy, &uz = cur.uz, &ir = cur.ir, &sc = cur.sc, &r2 = cur.r2;
+    const auto& zl = cur.zl;
+    const bool scaled = cur.scaled;
     // q_l^m(z), index l (l+1) / 2 + m.
     V qv[NQ];
 #pragma GCC unroll 8
@@ -297,11 +346,14 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
       const bool divide = scaled;
       const V irt = kSolid ? zero : ir;  // = ir / sc: sc = 1 where no lane is scaled
       const V u[3] = {ux, uy, uz};
-      low_ladder<L>(y, L >= 3 ? coefx : coef, g, [&](int l, int k, int a, const V& d) POSENC_HOT_LAMBDA {
-        if constexpr (kSolid) return V(rl[l] * d);
-        else if (divide) return V(((d - (V(double(l)) * y[k]) * u[a]) * ir) / sc);
-        else return V((d - (V(double(l)) * y[k]) * u[a]) * irt);
-      });
+      low_ladder<L>(
+          y, L >= 3 ? coefx : coef, g,
+          [&](int l, int k, int a, const V& d) POSENC_HOT_LAMBDA {
+            if constexpr (kSolid) return V(rl[l] * d);
+            else if (divide) return V(((d - (V(double(l)) * y[k]) * u[a]) * ir) / sc);
+            else return V((d - (V(double(l)) * y[k]) * u[a]) * irt);
+          },
+          d1);
       low_put_rows<3 * K, true>(g, grad + p0 * 3 * K, np);  // g[0] = g[K] = g[2 K] = 0
     }
   }
