@@ -14,6 +14,10 @@ namespace vx {
 inline constexpr isa_id kIsa = isa_id::avx2;
 /// Non-temporal stores (movntpd / movntdq).
 inline constexpr bool kHasStream = true;
+/// xyz_bad_block: the element-by-element form of portable.hpp (the sphere argument check keeps
+/// its own vector loop).
+inline constexpr bool kHasXyzBad = false;
+using portable::xyz_bad_block;
 
 /// In-place 4 x 4 transpose (r[i] lane j -> r[j] lane i): 4 unpacks, 4 128-bit lane permutes.
 /// (Always inlined: as a call it was 16 % of the low-degree kernel at lmax 1.)

@@ -15,6 +15,35 @@ namespace vx {
 inline constexpr isa_id kIsa = isa_id::avx512;
 /// Non-temporal stores (vmovntpd / vmovntdq).
 inline constexpr bool kHasStream = true;
+/// xyz_bad_block by vfpclass (below).
+inline constexpr bool kHasXyzBad = true;
+
+/// For the 3 width<T> contiguous elements at q (8 points of x, y, z as double, 16 as float):
+/// nonzero if one is inf or NaN or a point is (+-0, +-0, +-0) (a subnormal is not zero). Three
+/// loads and six vfpclass: the non-finite classes (QNaN, SNaN, +-inf: 0x99) of every element,
+/// and the zero classes (0x06) as one bit per element, joined into one word by mask unpacks
+/// (one mask-to-integer move: six were the pass's bottleneck), of which bits 3i, 3i + 1,
+/// 3i + 2 all set make point i zero.
+template <class T>
+inline uint64_t xyz_bad_block(const T* q) {
+  if constexpr (std::is_same<T, double>::value) {
+    const __m512d a = _mm512_loadu_pd(q), b = _mm512_loadu_pd(q + 8), c = _mm512_loadu_pd(q + 16);
+    const __mmask8 nf = _kor_mask8(_kor_mask8(_mm512_fpclass_pd_mask(a, 0x99), _mm512_fpclass_pd_mask(b, 0x99)),
+                                   _mm512_fpclass_pd_mask(c, 0x99));
+    const __mmask16 zab = _mm512_kunpackb(_mm512_fpclass_pd_mask(b, 0x06), _mm512_fpclass_pd_mask(a, 0x06));
+    const __mmask32 zabc = _mm512_kunpackw(_mm512_fpclass_pd_mask(c, 0x06), zab);  // a | b << 8 | c << 16
+    const uint64_t z = _cvtmask32_u32(zabc);
+    return static_cast<uint64_t>(_cvtmask8_u32(nf)) | (z & (z >> 1) & (z >> 2) & 0x249249u);
+  } else {
+    const __m512 a = _mm512_loadu_ps(q), b = _mm512_loadu_ps(q + 16), c = _mm512_loadu_ps(q + 32);
+    const __mmask16 nf = _mm512_kor(_mm512_kor(_mm512_fpclass_ps_mask(a, 0x99), _mm512_fpclass_ps_mask(b, 0x99)),
+                                    _mm512_fpclass_ps_mask(c, 0x99));
+    const __mmask32 zab = _mm512_kunpackw(_mm512_fpclass_ps_mask(b, 0x06), _mm512_fpclass_ps_mask(a, 0x06));
+    const uint64_t z = static_cast<uint64_t>(_cvtmask32_u32(zab)) |
+                       static_cast<uint64_t>(_cvtmask16_u32(_mm512_fpclass_ps_mask(c, 0x06))) << 32;
+    return static_cast<uint64_t>(_cvtmask16_u32(nf)) | (z & (z >> 1) & (z >> 2) & 0x249249249249ull);
+  }
+}
 
 /// In-place 8 x 8 transpose (r[i] lane j -> r[j] lane i): 8 unpacks, 16 128-bit lane shuffles.
 /// (Always inlined: as a call it was 16 % of the low-degree kernel at lmax 1.)
