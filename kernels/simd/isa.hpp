@@ -8,7 +8,8 @@
 //   kIsa                      isa_id of this translation unit
 //   kHasStream                true where non-temporal stores exist (x86)
 //   kHasXyzBad, xyz_bad_block(q)  nonzero if the 3 width<T> elements at q hold inf / NaN or a
-//                             point (0, 0, 0); kHasXyzBad: a vector form (else element by element)
+//                             point (0, 0, 0); kHasXyzBad: a vector form (AVX-512, AVX2; else
+//                             element by element, and the check keeps its own vector loop)
 //   V, VF, W, WF, kHalves     vec<double>, vec<float>, their widths, WF / W
 //   transpose(V* r)           in-place W x W transpose
 //   rsqrt(a)                  1 / sqrt(a) (<= 2 ulp)
