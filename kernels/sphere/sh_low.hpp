@@ -254,9 +254,10 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
   // sph_grad_coef of (l, m) at coef + 5 (l (l+1) / 2 + m), copied: the output stores cannot
   // alias a local array, so the products of constants (the ladder terms of the rows' zero
   // neighbours) leave the loop instead of being reloaded and recomputed per block.
+  // At lmax 3 the ladder reads P->coef: there the hoisted products spilled (1.18x by A/B).
   double coef[5 * NQ];
   for (int i = 0; i < 5 * NQ; ++i) coef[i] = P->coef[i];
-  const double* const coefx = P->coef;
+  const double* const coef_ladder = L >= 3 ? P->coef : coef;
   auto cf = [&](int l, int m, int i) { return coef[5 * (l * (l + 1) / 2 + m) + i]; };
   // The sectoral seeds q_m^m: constants of the call.
   double seed[L + 1];
@@ -270,8 +271,8 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
   // (lmax 3 with gradients, 100k points: 4.4-5.0 ms against 2.9-3.3 ms).
   // Software-pipelined by one block: an iteration normalizes the next block's points (loads,
   // norm, 1 / |x|: a chain of ~60 cycles of latency on Zen 4) before it computes and writes the
-  // current one, whose inputs are ready, so that the two overlap (one block a step, the chain
-  // left the out-of-order window idle: ~3.1 ns a point at lmax 1 with the output in L2).
+  // current one, whose inputs are ready, so that the two overlap (one block a step, the
+  // out-of-order window held about one block and the chain was not hidden).
   using mask_t = decltype(one != one);
   struct front_t {
     V ux, uy, uz, ir, sc, r2;
@@ -351,7 +352,7 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
       const V irt = kSolid ? zero : ir;  // = ir / sc: sc = 1 where no lane is scaled
       const V u[3] = {ux, uy, uz};
       low_ladder<L>(
-          y, L >= 3 ? coefx : coef, g,
+          y, coef_ladder, g,
           [&](int l, int k, int a, const V& d) POSENC_HOT_LAMBDA {
             if constexpr (kSolid) return V(rl[l] * d);
             else if (divide) return V(((d - (V(double(l)) * y[k]) * u[a]) * ir) / sc);
