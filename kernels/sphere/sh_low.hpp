@@ -270,7 +270,7 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
   // and written in whole non-temporal lines (line_stream) were slower even for 51 MB outputs
   // (lmax 3 with gradients, 100k points: 4.4-5.0 ms against 2.9-3.3 ms).
   // Software-pipelined by one block: an iteration normalizes the next block's points (loads,
-  // norm, 1 / |x|: a chain of ~60 cycles of latency on Zen 4) before it computes and writes the
+  // norm, 1 / |x|: a chain of an estimated ~60 cycles on Zen 4) before it computes and writes the
   // current one, whose inputs are ready, so that the two overlap (one block a step, the
   // out-of-order window held about one block and the chain was not hidden).
   using mask_t = decltype(one != one);
