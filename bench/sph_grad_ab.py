@@ -62,7 +62,7 @@ def main():
             for i in (0, 1):
                 t[i].append(run(fns[i]))
         ma, mb = np.median(t[0]), np.median(t[1])
-        print(f"{a.dtype} L {L}: A {ma * 1e3:.1f} ms  B {mb * 1e3:.1f} ms  B/A {mb / ma:.3f}")
+        print(f"{a.dtype} L {L}: A {ma * 1e3:.3g} ms  B {mb * 1e3:.3g} ms  B/A {mb / ma:.3f}")
 
 
 if __name__ == "__main__":

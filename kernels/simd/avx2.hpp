@@ -14,6 +14,36 @@ namespace vx {
 inline constexpr isa_id kIsa = isa_id::avx2;
 /// Non-temporal stores (movntpd / movntdq).
 inline constexpr bool kHasStream = true;
+/// xyz_bad_block by compares and sign masks (below).
+inline constexpr bool kHasXyzBad = true;
+
+/// For the 3 width<T> contiguous elements at q (4 points of x, y, z as double, 8 as float):
+/// nonzero if one is inf or NaN or a point is (+-0, +-0, +-0) (a subnormal is not zero). The sum
+/// a 0 + b 0 + c 0 of the three vectors is NaN in a lane iff one of its elements is not finite;
+/// an ordered compare with 0 per vector gives one zero bit per element (vmovmskpd / vmovmskps),
+/// and bits 3i, 3i + 1, 3i + 2 all set make point i zero.
+template <class T>
+inline uint64_t xyz_bad_block(const T* q) {
+  if constexpr (std::is_same<T, double>::value) {
+    const __m256d a = _mm256_loadu_pd(q), b = _mm256_loadu_pd(q + 4), c = _mm256_loadu_pd(q + 8);
+    const __m256d zero = _mm256_setzero_pd();
+    const __m256d s = _mm256_fmadd_pd(a, zero, _mm256_fmadd_pd(b, zero, _mm256_mul_pd(c, zero)));
+    const uint64_t nf = static_cast<uint32_t>(_mm256_movemask_pd(_mm256_cmp_pd(s, s, _CMP_UNORD_Q)));
+    const uint64_t z = static_cast<uint32_t>(_mm256_movemask_pd(_mm256_cmp_pd(a, zero, _CMP_EQ_OQ))) |
+                       static_cast<uint32_t>(_mm256_movemask_pd(_mm256_cmp_pd(b, zero, _CMP_EQ_OQ))) << 4 |
+                       static_cast<uint32_t>(_mm256_movemask_pd(_mm256_cmp_pd(c, zero, _CMP_EQ_OQ))) << 8;
+    return nf | (z & (z >> 1) & (z >> 2) & 0x249u);
+  } else {
+    const __m256 a = _mm256_loadu_ps(q), b = _mm256_loadu_ps(q + 8), c = _mm256_loadu_ps(q + 16);
+    const __m256 zero = _mm256_setzero_ps();
+    const __m256 s = _mm256_fmadd_ps(a, zero, _mm256_fmadd_ps(b, zero, _mm256_mul_ps(c, zero)));
+    const uint64_t nf = static_cast<uint32_t>(_mm256_movemask_ps(_mm256_cmp_ps(s, s, _CMP_UNORD_Q)));
+    const uint64_t z = static_cast<uint32_t>(_mm256_movemask_ps(_mm256_cmp_ps(a, zero, _CMP_EQ_OQ))) |
+                       static_cast<uint32_t>(_mm256_movemask_ps(_mm256_cmp_ps(b, zero, _CMP_EQ_OQ))) << 8 |
+                       static_cast<uint32_t>(_mm256_movemask_ps(_mm256_cmp_ps(c, zero, _CMP_EQ_OQ))) << 16;
+    return nf | (z & (z >> 1) & (z >> 2) & 0x249249u);
+  }
+}
 
 /// In-place 4 x 4 transpose (r[i] lane j -> r[j] lane i): 4 unpacks, 4 128-bit lane permutes.
 /// (Always inlined: as a call it was 16 % of the low-degree kernel at lmax 1.)
@@ -79,6 +109,10 @@ inline void pack4n(const V* f, V* o) {
     for (int p = 0; p < 4; ++p) o[p * NG + g] = t[p];
   }
 }
+
+/// pack4n where f[4 g] is one lane-uniform vector for every g (the same 4 x 4 transposes).
+template <int NG>
+inline void pack4n_c0(const V* f, V* o) { pack4n<NG>(f, o); }
 
 /// 4 NG float features of 8 points in the order p 4 NG + k. Per group of 4 features, 4 unpacks
 /// give a[k] whose 128-bit half c holds the group's features of point 4c + k; each output is

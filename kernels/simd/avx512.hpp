@@ -15,6 +15,35 @@ namespace vx {
 inline constexpr isa_id kIsa = isa_id::avx512;
 /// Non-temporal stores (vmovntpd / vmovntdq).
 inline constexpr bool kHasStream = true;
+/// xyz_bad_block by vfpclass (below).
+inline constexpr bool kHasXyzBad = true;
+
+/// For the 3 width<T> contiguous elements at q (8 points of x, y, z as double, 16 as float):
+/// nonzero if one is inf or NaN or a point is (+-0, +-0, +-0) (a subnormal is not zero). Three
+/// loads and six vfpclass: the non-finite classes (QNaN, SNaN, +-inf: 0x99) of every element,
+/// and the zero classes (0x06) as one bit per element, joined into one word by mask unpacks
+/// (one mask-to-integer move: six were the pass's bottleneck), of which bits 3i, 3i + 1,
+/// 3i + 2 all set make point i zero.
+template <class T>
+inline uint64_t xyz_bad_block(const T* q) {
+  if constexpr (std::is_same<T, double>::value) {
+    const __m512d a = _mm512_loadu_pd(q), b = _mm512_loadu_pd(q + 8), c = _mm512_loadu_pd(q + 16);
+    const __mmask8 nf = _kor_mask8(_kor_mask8(_mm512_fpclass_pd_mask(a, 0x99), _mm512_fpclass_pd_mask(b, 0x99)),
+                                   _mm512_fpclass_pd_mask(c, 0x99));
+    const __mmask16 zab = _mm512_kunpackb(_mm512_fpclass_pd_mask(b, 0x06), _mm512_fpclass_pd_mask(a, 0x06));
+    const __mmask32 zabc = _mm512_kunpackw(_mm512_fpclass_pd_mask(c, 0x06), zab);  // a | b << 8 | c << 16
+    const uint64_t z = _cvtmask32_u32(zabc);
+    return static_cast<uint64_t>(_cvtmask8_u32(nf)) | (z & (z >> 1) & (z >> 2) & 0x249249u);
+  } else {
+    const __m512 a = _mm512_loadu_ps(q), b = _mm512_loadu_ps(q + 16), c = _mm512_loadu_ps(q + 32);
+    const __mmask16 nf = _mm512_kor(_mm512_kor(_mm512_fpclass_ps_mask(a, 0x99), _mm512_fpclass_ps_mask(b, 0x99)),
+                                    _mm512_fpclass_ps_mask(c, 0x99));
+    const __mmask32 zab = _mm512_kunpackw(_mm512_fpclass_ps_mask(b, 0x06), _mm512_fpclass_ps_mask(a, 0x06));
+    const uint64_t z = static_cast<uint64_t>(_cvtmask32_u32(zab)) |
+                       static_cast<uint64_t>(_cvtmask16_u32(_mm512_fpclass_ps_mask(c, 0x06))) << 32;
+    return static_cast<uint64_t>(_cvtmask16_u32(nf)) | (z & (z >> 1) & (z >> 2) & 0x249249249249ull);
+  }
+}
 
 /// In-place 8 x 8 transpose (r[i] lane j -> r[j] lane i): 8 unpacks, 16 128-bit lane shuffles.
 /// (Always inlined: as a call it was 16 % of the low-degree kernel at lmax 1.)
@@ -50,8 +79,9 @@ __attribute__((always_inline)) inline void transpose(V* r) {
 inline V rsqrt(const V& a) {
   const V h = a * V(0.5), half(0.5);
   V y = _mm512_rsqrt14_pd(a);
-  y = madd(y, madd(-(h * y), y, half), y);
-  return madd(y, madd(-(h * y), y, half), y);
+  // 1/2 - (h y) y by one vfnmadd (the same bits as an FMA of -(h y): negation is exact)
+  y = madd(y, V(_mm512_fnmadd_pd(h * y, y, half)), y);
+  return madd(y, V(_mm512_fnmadd_pd(h * y, y, half)), y);
 }
 
 /// The coordinates q[0], q[3 pstride], ..., q[21 pstride] as doubles, by one gather (see the
@@ -95,11 +125,34 @@ inline void deinterleave3(const TI* q, V& x, V& y, V& z) {
   z = V(_mm512_permutex2var_pd(tz, _mm512_set_epi64(15, 12, 9, 4, 3, 2, 1, 0), c));  // 17 20 23
 }
 
+/// pack4n's second stage: q[g][j] = group g's 4 features of points 2j (low half) and 2j + 1
+/// (high half); the 2 NG half vectors of points 2j, 2j + 1 pair up into NG outputs, one lane
+/// shuffle or blend each.
+template <int NG>
+__attribute__((always_inline)) inline void pack4n_pairs(const __m512d (*q)[4], V* o) {
+  if constexpr (NG == 1) {
+    for (int j = 0; j < 4; ++j) o[j] = V(q[0][j]);
+  } else {
+    for (int j = 0; j < 4; ++j)
+      for (int m = 0; m < NG; ++m) {
+        // halves 2m and 2m + 1 of the sequence (group 0..NG-1 of point 2j, then of point 2j + 1)
+        const int h0 = 2 * m, h1 = 2 * m + 1;
+        const __m512d s0 = q[h0 % NG][j], s1 = q[h1 % NG][j];
+        const int a0 = h0 < NG ? 0 : 2, a1 = h1 < NG ? 0 : 2;
+        switch (a0 + a1 / 2) {  // 128-bit lanes a0, a0 + 1 of s0, then a1, a1 + 1 of s1
+          case 0: o[j * NG + m] = V(_mm512_shuffle_f64x2(s0, s1, 0x44)); break;
+          case 1: o[j * NG + m] = V(_mm512_mask_blend_pd(0xF0, s0, s1)); break;
+          case 2: o[j * NG + m] = V(_mm512_shuffle_f64x2(s0, s1, 0x4E)); break;
+          default: o[j * NG + m] = V(_mm512_shuffle_f64x2(s0, s1, 0xEE)); break;
+        }
+      }
+  }
+}
+
 /// 4 NG features of 8 points in the order p 4 NG + k. Per group of 4 features, 4 unpacks and 8
 /// 128-bit lane shuffles give q[j] = its features of points 2j (low half) and 2j + 1 (high
-/// half); the 2 NG half vectors of points 2j, 2j + 1 then pair up into NG outputs, one lane
-/// shuffle each. (The 8 x 8 transpose with rows of 4 or 12 written by overlapping 8-wide stores,
-/// many across a line, was the other way: 2x the time of the whole lmax-1 kernel.)
+/// half); then pack4n_pairs. (The 8 x 8 transpose with rows of 4 or 12 written by overlapping
+/// 8-wide stores, many across a line, was the other way: 2x the time of the whole lmax-1 kernel.)
 template <int NG>
 __attribute__((always_inline)) inline void pack4n(const V* f, V* o) {
   __m512d q[NG][4];
@@ -118,23 +171,36 @@ __attribute__((always_inline)) inline void pack4n(const V* f, V* o) {
     q[g][2] = _mm512_shuffle_f64x2(v, w, 0x88);
     q[g][3] = _mm512_shuffle_f64x2(v, w, 0xDD);
   }
-  if constexpr (NG == 1) {
-    for (int j = 0; j < 4; ++j) o[j] = V(q[0][j]);
-  } else {
-    for (int j = 0; j < 4; ++j)
-      for (int m = 0; m < NG; ++m) {
-        // halves 2m and 2m + 1 of the sequence (group 0..NG-1 of point 2j, then of point 2j + 1)
-        const int h0 = 2 * m, h1 = 2 * m + 1;
-        const __m512d s0 = q[h0 % NG][j], s1 = q[h1 % NG][j];
-        const int a0 = h0 < NG ? 0 : 2, a1 = h1 < NG ? 0 : 2;
-        switch (a0 + a1 / 2) {  // 128-bit lanes a0, a0 + 1 of s0, then a1, a1 + 1 of s1
-          case 0: o[j * NG + m] = V(_mm512_shuffle_f64x2(s0, s1, 0x44)); break;
-          case 1: o[j * NG + m] = V(_mm512_mask_blend_pd(0xF0, s0, s1)); break;
-          case 2: o[j * NG + m] = V(_mm512_shuffle_f64x2(s0, s1, 0x4E)); break;
-          default: o[j * NG + m] = V(_mm512_shuffle_f64x2(s0, s1, 0xEE)); break;
-        }
-      }
+  pack4n_pairs<NG>(q, o);
+}
+
+/// pack4n where the first feature of every group, f[4 g], is one lane-uniform vector (f[0], a
+/// constant such as Y_00, or the zero derivatives of degree 0): per group two two-source
+/// permutes pair features 1 and 3 of points 0-3 and of points 4-7, and one vpermi2pd per pair of
+/// points adds feature 2 and takes f[0] from the lanes of its index vector that the mask leaves
+/// alone: 6 permutes a group instead of 12 shuffles.
+template <int NG>
+__attribute__((always_inline)) inline void pack4n_c0(const V* f, V* o) {
+  const __m512i c = _mm512_castpd_si512(f[0]);
+  // lanes of the pair (2j, 2j + 1): c, f1, f2, f3 of point 2j, then of 2j + 1; in a = A_lo / A_hi
+  // point 2j sits at 2r (f1) and 2r + 1 (f3), r = 2j mod 4; f2 (second source) at 8 + 2j
+  const __m512i i0 = _mm512_mask_blend_epi64(0x11, _mm512_set_epi64(3, 9, 2, 0, 1, 8, 0, 0), c);
+  const __m512i i1 = _mm512_mask_blend_epi64(0x11, _mm512_set_epi64(7, 11, 6, 0, 5, 10, 4, 0), c);
+  const __m512i i2 = _mm512_mask_blend_epi64(0x11, _mm512_set_epi64(3, 13, 2, 0, 1, 12, 0, 0), c);
+  const __m512i i3 = _mm512_mask_blend_epi64(0x11, _mm512_set_epi64(7, 15, 6, 0, 5, 14, 4, 0), c);
+  const __m512i lo = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);   // f1 f3 of points 0 1 2 3
+  const __m512i hi = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);  // of points 4 5 6 7
+  __m512d q[NG][4];
+  for (int g = 0; g < NG; ++g) {
+    const V* h = f + 4 * g;
+    const __m512d al = _mm512_permutex2var_pd(h[1], lo, h[3]);
+    const __m512d ah = _mm512_permutex2var_pd(h[1], hi, h[3]);
+    q[g][0] = _mm512_mask2_permutex2var_pd(al, i0, 0xEE, h[2]);
+    q[g][1] = _mm512_mask2_permutex2var_pd(al, i1, 0xEE, h[2]);
+    q[g][2] = _mm512_mask2_permutex2var_pd(ah, i2, 0xEE, h[2]);
+    q[g][3] = _mm512_mask2_permutex2var_pd(ah, i3, 0xEE, h[2]);
   }
+  pack4n_pairs<NG>(q, o);
 }
 
 /// fpack4n's permutation indices: output m's 128-bit lane h is lane c of a[4 g + k] (point

@@ -7,6 +7,9 @@
 //
 //   kIsa                      isa_id of this translation unit
 //   kHasStream                true where non-temporal stores exist (x86)
+//   kHasXyzBad, xyz_bad_block(q)  nonzero if the 3 width<T> elements at q hold inf / NaN or a
+//                             point (0, 0, 0); kHasXyzBad: a vector form (AVX-512, AVX2; else
+//                             element by element, and the check keeps its own vector loop)
 //   V, VF, W, WF, kHalves     vec<double>, vec<float>, their widths, WF / W
 //   transpose(V* r)           in-place W x W transpose
 //   rsqrt(a)                  1 / sqrt(a) (<= 2 ulp)
@@ -16,6 +19,7 @@
 //                             the 3W contiguous elements at q, as doubles (TI = float or double)
 //   pack4n<NG>(const V* f, V* o)  the 4 NG W values f[k] lane p (4 NG features of W points) in
 //                             the order p 4 NG + k, as the 4 NG vectors o[0..4 NG)
+//   pack4n_c0<NG>(f, o)       pack4n where f[4 g] is the same lane-uniform vector for every g
 //   fpack4n<NG>(const VF* f, VF* o)  the same for 4 NG float features of WF points
 //   narrow(const V* h)        kHalves double vectors rounded into one float vector
 //   widen(vf, h)              lanes [W h, W h + W) of a float vector as doubles

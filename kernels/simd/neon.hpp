@@ -16,6 +16,10 @@ namespace vx {
 inline constexpr isa_id kIsa = isa_id::neon;
 /// No non-temporal stores (the whole-line writers are x86 only).
 inline constexpr bool kHasStream = false;
+/// xyz_bad_block: the element-by-element form of portable.hpp (the sphere argument check keeps
+/// its own vector loop).
+inline constexpr bool kHasXyzBad = false;
+using portable::xyz_bad_block;
 
 /// In-place 2 x 2 transpose (r[i] lane j -> r[j] lane i).
 inline void transpose(V* r) {
@@ -36,6 +40,7 @@ using portable::deinterleave3;
 using portable::gather3;
 using portable::line_rows;
 using portable::pack4n;
+using portable::pack4n_c0;
 using portable::fpack4n;
 using portable::lines;
 using portable::rsqrt;

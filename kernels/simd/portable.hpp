@@ -73,6 +73,23 @@ inline void pack4n_lanes(const VT* f, VT* o) {
 /// pack4n_lanes of float64 vectors (W points).
 template <int NG>
 inline void pack4n(const V* f, V* o) { pack4n_lanes<NG>(f, o); }
+/// For the 3 width<T> contiguous elements at q (width<T> points of x, y, z): nonzero if one is
+/// inf or NaN or a point is (+-0, +-0, +-0) (a subnormal is not zero). Element by element; the
+/// paths with kHasXyzBad = true have a vector form.
+template <class T>
+inline uint64_t xyz_bad_block(const T* q) {
+  uint64_t r = 0;
+  for (std::size_t i = 0; i < width<T>; ++i) {
+    const T x = q[3 * i], y = q[3 * i + 1], z = q[3 * i + 2];
+    r |= static_cast<uint64_t>(!(x * T(0) + y * T(0) + z * T(0) == T(0))) |
+         static_cast<uint64_t>(x == T(0) && y == T(0) && z == T(0));
+  }
+  return r;
+}
+
+/// pack4n where f[4 g] is one lane-uniform vector for every g (the same through memory).
+template <int NG>
+inline void pack4n_c0(const V* f, V* o) { pack4n_lanes<NG>(f, o); }
 /// pack4n_lanes of float32 vectors (WF points).
 template <int NG>
 inline void fpack4n(const VF* f, VF* o) { pack4n_lanes<NG>(f, o); }

@@ -13,6 +13,10 @@ namespace vx {
 inline constexpr isa_id kIsa = isa_id::scalar;
 /// No non-temporal stores.
 inline constexpr bool kHasStream = false;
+/// xyz_bad_block: the element-by-element form of portable.hpp (the sphere argument check keeps
+/// its own vector loop).
+inline constexpr bool kHasXyzBad = false;
+using portable::xyz_bad_block;
 
 /// One lane: nothing to transpose.
 inline void transpose(V*) {}
@@ -25,6 +29,7 @@ using portable::line_rows;
 using portable::lines;
 using portable::narrow;
 using portable::pack4n;
+using portable::pack4n_c0;
 using portable::fpack4n;
 using portable::rsqrt;
 using portable::store_fence;

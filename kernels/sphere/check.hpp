@@ -18,13 +18,22 @@ namespace sph {
 ///   point are ORed with the bits of 1.0 as well, so one compare with 0 a vector finds them.
 ///   (No bitwise_andnot: its operand order differs between xsimd 8.1's x86 and NEON kernels.)
 /// About 7 operations a vector (an abs / add / compare-and-mask form took about 16, 2.5-4 % of
-/// an AVX2 float64 lmax 10 call). Only says whether there is a bad point:
-/// lib/sphere.cpp then names the first one with a scalar loop.
+/// an AVX2 float64 lmax 10 call). Where vx::kHasXyzBad (AVX-512, AVX2), vx::xyz_bad_block
+/// instead: one word per block of points from the elements' classes (vfpclass) or compares. Only
+/// says whether there is a bad point: lib/sphere.cpp then names the first one with a scalar loop.
 template <class T>
 inline int xyz_any_bad(const T* p, int64_t n) {
   int r = 0;
   int64_t e = 0;
-  if constexpr (width<T> > 1) {
+  if constexpr (vx::kHasXyzBad) {
+    // AVX-512: vfpclass gives both classes as masks, 2 operations a vector instead of ~7; AVX2:
+    // compares and sign masks (lmax 1 with gradients: the pass was 11-13 % of the call)
+    constexpr int64_t WT = static_cast<int64_t>(width<T>);
+    const int64_t m = 3 * n;
+    uint64_t acc = 0;
+    for (; e + 3 * WT <= m; e += 3 * WT) acc |= vx::xyz_bad_block(p + e);
+    r = acc != 0 ? 1 : 0;
+  } else if constexpr (width<T> > 1) {
     using VT = vec<T>;
     constexpr int64_t WT = static_cast<int64_t>(width<T>);
     const int64_t m = 3 * n;

@@ -24,12 +24,14 @@ namespace POSENC_NS {
 namespace sph {
 
 /// Writes the NF feature vectors F[0..NF) of a block (feature k of point p = lane p of F[k]) as
-/// np rows of NF consecutive elements at dst + p NF. A full block with NF a multiple of 4 but
-/// not of W: vx::pack4n and NF whole-vector stores. Otherwise groups of W features are transposed in
-/// registers; row p's group g is one full vector store at dst + p NF + g W where it stays inside
-/// the block's np NF elements (a store that runs into row p + 1 is overwritten by that row's own
-/// stores, which come later), a partial store of the group's features otherwise.
-template <int NF, class TO>
+/// np rows of NF consecutive elements at dst + p NF. kC0: F[4 g] is one lane-uniform vector for
+/// every g (Y_00, or the zero derivatives of degree 0). A full block with NF a multiple of 4 but
+/// not of W: vx::pack4n (vx::pack4n_c0 where kC0) and NF whole-vector stores. Otherwise groups of
+/// W features are transposed in registers; row p's group g is one full vector store at
+/// dst + p NF + g W where it stays inside the block's np NF elements (a store that runs into row
+/// p + 1 is overwritten by that row's own stores, which come later), a partial store of the
+/// group's features otherwise.
+template <int NF, bool kC0, class TO>
 __attribute__((always_inline)) inline void low_put_rows(V* F, TO* dst, std::size_t np) {
   constexpr int Wi = static_cast<int>(W);
   if constexpr (NF % 4 == 0 && NF % Wi != 0) {
@@ -37,7 +39,8 @@ __attribute__((always_inline)) inline void low_put_rows(V* F, TO* dst, std::size
     // block's rows are NF contiguous vectors.
     if (np == W) {
       V o[NF];
-      vx::pack4n<NF / 4>(F, o);
+      if constexpr (kC0) vx::pack4n_c0<NF / 4>(F, o);
+      else vx::pack4n<NF / 4>(F, o);
 #pragma GCC unroll 16
       for (int j = 0; j < NF; ++j) store_row(dst + j * Wi, o[j]);
       return;
@@ -49,6 +52,24 @@ __attribute__((always_inline)) inline void low_put_rows(V* F, TO* dst, std::size
   for (int k = 0; k < G * Wi; ++k) t[k] = k < NF ? F[k] : V(0.0);
 #pragma GCC unroll 8
   for (int g = 0; g < G; ++g) vx::transpose(t + g * Wi);
+  if (G * Wi <= 32 && np == W) {
+    // A full block: every index below is a constant of the unrolled loops, so t stays in
+    // registers (indexed by a run-time p it lived on the stack, one reload per row store).
+#pragma GCC unroll 8
+    for (int p = 0; p < Wi; ++p) {
+#pragma GCC unroll 8
+      for (int g = 0; g < G; ++g) {
+        const int o = p * NF + g * Wi;
+        if (o + Wi <= Wi * NF) store_row(dst + o, t[g * Wi + p]);
+        else store_row_partial(dst + o, t[g * Wi + p], static_cast<std::size_t>(NF - g * Wi));
+      }
+      // the rows in address order: scheduled freely, the stores of a 3 KB block (lmax 3 with
+      // gradients) came in a scattered order, 2x the time of the block when the output
+      // streams to memory
+      __asm__ volatile("" ::: "memory");
+    }
+    return;
+  }
   const int64_t end = static_cast<int64_t>(np) * NF;
   for (std::size_t p = 0; p < np; ++p) {
 #pragma GCC unroll 8
@@ -68,10 +89,14 @@ struct xyz_source {
   static constexpr bool kUnit = false;  // any length: normalized by the kernel
   const TI* xyz;
   void prefetch(int64_t p0) const {
-    const TI* q = xyz + 3 * p0;
-    __builtin_prefetch(q + 24 * W, 0, 3);  // the input 8 blocks ahead (the gathers do not train
-    __builtin_prefetch(q + 24 * W + 64 / sizeof(TI), 0, 3);  // the hardware prefetcher)
-    __builtin_prefetch(q + 24 * W + 128 / sizeof(TI), 0, 3);
+    // AVX-512: none (the three contiguous loads of a block train the hardware prefetcher; A/B
+    // at lmax 1 without the three prefetches a block: AVX-512 0.93-0.96, AVX2 0.97-1.04)
+    if constexpr (vx::kIsa != vx::isa_id::avx512) {
+      const TI* q = xyz + 3 * p0;
+      __builtin_prefetch(q + 24 * W, 0, 3);  // the input 8 blocks ahead
+      __builtin_prefetch(q + 24 * W + 64 / sizeof(TI), 0, 3);
+      __builtin_prefetch(q + 24 * W + 128 / sizeof(TI), 0, 3);
+    }
   }
   void get(int64_t p0, std::size_t np, V& X, V& Y, V& Z) const {
     const TI* q = xyz + 3 * p0;
@@ -167,11 +192,27 @@ __attribute__((always_inline)) inline void low_values(const VT* qv, const VT& ux
   }
 }
 
+/// The ladder terms of degree 1 (G_a of Y_1,m, m = 0, 1, -1: d1[3 i + a]), which depend on
+/// Y_00 = y00 only: constants of a call, computed once by the ladder_step of low_ladder.
+template <class VT>
+inline void low_ladder_d1(const VT& y00, const double* coef, VT* d1) {
+  using E = typename VT::value_type;
+  auto cf = [&](int m, int i) { return VT(static_cast<E>(coef[5 * (1 + m) + i])); };
+  const VT zero(0);
+  auto at = [&](int qq) { return qq == 0 ? y00 : zero; };
+  VT dn[3];
+  ladder_step(at, 0, cf(0, 2), cf(0, 3), cf(0, 4), d1, dn);
+  ladder_step(at, 1, cf(1, 2), cf(1, 3), cf(1, 4), d1 + 3, d1 + 6);
+}
+
 /// The gradients of degrees 1..L from the values y (Y_l,m at l (l+1) + m): for feature k =
 /// l (l+1) + m and axis a, g[a K + k] = fin(l, k, a, G_a), G_a = d/dx_a of the solid harmonic at
 /// u by the ladder relations (sph_grad_coef's cz, al, be at coef, as VT); degree 0's g[a K] = 0.
+/// d1: degree 1's G_a from low_ladder_d1 of y[0] (a call's constants: the block loop need not
+/// recompute them), or nullptr.
 template <int L, class VT, class Fin>
-__attribute__((always_inline)) inline void low_ladder(const VT* y, const double* coef, VT* g, Fin&& fin) {
+__attribute__((always_inline)) inline void low_ladder(const VT* y, const double* coef, VT* g, Fin&& fin,
+                                                      const VT* d1 = nullptr) {
   using E = typename VT::value_type;
   constexpr int K = (L + 1) * (L + 1);
   auto cf = [&](int l, int m, int i) { return VT(static_cast<E>(coef[5 * (l * (l + 1) / 2 + m) + i])); };
@@ -186,7 +227,14 @@ __attribute__((always_inline)) inline void low_ladder(const VT* y, const double*
 #pragma GCC unroll 8
     for (int m = 0; m <= l; ++m) {
       VT dp[3], dn[3];
-      ladder_step(at, m, cf(l, m, 2), cf(l, m, 3), cf(l, m, 4), dp, dn);
+      if (l == 1 && d1 != nullptr) {
+        for (int a = 0; a < 3; ++a) {
+          dp[a] = d1[3 * m + a];
+          dn[a] = d1[6 + a];
+        }
+      } else {
+        ladder_step(at, m, cf(l, m, 2), cf(l, m, 3), cf(l, m, 4), dp, dn);
+      }
       for (int sg = 0; sg < (m == 0 ? 1 : 2); ++sg) {
         const int k = sg ? c - m : c + m;
         const VT* d = sg ? dn : dp;
@@ -203,25 +251,57 @@ template <int L, bool kSolid, bool kGrad, class Src, class TO>
 inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* val, TO* grad) {
   constexpr int K = (L + 1) * (L + 1);
   constexpr int NQ = (L + 1) * (L + 2) / 2;
-  const double* const coef = P->coef;  // sph_grad_coef of (l, m) at coef + 5 (l (l+1) / 2 + m)
+  // sph_grad_coef of (l, m) at coef + 5 (l (l+1) / 2 + m), copied: the output stores cannot
+  // alias a local array, so the products of constants (the ladder terms of the rows' zero
+  // neighbours) leave the loop instead of being reloaded and recomputed per block.
+  // At lmax 3 the ladder reads P->coef: there the hoisted products spilled (1.18x by A/B).
+  double coef[5 * NQ];
+  for (int i = 0; i < 5 * NQ; ++i) coef[i] = P->coef[i];
+  const double* const coef_ladder = L >= 3 ? P->coef : coef;
   auto cf = [&](int l, int m, int i) { return coef[5 * (l * (l + 1) / 2 + m) + i]; };
   // The sectoral seeds q_m^m: constants of the call.
   double seed[L + 1];
   seed[0] = 0.28209479177387814347;  // 1 / sqrt(4 pi)
   for (int m = 1; m <= L; ++m) seed[m] = seed[m - 1] * cf(m, m, 0);
   const V one(1.0), zero(0.0);
+  V d1[9];  // degree 1's ladder terms: y[0] = seed[0] in every block
+  if constexpr (L >= 1) low_ladder_d1(V(seed[0]), coef, d1);
   // Ordinary stores at every size: on the EPYC (Zen 4) VM of docs/PERFORMANCE.md, rows staged
   // and written in whole non-temporal lines (line_stream) were slower even for 51 MB outputs
   // (lmax 3 with gradients, 100k points: 4.4-5.0 ms against 2.9-3.3 ms).
+  // Software-pipelined by one block: an iteration normalizes the next block's points (loads,
+  // norm, 1 / |x|: a chain of an estimated ~60 cycles on Zen 4) before it computes and writes the
+  // current one, whose inputs are ready, so that the two overlap (one block a step, the
+  // out-of-order window held about one block and the chain was not hidden).
+  using mask_t = decltype(one != one);
+  struct front_t {
+    V ux, uy, uz, ir, sc, r2;
+    mask_t zl;
+    bool scaled;
+  };
+  auto front = [&](int64_t q0, front_t& f) POSENC_HOT_LAMBDA {
+    src.prefetch(q0);
+    V X, Y, Z;
+    src.get(q0, block_points(n, q0), X, Y, Z);
+    f.zl = one != one;  // (0, 0, 0): validated to occur only with kSphZeroAsZero
+    f.sc = one;
+    f.r2 = one;
+    f.ir = one;
+    f.ux = X;
+    f.uy = Y;
+    f.uz = Z;
+    f.scaled = false;
+    low_normalize<Src::kUnit>(X, Y, Z, f.ux, f.uy, f.uz, f.ir, f.sc, f.r2, f.zl, f.scaled);
+  };
+  front_t nx{one, one, one, one, one, one, one != one, false};
+  if (n > 0) front(0, nx);
   for (int64_t p0 = 0; p0 < n; p0 += static_cast<int64_t>(W)) {
     const std::size_t np = block_points(n, p0);
-    src.prefetch(p0);
-    V X, Y, Z;
-    src.get(p0, np, X, Y, Z);
-    auto zl = one != one;  // (0, 0, 0): validated to occur only with kSphZeroAsZero
-    V sc = one, r2 = one, ir = one, ux = X, uy = Y, uz = Z;
-    bool scaled = false;
-    low_normalize<Src::kUnit>(X, Y, Z, ux, uy, uz, ir, sc, r2, zl, scaled);
+    const front_t cur = nx;
+    if (p0 + static_cast<int64_t>(W) < n) front(p0 + static_cast<int64_t>(W), nx);
+    const V &ux = cur.ux, &uy = cur.uy, &uz = cur.uz, &ir = cur.ir, &sc = cur.sc, &r2 = cur.r2;
+    const auto& zl = cur.zl;
+    const bool scaled = cur.scaled;
     // q_l^m(z), index l (l+1) / 2 + m.
     V qv[NQ];
 #pragma GCC unroll 8
@@ -261,7 +341,7 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
           o[k] = y[k];
         }
       }
-      low_put_rows<K>(o, val + p0 * K, np);
+      low_put_rows<K, true>(o, val + p0 * K, np);  // o[0] = Y_00 in every lane
     }
     if constexpr (kGrad) {
       // g[a K + k]: d/dx_a of feature k.
@@ -269,14 +349,17 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
       // 1 / |x| (0 for a zero vector); a scaled lane divides by sc instead (1 / |x| may
       // overflow where the gradient does not), the others then divide by 1: the same bits.
       const bool divide = scaled;
-      const V irt = kSolid ? zero : ir / sc;
+      const V irt = kSolid ? zero : ir;  // = ir / sc: sc = 1 where no lane is scaled
       const V u[3] = {ux, uy, uz};
-      low_ladder<L>(y, coef, g, [&](int l, int k, int a, const V& d) POSENC_HOT_LAMBDA {
-        if constexpr (kSolid) return V(rl[l] * d);
-        else if (divide) return V(((d - (V(double(l)) * y[k]) * u[a]) * ir) / sc);
-        else return V((d - (V(double(l)) * y[k]) * u[a]) * irt);
-      });
-      low_put_rows<3 * K>(g, grad + p0 * 3 * K, np);
+      low_ladder<L>(
+          y, coef_ladder, g,
+          [&](int l, int k, int a, const V& d) POSENC_HOT_LAMBDA {
+            if constexpr (kSolid) return V(rl[l] * d);
+            else if (divide) return V(((d - (V(double(l)) * y[k]) * u[a]) * ir) / sc);
+            else return V((d - (V(double(l)) * y[k]) * u[a]) * irt);
+          },
+          d1);
+      low_put_rows<3 * K, true>(g, grad + p0 * 3 * K, np);  // g[0] = g[K] = g[2 K] = 0
     }
   }
 }

@@ -74,34 +74,53 @@ inline void sh_low_f32_body(const sph_grad_plan* P, const float* xyz, int64_t n,
   for (int m = 1; m <= L; ++m) seed[m] = seed[m - 1] * coef[5 * (m * (m + 1) / 2 + m)];
   const xyz_source<float> src{xyz};
   const V one(1.0), zero(0.0), big(0x1p60), small(0x1p-60);
-  for (int64_t p0 = 0; p0 < n; p0 += static_cast<int64_t>(WF)) {
-    const std::size_t np = static_cast<std::size_t>(n - p0 < static_cast<int64_t>(WF) ? n - p0 : static_cast<int64_t>(WF));
-    src.prefetch(p0);
+  // Software-pipelined by one block as sh_low_body: the next block's loads, norms and 1 / |x|
+  // (float64 halves) before the current block's float32 work.
+  struct front_t {
     V uh[3][H], irh[H], ir2h[H], nzh[H];
-    bool split_ir = false, any_zero = false;
+    bool split_ir, any_zero;
+  };
+  auto front = [&](int64_t q0, front_t& f) POSENC_HOT_LAMBDA {
+    const std::size_t nq = static_cast<std::size_t>(n - q0 < static_cast<int64_t>(WF) ? n - q0 : static_cast<int64_t>(WF));
+    src.prefetch(q0);
+    f.split_ir = false;
+    f.any_zero = false;
 #pragma GCC unroll 2
     for (std::size_t h = 0; h < H; ++h) {  // unrolled: the halves stay in registers
       const std::size_t hw = h * W;
-      const std::size_t nh = np > hw ? std::min(np - hw, W) : 0;
+      const std::size_t nh = nq > hw ? std::min(nq - hw, W) : 0;
       V X, Y, Z;
-      src.get(p0 + static_cast<int64_t>(hw), nh, X, Y, Z);
+      src.get(q0 + static_cast<int64_t>(hw), nh, X, Y, Z);
       auto zl = one != one;  // (0, 0, 0): validated to occur only with kSphZeroAsZero
       V sc = one, r2 = one, ir = one, ux = X, uy = Y, uz = Z;
       bool scaled = false;
       low_normalize<false>(X, Y, Z, ux, uy, uz, ir, sc, r2, zl, scaled);
-      uh[0][h] = ux;
-      uh[1][h] = uy;
-      uh[2][h] = uz;
+      f.uh[0][h] = ux;
+      f.uh[1][h] = uy;
+      f.uh[2][h] = uz;
       // 1 / |x| = irh ir2h, ir2h = 1 inside [2^-60, 2^60], else 2^+-64 (an exact scaling): the
       // float32 factors neither overflow nor lose bits to subnormals
       const V irx = scaled ? ir / sc : ir;  // sc = 1 but in the scaled lanes: the same bits
       const auto hi = irx > big, lo = (irx < small) & (irx > zero);
-      ir2h[h] = select(hi, V(0x1p64), select(lo, V(0x1p-64), one));
-      irh[h] = irx / ir2h[h];
-      split_ir = split_ir || any(hi | lo);
-      nzh[h] = select(zl, zero, one);
-      any_zero = any_zero || any(zl);
+      const bool split = any(hi | lo);
+      f.ir2h[h] = split ? select(hi, V(0x1p64), select(lo, V(0x1p-64), one)) : one;
+      f.irh[h] = split ? irx / f.ir2h[h] : irx;  // irx / 1 = irx: no division in ordinary blocks
+      f.split_ir = f.split_ir || split;
+      f.nzh[h] = select(zl, zero, one);
+      f.any_zero = f.any_zero || any(zl);
     }
+  };
+  front_t nx;
+  if (n > 0) front(0, nx);
+  for (int64_t p0 = 0; p0 < n; p0 += static_cast<int64_t>(WF)) {
+    const std::size_t np = static_cast<std::size_t>(n - p0 < static_cast<int64_t>(WF) ? n - p0 : static_cast<int64_t>(WF));
+    const front_t cur = nx;
+    if (p0 + static_cast<int64_t>(WF) < n) front(p0 + static_cast<int64_t>(WF), nx);
+    const auto& uh = cur.uh;
+    const auto& irh = cur.irh;
+    const auto& ir2h = cur.ir2h;
+    const auto& nzh = cur.nzh;
+    const bool split_ir = cur.split_ir, any_zero = cur.any_zero;
     const VF ux = vx::narrow(uh[0]), uy = vx::narrow(uh[1]), uz = vx::narrow(uh[2]);
     const VF irf = vx::narrow(irh), ir2f = vx::narrow(ir2h);
     // q_l^m(z), index l (l+1) / 2 + m, in float64 and rounded once (from a float32 u_z the zonal
