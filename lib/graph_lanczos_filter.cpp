@@ -102,10 +102,10 @@ struct ChebyshevOp {
 };
 
 /// The bound a: Ritz values of an m-step Lanczos run on L from v0 without reorthogonalization (m
-/// products, three vectors), ascending, with the spurious copies removed by the Cullum-Willoughby
-/// test: a value of T_m that is also a value of T_m with its first row and column deleted (to
-/// within tol) is dropped. The test also drops some genuine converged values, which only moves
-/// the (k+1)-th kept value up (a larger, safe bound). Stops early at an invariant subspace.
+/// products, three vectors), ascending, with the spurious values removed by the Cullum-Willoughby
+/// test: numerically equal values of T_m (a converged value and the copies that the loss of
+/// orthogonality makes) count once, and a simple value of T_m that is also a value of T_m with its
+/// first row and column deleted (to within tol) is dropped. Stops early at an invariant subspace.
 Eigen::VectorXd kept_ritz_values(const Lap& L, const Eigen::VectorXd& v0, int64_t m, int64_t* products) {
   const Eigen::Index n = L.n;
   Eigen::VectorXd q = v0 / v0.norm(), qprev = Eigen::VectorXd::Zero(n), w(n);
@@ -128,18 +128,27 @@ Eigen::VectorXd kept_ritz_values(const Lap& L, const Eigen::VectorXd& v0, int64_
   if (s < 2) return Eigen::VectorXd();
   Eigen::VectorXd d = Eigen::Map<Eigen::VectorXd>(alpha.data(), s);
   Eigen::VectorXd e = Eigen::Map<Eigen::VectorXd>(beta.data(), s - 1);
-  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> full, cut;
-  full.computeFromTridiagonal(d, e, Eigen::EigenvaluesOnly);
-  Eigen::VectorXd d1 = d.tail(s - 1), e1 = e.tail(s - 2);
-  cut.computeFromTridiagonal(d1, e1, Eigen::EigenvaluesOnly);
-  if (full.info() != Eigen::Success || cut.info() != Eigen::Success) return Eigen::VectorXd();
+  // (Eigen's computeFromTridiagonal hit its iteration limit on some hub graphs: dense solves of
+  // the small tridiagonal matrices instead)
+  Eigen::MatrixXd T = Eigen::MatrixXd::Zero(s, s);
+  for (Eigen::Index i = 0; i < s; ++i) {
+    T(i, i) = alpha[static_cast<size_t>(i)];
+    if (i + 1 < s) T(i, i + 1) = T(i + 1, i) = beta[static_cast<size_t>(i)];
+  }
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> full(T, Eigen::EigenvaluesOnly);
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> cut(T.bottomRightCorner(s - 1, s - 1), Eigen::EigenvaluesOnly);
   const double tol = 1e-10 * L.bound * static_cast<double>(s);
   std::vector<double> kept;
-  for (Eigen::Index i = 0; i < s; ++i) {
+  for (Eigen::Index i = 0; i < s;) {
+    // a group of numerically equal values of T_m: one genuine value and its copies, kept once
+    Eigen::Index j = i + 1;
+    while (j < s && full.eigenvalues()[j] - full.eigenvalues()[j - 1] <= tol) ++j;
     const double x = full.eigenvalues()[i];
     bool spurious = false;
-    for (Eigen::Index t = 0; t < s - 1 && !spurious; ++t) spurious = std::abs(cut.eigenvalues()[t] - x) <= tol;
+    if (j == i + 1)  // a simple value that T_m without its first row and column also has
+      for (Eigen::Index t = 0; t < s - 1 && !spurious; ++t) spurious = std::abs(cut.eigenvalues()[t] - x) <= tol;
     if (!spurious) kept.push_back(x);
+    i = j;
   }
   return Eigen::Map<Eigen::VectorXd>(kept.data(), static_cast<Eigen::Index>(kept.size()));
 }
@@ -161,6 +170,8 @@ bool posenc::graph_detail::filtered_lanczos(const Lap& L, int64_t nev, int64_t n
   const Eigen::VectorXd theta = kept_ritz_values(L, start_vector(L.n, 0xf1172ull), m, &products);
   st->matvecs += products;
   if (theta.size() < nev + 1) {
+    GDBG("filter bound: m=%lld products=%lld: %lld kept Ritz values < k + 1", (long long)m, (long long)products,
+         (long long)theta.size());
     *why += "filtered Lanczos skipped (fewer than k + 1 Ritz values for the bound); ";
     return false;
   }
