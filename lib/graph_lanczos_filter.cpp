@@ -14,7 +14,8 @@
 // reorthogonalization shrinks by about that factor (bench/lappe_filter_proto.py, docs/PERFORMANCE.md).
 //
 // Why the result is the k smallest eigenpairs of L, as for plain Lanczos: the k largest
-// eigenvalues mu_1 >= ... >= mu_k of p(L) that Lanczos returns are accepted only when mu_k > 1.
+// eigenvalues mu_1 >= ... >= mu_k of p(L) that Lanczos returns are accepted only when mu_k > 1
+// (by a margin for rounding, 1e-6 + 1e-9 mu_1).
 // Every eigenvalue of L in [a, c] has |p| <= 1 < mu_k, so the k returned values all come from
 // eigenvalues of L below a, where p is strictly decreasing: the k largest values of p(L) above 1
 // are p of the k smallest eigenvalues of L, in reverse order. The eigenvectors of p(L) are those
@@ -207,9 +208,13 @@ bool posenc::graph_detail::filtered_lanczos(const Lap& L, int64_t nev, int64_t n
   }
   const Eigen::VectorXd mu = eig.eigenvalues();  // descending
   GDBG("filtered lanczos: mu_1=%.6g mu_k=%.17g", mu[0], mu[nev - 1]);
-  if (!(mu[nev - 1] > 1.0)) {  // fewer than nev eigenvalues of L below a: not provably the smallest
-    std::snprintf(buf, sizeof buf, "filtered Lanczos rejected (mu_k = %.17g <= 1: fewer than k eigenvalues below a = %g); ",
-                  mu[nev - 1], a);
+  // mu_k must exceed 1 by more than rounding (about eps mu_1 in the Ritz values; p(c) = T_d(-1) = 1
+  // exactly when c is an eigenvalue, as for bipartite graphs under L_sym): else fewer than nev
+  // eigenvalues of L may lie below a, and the values are not provably the smallest.
+  const double mu_min = 1.0 + 1e-6 + 1e-9 * std::abs(mu[0]);
+  if (!(mu[nev - 1] > mu_min)) {
+    std::snprintf(buf, sizeof buf, "filtered Lanczos rejected (mu_k = %.17g <= %.17g: fewer than k eigenvalues below a = %g?); ",
+                  mu[nev - 1], mu_min, a);
     *why += buf;
     return false;
   }

@@ -446,5 +446,21 @@ TEST(GraphSpectrum, FilteredLanczosPath) {
       }
     }
   }
+  // Q8 (eigenvalues j/4, repeated), k = 2, 3: the bound is the third distinct value, 1/2 (k = 2)
+  // or 3/4; with it scaled by 0.4 (below lambda_k = 1/4) Lanczos on the filter converges within
+  // the 9 distinct eigenvalues, and mu_k <= 1 must reject it: accepting it would return pairs
+  // from [a, c] that only the certificate's recoveries could repair.
+  {
+    const EdgeList q8 = hypercube(8);
+    const std::vector<double> ref = hypercube_spectrum(8);
+    const Eigen::SparseMatrix<double> L = sparse_laplacian(q8, POSENC_LAPLACIAN_SYM);
+    const EnvKnob knob("POSENC_LAPPE_TEST_FILTER_BOUND", "0.4");
+    for (int32_t k : {2, 3}) {
+      SCOPED_TRACE(testing::Message() << "Q8, bound x 0.4, k " << k);
+      expect_smallest(q8, L, POSENC_LAPLACIAN_SYM, k, POSENC_LAPPE_LANCZOS, ref, 2.0);
+      const PeRun r = run(q8, POSENC_LAPLACIAN_SYM, k, POSENC_LAPPE_LANCZOS);
+      EXPECT_EQ(r.info.recoveries, 0);
+    }
+  }
   std::printf("[ info     ] Barabasi-Albert 1200, filtered Lanczos: %.2f s\n", secs_since(t0));
 }
