@@ -186,45 +186,55 @@ bool posenc::graph_detail::filtered_lanczos(const Lap& L, int64_t nev, int64_t n
     return false;
   }
   const Eigen::MatrixXd none(L.n, 0);
-  ChebyshevOp op{&L, 0.5 * (c + a), 2.0 / (c - a), kFilterDegree, &none, {}, {}, {}};
-  Spectra::SymEigsSolver<ChebyshevOp> eig(op, nev, ncv);
-  eig.init();
-  try {
-    eig.compute(Spectra::SortRule::LargestAlge, maxit, 1e-10, Spectra::SortRule::LargestAlge);
-  } catch (const std::bad_alloc&) {
-    throw;
-  } catch (const std::logic_error&) {
-  } catch (const std::runtime_error&) {
-  }
-  st->matvecs += eig.num_operations() * kFilterDegree;
-  GDBG("filtered lanczos done: nev=%lld ncv=%lld d=%d ops=%lld info=%d", (long long)nev, (long long)ncv,
-       kFilterDegree, (long long)eig.num_operations(), (int)eig.info());
-  if (eig.info() != Spectra::CompInfo::Successful) {
-    std::snprintf(buf, sizeof buf, "filtered Lanczos (degree %d, a = %g, nev=%lld, ncv=%lld, maxit=%lld) did not converge; ",
-                  kFilterDegree, a, static_cast<long long>(nev), static_cast<long long>(ncv),
-                  static_cast<long long>(maxit));
-    *why += buf;
-    return false;
-  }
-  const Eigen::VectorXd mu = eig.eigenvalues();  // descending
-  GDBG("filtered lanczos: mu_1=%.6g mu_k=%.17g", mu[0], mu[nev - 1]);
-  // mu_k must exceed 1 by more than rounding (about eps mu_1 in the Ritz values; p(c) = T_d(-1) = 1
-  // exactly when c is an eigenvalue, as for bipartite graphs under L_sym): else fewer than nev
-  // eigenvalues of L may lie below a, and the values are not provably the smallest.
-  const double mu_min = 1.0 + 1e-6 + 1e-9 * std::abs(mu[0]);
-  if (!(mu[nev - 1] > mu_min)) {
-    std::snprintf(buf, sizeof buf, "filtered Lanczos rejected (mu_k = %.17g <= %.17g: fewer than k eigenvalues below a = %g?); ",
-                  mu[nev - 1], mu_min, a);
-    *why += buf;
-    return false;
+  // Memory: the Spectra solver (its ncv basis vectors) lives in this scope only; the Rayleigh-Ritz
+  // step below holds the nev vectors, one product vector and the rotated result.
+  Eigen::MatrixXd Q;
+  Eigen::VectorXd mu;
+  {
+    ChebyshevOp op{&L, 0.5 * (c + a), 2.0 / (c - a), kFilterDegree, &none, {}, {}, {}};
+    Spectra::SymEigsSolver<ChebyshevOp> eig(op, nev, ncv);
+    eig.init();
+    try {
+      eig.compute(Spectra::SortRule::LargestAlge, maxit, 1e-10, Spectra::SortRule::LargestAlge);
+    } catch (const std::bad_alloc&) {
+      throw;
+    } catch (const std::logic_error&) {
+    } catch (const std::runtime_error&) {
+    }
+    st->matvecs += eig.num_operations() * kFilterDegree;
+    GDBG("filtered lanczos done: nev=%lld ncv=%lld d=%d ops=%lld info=%d", (long long)nev, (long long)ncv,
+         kFilterDegree, (long long)eig.num_operations(), (int)eig.info());
+    if (eig.info() != Spectra::CompInfo::Successful) {
+      std::snprintf(buf, sizeof buf, "filtered Lanczos (degree %d, a = %g, nev=%lld, ncv=%lld, maxit=%lld) did not converge; ",
+                    kFilterDegree, a, static_cast<long long>(nev), static_cast<long long>(ncv),
+                    static_cast<long long>(maxit));
+      *why += buf;
+      return false;
+    }
+    mu = eig.eigenvalues();  // descending
+    GDBG("filtered lanczos: mu_1=%.6g mu_k=%.17g", mu[0], mu[nev - 1]);
+    // mu_k must exceed 1 by more than rounding (about eps mu_1 in the Ritz values; p(c) = T_d(-1) =
+    // 1 exactly when c is an eigenvalue, as for bipartite graphs under L_sym): else fewer than nev
+    // eigenvalues of L may lie below a, and the values are not provably the smallest.
+    const double mu_min = 1.0 + 1e-6 + 1e-9 * std::abs(mu[0]);
+    if (!(mu[nev - 1] > mu_min)) {
+      std::snprintf(buf, sizeof buf,
+                    "filtered Lanczos rejected (mu_k = %.17g <= %.17g: fewer than k eigenvalues below a = %g?); ",
+                    mu[nev - 1], mu_min, a);
+      *why += buf;
+      return false;
+    }
+    Q = eig.eigenvectors();
   }
   // Rayleigh-Ritz with L on the returned (orthonormal) vectors: eigenvalues of L and vectors
   // that the caller's residual test checks against L itself.
-  Eigen::MatrixXd Q = eig.eigenvectors();
-  Eigen::MatrixXd LQ(L.n, nev);
-  for (int64_t j = 0; j < nev; ++j) L.shifted_apply(0.0, Q.col(j).data(), LQ.col(j).data());  // -L q_j
+  Eigen::MatrixXd H(nev, nev);
+  Eigen::VectorXd y(L.n);
+  for (int64_t j = 0; j < nev; ++j) {
+    L.shifted_apply(0.0, Q.col(j).data(), y.data());  // -L q_j
+    H.col(j) = -(Q.transpose() * y);
+  }
   st->matvecs += nev;
-  Eigen::MatrixXd H = -(Q.transpose() * LQ);
   H = 0.5 * (H + H.transpose()).eval();
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(H);
   if (es.info() != Eigen::Success) {
@@ -232,7 +242,7 @@ bool posenc::graph_detail::filtered_lanczos(const Lap& L, int64_t nev, int64_t n
     return false;
   }
   out->val = es.eigenvalues();
-  out->vec = Q * es.eigenvectors();
+  out->vec.noalias() = Q * es.eigenvectors();
   *bound = a;
   return true;
 }

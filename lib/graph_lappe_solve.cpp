@@ -562,11 +562,13 @@ posenc_status posenc::graph_detail::component_pairs(const Lap& L, int64_t nev, p
     ok = true;
     st->method = "shift-invert";
   }
-  // Lanczos path: first on a Chebyshev filter of L (lib/graph_lanczos_filter.cpp; at most
-  // kFilterRestarts restarts, each of up to ncv0 applications of d products), then on c I - L.
+  // Lanczos path: first on a Chebyshev filter of L (lib/graph_lanczos_filter.cpp; ncv = ARPACK's
+  // max(2 nev + 1, 20), at most kFilterRestarts restarts of up to ncv applications of d products
+  // each), then on c I - L.
   double filter_a = 0.0;  // the filter's bound a when the filtered attempt gave the pairs, else 0
   if (!ok && solver != POSENC_LAPPE_SHIFT_INVERT &&
-      filtered_lanczos(L, nev, ncv0, kFilterRestarts, out, st, &why, &filter_a)) {
+      filtered_lanczos(L, nev, std::min<int64_t>(L.n, std::max<int64_t>(2 * nev + 1, 20)), kFilterRestarts, out, st,
+                       &why, &filter_a)) {
     if (accept(out, "filtered Lanczos")) {
       ok = true;
       st->method = "lanczos";
@@ -686,7 +688,8 @@ posenc_status posenc::graph_detail::component_pairs(const Lap& L, int64_t nev, p
     const bool got =
         si.ready ? deflated_shift_invert(L, si, out->vec, more, ncv, v0.data(), &extra, st)
         : probe && filter_a > 0.0
-            ? deflated_filtered_lanczos(L, filter_a, out->vec, more, ncv, kFilterProbeRestarts, v0.data(), &extra, st)
+            ? deflated_filtered_lanczos(L, filter_a, out->vec, more, std::min<int64_t>(L.n - nev, 20), kFilterProbeRestarts,
+                                        v0.data(), &extra, st)
             : deflated_lanczos(L, out->vec, more, ncv, 3000, v0.data(), &extra, st);
     bool found = false;
     // A value below sigma that the search returned but that fails the residual test is neither
