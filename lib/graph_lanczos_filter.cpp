@@ -21,8 +21,10 @@
 // are p of the k smallest eigenvalues of L, in reverse order. The eigenvectors of p(L) are those
 // of L (same eigenspaces, possibly merged only where p takes equal values, which a strictly
 // monotone p on [0, a) does not do below a). A Krylov method can still miss a copy of a repeated
-// eigenvalue, exactly as on c I - L: the caller's certificate (inertia count or deflated Lanczos on
-// c I - L, lib/graph_lappe_solve.cpp) is computed on L itself and does not depend on the filter.
+// eigenvalue, exactly as on c I - L: the caller's certificate (lib/graph_lappe_solve.cpp) covers
+// that. The inertia count is computed on L itself; the KRYLOV probe runs on the deflated filter
+// (deflated_filtered_lanczos), where a missed eigenvalue below sigma <= lambda_k < a would be the
+// largest one, as it is the largest of c I - L for the plain probe.
 //
 // The k-th largest Ritz value of p(L) is at most the k-th largest eigenvalue of p(L) (Cauchy
 // interlacing of Rayleigh-Ritz), so mu_k > 1 also proves that L has at least k eigenvalues below
