@@ -188,7 +188,7 @@ POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info*
  *  p(L) = T_16((c + a - 2L) / (c - a)), which maps [a, c] into [-1, 1] and grows above 1 below a,
  *  with a = the (k+1)-th Ritz value of a Lanczos run of 20k products (100 to 600) without
  *  reorthogonalization (spurious copies removed; used only when a < c/2), ncv = max(2k + 1, 20),
- *  at most 15 restarts; accepted only when the k-th largest value of p exceeds 1 (+ 1e-6 +
+ *  at most 50 restarts; accepted only when the k-th largest value of p exceeds 1 (+ 1e-6 +
  *  1e-9 times the largest): every eigenvalue of L in [a, c] has |p| <= 1 and p decreases below a,
  *  so the k largest values of p are those of the k smallest eigenvalues of L; the values are the
  *  Rayleigh-Ritz values of L on the k vectors. Else on c I - L, retried with a larger
