@@ -400,7 +400,8 @@ TEST(GraphSpectrum, FilteredLanczosPath) {
   //  - POSENC_LAPPE_TEST_FILTER_BOUND=0.5: the filter bound a halved, below lambda_k: the
   //    filtered attempt must be rejected (mu_k <= 1) and plain Lanczos give the pairs, with no
   //    recovery needed and more products than the filtered path.
-  // Plus identical bits for 1 and 3 threads on the filtered path.
+  // Plus identical bits for 1 and 3 threads on the filtered path (1200 nodes: one row tile; and
+  // 20000 nodes below).
   const auto t0 = std::chrono::steady_clock::now();
   for (int64_t n : {1200}) {
     const EdgeList g = posenc_graph_gen::barabasi_albert(n, 3, static_cast<uint64_t>(n));
@@ -462,5 +463,25 @@ TEST(GraphSpectrum, FilteredLanczosPath) {
       EXPECT_EQ(r.info.recoveries, 0);
     }
   }
-  std::printf("[ info     ] Barabasi-Albert 1200, filtered Lanczos: %.2f s\n", secs_since(t0));
+  // Bits for 1 and 3 threads where the products span several row tiles (2048 rows each): a
+  // 20000-node Barabasi-Albert graph, k = 16, filtered solve and filtered KRYLOV probe.
+  {
+    const EdgeList g = posenc_graph_gen::barabasi_albert(20000, 3, 7);
+    const EnvKnob knob("POSENC_LAPPE_TEST_INERTIA_FLOPS", "0");
+    PeRun r1, r3;
+    {
+      ThreadScope ts(1);
+      r1 = run(g, POSENC_LAPLACIAN_SYM, 16, POSENC_LAPPE_LANCZOS);
+    }
+    {
+      ThreadScope ts(3);
+      r3 = run(g, POSENC_LAPLACIAN_SYM, 16, POSENC_LAPPE_LANCZOS);
+    }
+    ASSERT_EQ(r1.status, POSENC_OK) << posenc_last_error_message();
+    EXPECT_EQ(r1.info.certificate, POSENC_LAPPE_CERT_KRYLOV);
+    EXPECT_LE(r1.info.max_residual, 1e-9 * 2.0);
+    EXPECT_TRUE(same_bits(r1.val, r3.val));
+    EXPECT_TRUE(same_bits(r1.vec, r3.vec));
+  }
+  std::printf("[ info     ] Barabasi-Albert 1200 and 20000, filtered Lanczos: %.2f s\n", secs_since(t0));
 }
