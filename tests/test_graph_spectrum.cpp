@@ -463,6 +463,23 @@ TEST(GraphSpectrum, FilteredLanczosPath) {
       EXPECT_EQ(r.info.recoveries, 0);
     }
   }
+  // Q10 (eigenvalues j/5, multiplicities C(10, j)), KRYLOV certificate (no inertia count), k = 3,
+  // 4 (a = 3/5, 4/5): repeated eigenvalues on the filtered solve and the filtered probe, against
+  // the closed form. (Spectra's restarted Lanczos on the filter already returns the copies of 1/5
+  // here: no recovery is needed, so the probe's search below sigma is exercised, its recovery
+  // is not.)
+  {
+    const EdgeList q10 = hypercube(10);
+    const std::vector<double> ref = hypercube_spectrum(10);
+    const Eigen::SparseMatrix<double> L = sparse_laplacian(q10, POSENC_LAPLACIAN_SYM);
+    const EnvKnob knob("POSENC_LAPPE_TEST_INERTIA_FLOPS", "0");
+    for (int32_t k : {3, 4}) {
+      SCOPED_TRACE(testing::Message() << "Q10, KRYLOV, k " << k);
+      expect_smallest(q10, L, POSENC_LAPLACIAN_SYM, k, POSENC_LAPPE_LANCZOS, ref, 2.0);
+      const PeRun r = run(q10, POSENC_LAPLACIAN_SYM, k, POSENC_LAPPE_LANCZOS);
+      EXPECT_EQ(r.info.certificate, POSENC_LAPPE_CERT_KRYLOV);
+    }
+  }
   // Bits for 1 and 3 threads where the products span several row tiles (2048 rows each): a
   // 20000-node Barabasi-Albert graph, k = 16, filtered solve and filtered KRYLOV probe.
   {
