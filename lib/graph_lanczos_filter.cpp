@@ -47,6 +47,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -166,8 +167,8 @@ bool posenc::graph_detail::filtered_lanczos(const Lap& L, int64_t nev, int64_t n
   // bench/lappe_filter_proto.py) m = 100 / 160 / 250 / 400 kept 0.402 / 0.326 / 0.295 / 0.285 at
   // 0.1 - 0.4 CPU-s; a full-reorthogonalization run of m = 160 (a rigorous bound, 0.3125) took 1 s
   // there and 4 s here (Eigen's baseline-SSE2 GEMV); the filtered solve took 3.1 s at a = 0.3125 and
-  // 2.0 s at a = 0.28. A kept value below lambda_k cannot give a wrong spectrum: mu_k <= 1 rejects
-  // the attempt.
+  // 2.0 s at a = 0.28. A kept value below lambda_k cannot give a wrong spectrum: the attempt then
+  // does not converge within maxit restarts, or mu_k <= 1 rejects it.
   const int64_t m = std::min<int64_t>(L.n - 1, std::max<int64_t>(100, std::min<int64_t>(600, 20 * nev)));
   int64_t products = 0;
   const Eigen::VectorXd theta = kept_ritz_values(L, start_vector(L.n, 0xf1172ull), m, &products);
