@@ -200,6 +200,16 @@ struct ShiftInvert {
 // inertia certificate's simplicial LDL^T of the same pattern remains, so the limit stays.
 constexpr double kShiftInvertFlopsPerNnz = 6000.0;
 
+/// Restarts of the filtered Lanczos attempt before the plain one takes over (k = 16, ncv = 33: the
+/// 10^5-node Barabasi-Albert graph converges after about 6 restarts, 128 applications of the
+/// filter; forced Lanczos on the 100k RGG after about 15, 282 applications, 8.4 CPU-s against the
+/// plain path's 53 s; 15 restarts were too few there), which bounds what a bound a below lambda_k
+/// can waste (it does not converge) before the plain attempt.
+constexpr int64_t kFilterRestarts = 50;
+/// Restarts of the certificate's filtered probe (nev = 1); one that does not converge counts as a
+/// failed search, and the next search is a plain deflated Lanczos block.
+constexpr int64_t kFilterProbeRestarts = 60;
+
 /// Rayleigh quotients, residuals; returns the largest residual ||L v - lambda v||.
 double polish(const Lap& L, Pairs* p) {
   Eigen::VectorXd y(L.n);
@@ -481,8 +491,9 @@ struct Inertia {
 };
 
 
-/// A deterministic pseudo-random start vector (splitmix64 of seed), unit norm.
-Eigen::VectorXd start_vector(int64_t n, uint64_t seed) {
+}  // namespace
+
+Eigen::VectorXd posenc::graph_detail::start_vector(int64_t n, uint64_t seed) {
   Eigen::VectorXd v(n);
   for (int64_t i = 0; i < n; ++i) {
     uint64_t z = (seed += 0x9e3779b97f4a7c15ull);
@@ -494,9 +505,22 @@ Eigen::VectorXd start_vector(int64_t n, uint64_t seed) {
   return v / v.norm();
 }
 
+namespace {
+
 constexpr double kCertDelta = 1e-8;     // certificate margin, relative to c: sigma = top - 1e-8 c
 constexpr double kInertiaFlops = 5e8;   // inertia attempted when its LDL^T costs <= 5e8 flops (~0.5 s),
                                         // or whenever shift-invert factorized the same pattern
+/// POSENC_LAPPE_TEST_INERTIA_FLOPS=F (a test knob, read per call) replaces kInertiaFlops, so that
+/// tests reach the KRYLOV certificate (F = 0, without a shift-invert factorization) on graphs small
+/// enough for a dense reference.
+double inertia_flops() {
+  if (const char* e = std::getenv("POSENC_LAPPE_TEST_INERTIA_FLOPS")) {
+    char* end = nullptr;
+    const double v = std::strtod(e, &end);
+    if (end != e && v >= 0.0) return v;
+  }
+  return kInertiaFlops;
+}
 
 }  // namespace
 
@@ -540,6 +564,20 @@ posenc_status posenc::graph_detail::component_pairs(const Lap& L, int64_t nev, p
     ok = true;
     st->method = "shift-invert";
   }
+  // Lanczos path: first on a Chebyshev filter of L (lib/graph_lanczos_filter.cpp; ncv = ARPACK's
+  // max(2 nev + 1, 20), at most kFilterRestarts restarts of up to ncv applications of d products
+  // each), then on c I - L.
+  double filter_a = 0.0;  // the filter's bound a when the filtered attempt gave the pairs, else 0
+  if (!ok && solver != POSENC_LAPPE_SHIFT_INVERT &&
+      filtered_lanczos(L, nev, std::min<int64_t>(L.n, std::max<int64_t>(2 * nev + 1, 20)), kFilterRestarts, out, st,
+                       &why, &filter_a)) {
+    if (accept(out, "filtered Lanczos")) {
+      ok = true;
+      st->method = "lanczos";
+    } else {
+      filter_a = 0.0;
+    }
+  }
   const int64_t ncvs[2] = {ncv0, std::min<int64_t>(L.n, 2 * ncv0 + 16)};
   const int64_t maxits[2] = {300, 10000};  // restarts: a cluster cut at nev stalls a small ncv
   for (int a = 0; a < 2 && !ok && solver != POSENC_LAPPE_SHIFT_INVERT; ++a) {
@@ -573,7 +611,7 @@ posenc_status posenc::graph_detail::component_pairs(const Lap& L, int64_t nev, p
   Inertia inert;
   inert.L = &L;
   inert.shared = &si;
-  const bool use_inertia = inert.affordable(kInertiaFlops);
+  const bool use_inertia = inert.affordable(inertia_flops());
   cert->factor_nnz = std::max(cert->factor_nnz, inert.state == 1 ? inert.fill : int64_t{0});
   const int64_t max_rounds = 2 * nev + 8;
   uint64_t seed = 0x5eed;
@@ -643,8 +681,18 @@ posenc_status posenc::graph_detail::component_pairs(const Lap& L, int64_t nev, p
                                            : std::max<int64_t>(2 * more + 1, more + 16) << failed_searches);
     const Eigen::VectorXd v0 = start_vector(L.n, seed++);
     Pairs extra;
-    const bool got = si.ready ? deflated_shift_invert(L, si, out->vec, more, ncv, v0.data(), &extra, st)
-                              : deflated_lanczos(L, out->vec, more, ncv, 3000, v0.data(), &extra, st);
+    // After a filtered solve the probe runs on the same filter p (lib/graph_lanczos_filter.cpp):
+    // the pairs were accepted with p(lambda_k) > 1, so sigma <= lambda_k < a, and a missed
+    // eigenvalue lambda* < sigma has p(lambda*) > p(lambda) for every other eigenvalue lambda >=
+    // sigma of L on the complement of the returned vectors (p decreases on [0, a), |p| <= 1 on
+    // [a, c]): it is the extreme eigenvalue of the deflated filter, as it is of c I - L for the
+    // plain probe, and the returned vector's Rayleigh quotient with L is tested against sigma below.
+    const bool got =
+        si.ready ? deflated_shift_invert(L, si, out->vec, more, ncv, v0.data(), &extra, st)
+        : probe && filter_a > 0.0
+            ? deflated_filtered_lanczos(L, filter_a, out->vec, more, std::min<int64_t>(L.n - nev, 20), kFilterProbeRestarts,
+                                        v0.data(), &extra, st)
+            : deflated_lanczos(L, out->vec, more, ncv, 3000, v0.data(), &extra, st);
     bool found = false;
     // A value below sigma that the search returned but that fails the residual test is neither
     // kept nor ruled out: the search then counts as not converged, never as a certificate.

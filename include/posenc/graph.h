@@ -74,7 +74,8 @@ typedef enum {
   POSENC_LAPPE_AUTO = 0,         /**< choose per component (the default) */
   POSENC_LAPPE_DENSE = 1,        /**< Eigen SelfAdjointEigenSolver on the dense Laplacian */
   POSENC_LAPPE_SHIFT_INVERT = 2, /**< Spectra SymEigsShiftSolver, sigma < 0, sparse LDL^T */
-  POSENC_LAPPE_LANCZOS = 3, /**< Spectra SymEigsSolver on c I - L (largest eigenpairs) */
+  POSENC_LAPPE_LANCZOS = 3, /**< Spectra SymEigsSolver on a Chebyshev filter of L, else on
+                                 c I - L (largest eigenpairs) */
   POSENC_LAPPE_METHOD_MAX_ENUM_ = 0x7fffffff /**< not a value: makes the enum 32-bit wide */
 } posenc_lappe_method;
 
@@ -102,7 +103,8 @@ typedef struct {
                                    SHIFT_INVERT, if the fill-in limit rejects the factorization */
   posenc_lappe_method method; /**< out: solver used for the largest component */
   int64_t components;         /**< number of connected components (isolated nodes included) */
-  int64_t matvecs;            /**< sparse products with c I - L (Lanczos, all components) */
+  int64_t matvecs;            /**< sparse products with L (Lanczos, all components; a filter
+                                   application counts its degree, 16) */
   int64_t shift_solves;       /**< triangular solves with (L - sigma I) (shift-invert) */
   double max_residual;        /**< max_j ||L v_j - lambda_j v_j||_2 over the k returned pairs */
   /* ---- added in posenc 0.2 (absent, and not written, when struct_size ==
@@ -181,8 +183,15 @@ POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info*
  *  at most 6000 factorization flops per nonzero of L (the measured crossover: hub-heavy graphs
  *  such as package dependency or Barabasi-Albert graphs exceed it, and Lanczos is 2-7x faster
  *  on them; grids and geometric graphs stay below 4000, where shift-invert is 3-25x faster);
- *  (2) otherwise, or if (1) fails, Lanczos on c I - L (SymEigsSolver, largest eigenvalues), with
- *  c = 2 for L_sym and the Gershgorin bound c = 2 max_v d_v for D - A, retried with a larger
+ *  (2) otherwise, or if (1) fails, Lanczos (SymEigsSolver, largest eigenvalues), with c = 2 for
+ *  L_sym and the Gershgorin bound c = 2 max_v d_v for D - A: first on the Chebyshev filter
+ *  p(L) = T_16((c + a - 2L) / (c - a)), which maps [a, c] into [-1, 1] and grows above 1 below a,
+ *  with a = the (k+1)-th Ritz value of a Lanczos run of 20k products (100 to 600) without
+ *  reorthogonalization (spurious copies removed; used only when a < c/2), ncv = max(2k + 1, 20),
+ *  at most 50 restarts; accepted only when the k-th largest value of p exceeds 1 (+ 1e-6 +
+ *  1e-9 times the largest): every eigenvalue of L in [a, c] has |p| <= 1 and p decreases below a,
+ *  so the k largest values of p are those of the k smallest eigenvalues of L; the values are the
+ *  Rayleigh-Ritz values of L on the k vectors. Else on c I - L, retried with a larger
  *  Krylov subspace (ncv) and more restarts; if Lanczos fails on a component where (1) was skipped
  *  for its flops only, shift-invert runs after all. info->method names the solver that succeeded. Spectra's relative tolerance is 1e-10. After
  *  convergence each pair is polished (eigenvalue = Rayleigh quotient) and accepted only if
@@ -197,7 +206,9 @@ POSENC_API posenc_status posenc_laplacian_pe_info_init(posenc_laplacian_pe_info*
  *  pivots (Sylvester's law of inertia; a zero pivot moves sigma down by 0.37e-8 c, up to 4 times).
  *  KRYLOV (otherwise): a Lanczos run on the orthogonal complement of the returned vectors, from a
  *  fresh pseudo-random start vector, converged to the smallest eigenvalue there (one Ritz pair,
- *  Krylov subspace of max(2k + 1, 20) vectors), must find nothing below sigma (probabilistic: a
+ *  Krylov subspace of max(2k + 1, 20) vectors; after a filtered solve, the largest eigenvalue of
+ *  the same filter p there, 20 vectors: sigma < a, so a missed eigenvalue below sigma would have
+ *  the largest p), must find nothing below sigma (probabilistic: a
  *  missed eigenvalue would be that smallest one). While the check fails, the returned vectors are
  *  deflated, the search goes on below sigma for blocks of max(4, k/4) pairs or more (deflated
  *  shift-invert or Lanczos from new start vectors) and every eigenpair found there replaces the
