@@ -24,7 +24,9 @@
 // eigenvalue, exactly as on c I - L: the caller's certificate (lib/graph_lappe_solve.cpp) covers
 // that. The inertia count is computed on L itself; the KRYLOV probe runs on the deflated filter
 // (deflated_filtered_lanczos), where a missed eigenvalue below sigma <= lambda_k < a would be the
-// largest one, as it is the largest of c I - L for the plain probe.
+// largest one, as it is the largest of c I - L for the plain probe. (Test knob
+// POSENC_LAPPE_TEST_FILTER_DROP, filter_drops below: the filtered solve drops pairs it found, so
+// that tests/test_graph_spectrum.cpp checks that the certificate recovers them.)
 //
 // The k-th largest Ritz value of p(L) is at most the k-th largest eigenvalue of p(L) (Cauchy
 // interlacing of Rayleigh-Ritz), so mu_k > 1 also proves that L has at least k eigenvalues below
@@ -75,6 +77,31 @@ double filter_bound_scale() {
     if (end != e && v > 0.0) return v;
   }
   return 1.0;
+}
+
+/// POSENC_LAPPE_TEST_FILTER_DROP=j1,j2,... (a test knob, read per call): the filtered solve asks
+/// for nev + r pairs (r = the number of distinct valid indices given) and drops those at the given
+/// 0-based positions of the ascending order before the Rayleigh-Ritz step, so that the returned
+/// set misses eigenvalues of L below its top one; the caller's certificate (the KRYLOV probe on
+/// the filter, or the inertia count) must find them. Indices >= nev + r are ignored (so r can
+/// shrink); empty or unparsable: no drop.
+std::vector<int64_t> filter_drops(int64_t nev) {
+  std::vector<int64_t> idx;
+  const char* e = std::getenv("POSENC_LAPPE_TEST_FILTER_DROP");
+  if (e == nullptr) return idx;
+  for (const char* p = e; *p != '\0';) {
+    char* end = nullptr;
+    const long long v = std::strtoll(p, &end, 10);
+    if (end == p) break;
+    if (v >= 0) idx.push_back(static_cast<int64_t>(v));
+    p = end;
+    while (*p == ',' || *p == ' ') ++p;
+  }
+  std::sort(idx.begin(), idx.end());
+  idx.erase(std::unique(idx.begin(), idx.end()), idx.end());
+  // keep the indices that fall inside nev + r (r = their count), largest first removed
+  while (!idx.empty() && idx.back() >= nev + static_cast<int64_t>(idx.size())) idx.pop_back();
+  return idx;
 }
 
 /// Spectra operator y = P T_d(t(L)) P x, t(L) = alpha (h I - L), h = (c + a) / 2,
@@ -169,19 +196,25 @@ bool posenc::graph_detail::filtered_lanczos(const Lap& L, int64_t nev, int64_t n
   // there and 4 s here (Eigen's baseline-SSE2 GEMV); the filtered solve took 3.1 s at a = 0.3125 and
   // 2.0 s at a = 0.28. A kept value below lambda_k cannot give a wrong spectrum: the attempt then
   // does not converge within maxit restarts, or mu_k <= 1 rejects it.
-  const int64_t m = std::min<int64_t>(L.n - 1, std::max<int64_t>(100, std::min<int64_t>(600, 20 * nev)));
+  // Test knob: solve for nsolve = nev + r pairs, drop r of them (filter_drops).
+  std::vector<int64_t> drops = filter_drops(nev);
+  if (nev + static_cast<int64_t>(drops.size()) + 1 > L.n) drops.clear();
+  const int64_t nsolve = nev + static_cast<int64_t>(drops.size());
+  if (!drops.empty()) ncv = std::min<int64_t>(L.n, std::max<int64_t>(ncv, 2 * nsolve + 1));
+  const int64_t m = std::min<int64_t>(L.n - 1, std::max<int64_t>(100, std::min<int64_t>(600, 20 * nsolve)));
   int64_t products = 0;
   const Eigen::VectorXd theta = kept_ritz_values(L, start_vector(L.n, 0xf1172ull), m, &products);
   st->matvecs += products;
-  if (theta.size() < nev + 1) {
+  if (theta.size() < nsolve + 1) {
     GDBG("filter bound: m=%lld products=%lld: %lld kept Ritz values < k + 1", (long long)m, (long long)products,
          (long long)theta.size());
     *why += "filtered Lanczos skipped (fewer than k + 1 Ritz values for the bound); ";
     return false;
   }
-  const double a = theta[nev] * filter_bound_scale();
+  const double a = theta[nsolve] * filter_bound_scale();
   const double c = L.bound;
-  GDBG("filter bound: m=%lld products=%lld theta_{k+1}=%.6g a=%.6g c=%g", (long long)m, (long long)products, theta[nev], a, c);
+  GDBG("filter bound: m=%lld products=%lld theta_{k+1}=%.6g a=%.6g c=%g drops=%lld", (long long)m, (long long)products,
+       theta[nsolve], a, c, (long long)drops.size());
   // With a near c the filter separates little and costs d products per step: plain Lanczos then.
   if (!(a > 0.0 && a < 0.5 * c)) {
     std::snprintf(buf, sizeof buf, "filtered Lanczos skipped (bound a = %g not below c/2 = %g); ", a, 0.5 * c);
@@ -195,7 +228,7 @@ bool posenc::graph_detail::filtered_lanczos(const Lap& L, int64_t nev, int64_t n
   Eigen::VectorXd mu;
   {
     ChebyshevOp op{&L, 0.5 * (c + a), 2.0 / (c - a), kFilterDegree, &none, {}, {}, {}};
-    Spectra::SymEigsSolver<ChebyshevOp> eig(op, nev, ncv);
+    Spectra::SymEigsSolver<ChebyshevOp> eig(op, nsolve, ncv);
     eig.init();
     try {
       eig.compute(Spectra::SortRule::LargestAlge, maxit, 1e-10, Spectra::SortRule::LargestAlge);
@@ -220,14 +253,21 @@ bool posenc::graph_detail::filtered_lanczos(const Lap& L, int64_t nev, int64_t n
     // 1 exactly when c is an eigenvalue, as for bipartite graphs under L_sym): else fewer than nev
     // eigenvalues of L may lie below a, and the values are not provably the smallest.
     const double mu_min = 1.0 + 1e-6 + 1e-9 * std::abs(mu[0]);
-    if (!(mu[nev - 1] > mu_min)) {
+    if (!(mu[nsolve - 1] > mu_min)) {
       std::snprintf(buf, sizeof buf,
                     "filtered Lanczos rejected (mu_k = %.17g <= %.17g: fewer than k eigenvalues below a = %g?); ",
-                    mu[nev - 1], mu_min, a);
+                    mu[nsolve - 1], mu_min, a);
       *why += buf;
       return false;
     }
     Q = eig.eigenvectors();
+    if (!drops.empty()) {  // test knob: keep the nev columns not listed (columns in descending mu)
+      Eigen::MatrixXd kept(L.n, nev);
+      Eigen::Index t = 0;
+      for (int64_t j = 0; j < nsolve; ++j)
+        if (!std::binary_search(drops.begin(), drops.end(), j)) kept.col(t++) = Q.col(j);
+      Q.swap(kept);
+    }
   }
   // Rayleigh-Ritz with L on the returned (orthonormal) vectors: eigenvalues of L and vectors
   // that the caller's residual test checks against L itself.
