@@ -200,6 +200,13 @@ class OrderedLDLT : public Eigen::SimplicialLDLT<SpMatT, Eigen::Lower, Eigen::AM
     this->analyzePattern_preordered(ap_, true);
     ap_ = SpMatT();
   }
+  /// Frees what order() keeps (the permuted matrix and the permutation) when no analysis follows;
+  /// order() must run again before any other use.
+  void release() {
+    ap_ = SpMatT();
+    this->m_P.resize(0);
+    this->m_Pinv.resize(0);
+  }
   /// Strictly-lower nonzeros of the analysed factor (Eigen's counts).
   int64_t factor_nnz() const {
     int64_t s = 0;
