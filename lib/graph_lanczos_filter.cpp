@@ -230,13 +230,7 @@ bool posenc::graph_detail::filtered_lanczos(const Lap& L, int64_t nev, int64_t n
     ChebyshevOp op{&L, 0.5 * (c + a), 2.0 / (c - a), kFilterDegree, &none, {}, {}, {}};
     Spectra::SymEigsSolver<ChebyshevOp> eig(op, nsolve, ncv);
     eig.init();
-    try {
-      eig.compute(Spectra::SortRule::LargestAlge, maxit, 1e-10, Spectra::SortRule::LargestAlge);
-    } catch (const std::bad_alloc&) {
-      throw;
-    } catch (const std::logic_error&) {
-    } catch (const std::runtime_error&) {
-    }
+    spectra_compute(eig, Spectra::SortRule::LargestAlge, maxit, Spectra::SortRule::LargestAlge);
     st->matvecs += eig.num_operations() * kFilterDegree;
     GDBG("filtered lanczos done: nev=%lld ncv=%lld d=%d ops=%lld info=%d", (long long)nev, (long long)ncv,
          kFilterDegree, (long long)eig.num_operations(), (int)eig.info());
@@ -297,13 +291,7 @@ bool posenc::graph_detail::deflated_filtered_lanczos(const Lap& L, double a, con
   ChebyshevOp op{&L, 0.5 * (c + a), 2.0 / (c - a), kFilterDegree, &Q, {}, {}, {}};
   Spectra::SymEigsSolver<ChebyshevOp> eig(op, nev, ncv);
   if (start != nullptr) eig.init(start); else eig.init();
-  try {
-    eig.compute(Spectra::SortRule::LargestAlge, maxit, 1e-10, Spectra::SortRule::LargestAlge);
-  } catch (const std::bad_alloc&) {
-    throw;
-  } catch (const std::logic_error&) {
-  } catch (const std::runtime_error&) {
-  }
+  spectra_compute(eig, Spectra::SortRule::LargestAlge, maxit, Spectra::SortRule::LargestAlge);
   st->matvecs += eig.num_operations() * kFilterDegree;
   GDBG("deflated filtered lanczos done: nev=%lld ncv=%lld deflate=%lld d=%d ops=%lld info=%d", (long long)nev,
        (long long)ncv, (long long)Q.cols(), kFilterDegree, (long long)eig.num_operations(), (int)eig.info());

@@ -1,18 +1,41 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // lib/graph_lappe.hpp — graph family, LapPE internals shared by the driver and entry points
-// (lib/graph_lappe.cpp) and the eigensolvers with their certificate (lib/graph_lappe_solve.cpp).
+// (lib/graph_lappe.cpp) and the eigensolvers with their certificate (lib/graph_lappe_solve.cpp,
+// lib/graph_lanczos_filter.cpp).
 #pragma once
 
 #include "lib/graph_common.hpp"
 
+#include <Spectra/Util/SelectionRule.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace posenc {
 namespace graph_detail {
+
+constexpr double kSpectraTol = 1e-10;  // Spectra's relative Ritz tolerance (every LapPE solve)
+
+/// eig.compute, with Spectra's own failures (it throws std::logic_error / std::runtime_error,
+/// e.g. "TridiagEigen: eigen decomposition failed" on a non-finite Ritz matrix) turned into "not
+/// converged": the solver's info() stays NotComputed, so the caller takes its not-converged path
+/// (another solver, or NOT_CONVERGED) instead of the call failing with INTERNAL.
+/// std::bad_alloc still propagates (OUT_OF_MEMORY).
+template <class Solver>
+void spectra_compute(Solver& eig, Spectra::SortRule selection, int64_t maxit, Spectra::SortRule sorting) {
+  try {
+    eig.compute(selection, maxit, kSpectraTol, sorting);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::logic_error&) {
+  } catch (const std::runtime_error&) {
+  }
+}
 
 /// POSENC_GRAPH_DEBUG=1 in the environment: GDBG prints the LapPE solver's progress
 /// (factorization fill, operator applications per attempt, timestamps) to stderr; no result changes.

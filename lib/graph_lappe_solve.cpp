@@ -39,7 +39,6 @@ using namespace posenc::graph_detail;
 namespace {
 
 constexpr int64_t kDenseMax = 1024;   // components up to this size: dense solver
-constexpr double kSpectraTol = 1e-10; // Spectra's relative Ritz tolerance
 // Shift-invert's sigma = -kShiftRel * c/2. Lanczos on (L - sigma I)^{-1} separates the k-th from
 // the (k+1)-th eigenvalue at the relative gap (lambda_{k+1} - lambda_k) / (lambda_k - sigma), so
 // sigma must be small next to lambda_k: on the 316 x 316 grid (lambda_16 = 4e-4) 1e-3 took 116
@@ -48,21 +47,6 @@ constexpr double kSpectraTol = 1e-10; // Spectra's relative Ritz tolerance
 // |sigma| = 1e-6 c/2, rounding in the factorization about 1e-16 c times the growth.
 constexpr double kShiftRel = 1e-6;
 
-/// eig.compute, with Spectra's own failures (it throws std::logic_error / std::runtime_error,
-/// e.g. "TridiagEigen: eigen decomposition failed" on a non-finite Ritz matrix) turned into "not
-/// converged": the solver's info() stays NotComputed, so the caller takes its not-converged path
-/// (another solver, or NOT_CONVERGED) instead of the call failing with INTERNAL.
-/// std::bad_alloc still propagates (OUT_OF_MEMORY).
-template <class Solver>
-void spectra_compute(Solver& eig, Spectra::SortRule selection, int64_t maxit, Spectra::SortRule sorting) {
-  try {
-    eig.compute(selection, maxit, kSpectraTol, sorting);
-  } catch (const std::bad_alloc&) {
-    throw;
-  } catch (const std::logic_error&) {
-  } catch (const std::runtime_error&) {
-  }
-}
 
 
 /// Spectra operator y = c x - L x restricted to the orthogonal complement of the columns of Q
