@@ -307,7 +307,7 @@ inline void sh_grad_f32_body(const sph_grad_plan* P, const TI* xyz, int64_t n, f
   // One block of np points first, first + pstep, ...: the recurrence, its features handed to
   // the emitters em[0..4) (values, d/dx, d/dy, d/dz; put / commit), degree_done(count) after
   // each degree's features; the caller finishes the emitters.
-  auto run_block = [&](int64_t first, int64_t pstep, std::size_t np, auto* em, auto&& degree_done) {
+  auto run_block = [&](int64_t first, int64_t pstep, std::size_t np, auto* em, auto&& degree_done) POSENC_HOT_LAMBDA {
     // Set-up of each half in float64 (sh_grad_body's, the same expressions).
     V xh[H], xl[H], sth[H], uh[3][H], irh[H], ir2h[H], nzh[H];
     bool split_ir = false;
