@@ -20,6 +20,17 @@
 // split or thread count: 1 / |x| is applied as one product where it is inside [2^-60, 2^60] and
 // as two (ir / 2^+-64, then 2^+-64, an exact scaling) otherwise, which gives the same bits
 // wherever both are used.
+//
+// Outputs of 16 MB or more (sph_grad_plan::stream) are written with non-temporal stores. Whole
+// super-blocks of kGradLinePoints points (every lib/ tile but the call's last) run as kLineUnit
+// blocks of points kLineUnit apart, whose rows then start at the same offset within a 64-byte
+// line: each unit of 16 features is one aligned line of every row, transposed from the stage and
+// stored straight into the output (grad_lemitter), and the line two rows share (the end of one
+// plane row, the start of the next) is merged in a small buffer and stored whole once both
+// halves are there (grad_line_edges). Against staging each block's rows point-major in a
+// line_stream buffer and copying them out (the remaining blocks still do), the output is written
+// once instead of twice: A/B AVX-512 float32 L = 10 0.90, 20 0.81, 40 0.64; AVX2 0.87 / 0.83 /
+// 0.81 (docs/PERFORMANCE.md, "float32 values + gradients: whole lines from the tiles").
 #pragma once
 
 #include "kernels/sphere/sh_grad.hpp"
@@ -273,8 +284,9 @@ inline void sh_grad_f32_body(const sph_grad_plan* P, const TI* xyz, int64_t n, f
   auto ybr = [&](std::size_t h, int64_t par) { return yb + (2 * static_cast<int64_t>(h) + par) * N * Wd; };
   auto cmr = [&](std::size_t h) { return dcs + 2 * static_cast<int64_t>(h) * N * Wd; };
 
-  // Large outputs: staged point-major lines (line_stream), as sh_grad_body; a block of WF float
-  // points takes the bytes of a block of W double points (WF = kHalves W).
+  // Large outputs: whole super-blocks by the whole-line writer (below); the other blocks staged
+  // in point-major lines (line_stream), as sh_grad_body (a block of WF float points takes the
+  // bytes of a block of W double points, WF = kHalves W).
   float* const outs[2] = {val, grad};
   const int64_t ostride[2] = {K, 3 * K};
   const int stage_planes[2] = {1, 3};
