@@ -408,36 +408,9 @@ inline void sh_grad_f32_body(const sph_grad_plan* P, const TI* xyz, int64_t n, f
       const double* cr = P->coef ? P->coef + 5 * (lw * (lw + 1) / 2) : crow;
       if (!P->coef)
         for (int32_t m = 0; m <= l; ++m) sph_grad_coef(l, m, crow + 5 * m);
-      // Legendre row l of each half (float64, over row l-2, kept in cur).
-      for (std::size_t h = 0; h < H; ++h) {
-        double* cur = ybr(h, l & 1);
-        double* prv = ybr(h, (l - 1) & 1);
-        for (int64_t m = 0; m < lw; ++m) {
-          const double* c = cr + 5 * m;
-          const V p = load(prv + m * Wd);  // a (xh + xl) p + nb pp, xh p exact near the poles
-          const V y = madd(V(c[0]), madd(xl[h], p, xh[h] * p), V(c[1]) * load(cur + m * Wd));
-          stu(cur + m * Wd, y);
-        }
-        stu(cur + lw * Wd, load(prv + (lw - 1) * Wd) * (V(cr[5 * lw]) * sth[h]));
-        stu(prv + lw * Wd, zero);
-      }
-      // Y row l in float32, zero past |m| = l.
+      // One pass over the orders: Legendre row l of each half (float64, over row l-2, kept in
+      // cur), Y row l in float32 (zero past |m| = l), the d/dz bracket and the ladder.
       float* Yc = Yr[l & 1] + c0 * Wf;
-      for (int64_t m = 0; m <= lw; ++m) {
-        V yh[H];
-        for (std::size_t h = 0; h < H; ++h) yh[h] = load(ybr(h, l & 1) + m * Wd);
-        const VF y = vx::narrow(yh);
-        if (m == 0) {
-          stu(Yc, y);
-        } else {
-          stu(Yc + m * Wf, y * load(fcm + m * Wf));
-          stu(Yc - m * Wf, y * load(fsm + m * Wf));
-        }
-      }
-      for (int64_t j = lw + 1; j <= lw + 2; ++j) {
-        stu(Yc + j * Wf, fzero);
-        stu(Yc - j * Wf, fzero);
-      }
       const float* Yp = Yr[(l - 1) & 1] + c0 * Wf;
       const VF lv(static_cast<float>(l));
       auto at = [&](int64_t q) POSENC_HOT_LAMBDA { return load(Yp + q * Wf); };
@@ -457,23 +430,43 @@ inline void sh_grad_f32_body(const sph_grad_plan* P, const TI* xyz, int64_t n, f
       for (std::size_t h = 0; h < H; ++h) luz[h] = zero - V(static_cast<double>(l)) * uh[2][h];  // -l u_z
       for (int64_t m = 0; m <= lw; ++m) {
         const double* c = cr + 5 * m;
-        const VF al(static_cast<float>(c[3])), be(static_cast<float>(c[4]));
-        // d/dz: G_z - l Y u_z = (cz ybar_{l-1}^m - l u_z ybar_l^m) cos / sin (m phi), the bracket
-        // in float64 (near the poles its two terms nearly cancel: each rounded to float32 alone,
-        // the difference carried ~100 eps of the block at l = 130).
-        V dh[H];
-        for (std::size_t h = 0; h < H; ++h)
-          dh[h] = madd(luz[h], load(ybr(h, l & 1) + m * Wd), V(c[2]) * load(ybr(h, (l - 1) & 1) + m * Wd));
+        // ybar_l^m and the d/dz bracket: G_z - l Y u_z = (cz ybar_{l-1}^m - l u_z ybar_l^m)
+        // cos / sin (m phi), the bracket in float64 (near the poles its two terms nearly cancel:
+        // each rounded to float32 alone, the difference carried ~100 eps of the block at l = 130).
+        V yh[H], dh[H];
+        for (std::size_t h = 0; h < H; ++h) {
+          double* cur = ybr(h, l & 1);
+          double* prv = ybr(h, (l - 1) & 1);
+          V y, pm;
+          if (m < lw) {
+            pm = load(prv + m * Wd);  // a (xh + xl) p + nb pp, xh p exact near the poles
+            y = madd(V(c[0]), madd(xl[h], pm, xh[h] * pm), V(c[1]) * load(cur + m * Wd));
+          } else {
+            y = load(prv + (lw - 1) * Wd) * (V(cr[5 * lw]) * sth[h]);
+            pm = zero;  // row l - 1 at order l, kept zero for the next degree
+            stu(prv + lw * Wd, zero);
+          }
+          stu(cur + m * Wd, y);
+          yh[h] = y;
+          dh[h] = madd(luz[h], y, V(c[2]) * pm);
+        }
+        const VF yf = vx::narrow(yh);
         const VF dz = vx::narrow(dh);
+        const VF al(static_cast<float>(c[3])), be(static_cast<float>(c[4]));
         VF gp[3], gn[3];
         if (m == 0) {
+          stu(Yc, yf);
           gp[0] = fzero - be * at(1);
           gp[1] = fzero - be * at(-1);
           gp[2] = dz;
-          emit(static_cast<std::size_t>(lw), load(Yc), gp);
+          emit(static_cast<std::size_t>(lw), yf, gp);
         } else {
-          gp[2] = dz * load(fcm + m * Wf);
-          gn[2] = dz * load(fsm + m * Wf);
+          const VF cm = load(fcm + m * Wf), sm = load(fsm + m * Wf);
+          const VF yp = yf * cm, yn = yf * sm;
+          stu(Yc + m * Wf, yp);
+          stu(Yc - m * Wf, yn);
+          gp[2] = dz * cm;
+          gn[2] = dz * sm;
           if (m == 1) {
             const VF y0 = at(0), ypp = at(2), ymm = at(-2);
             gp[0] = madd(al, y0, fzero - be * ypp);
@@ -487,9 +480,13 @@ inline void sh_grad_f32_body(const sph_grad_plan* P, const TI* xyz, int64_t n, f
             gn[0] = madd(al, an, fzero - be * bn);
             gn[1] = madd(al, ap, be * bp);
           }
-          emit(static_cast<std::size_t>(lw + m), load(Yc + m * Wf), gp);
-          emit(static_cast<std::size_t>(lw - m), load(Yc - m * Wf), gn);
+          emit(static_cast<std::size_t>(lw + m), yp, gp);
+          emit(static_cast<std::size_t>(lw - m), yn, gn);
         }
+      }
+      for (int64_t j = lw + 1; j <= lw + 2; ++j) {
+        stu(Yc + j * Wf, fzero);
+        stu(Yc - j * Wf, fzero);
       }
       degree_done(static_cast<std::size_t>(2 * lw + 1));
     }
