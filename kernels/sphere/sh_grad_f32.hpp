@@ -115,10 +115,18 @@ constexpr bool kGradLines = kGradF32Native && kHasStream && kSphTilePoints % kGr
 /// super-block (kGradLinePoints points, 1 + 3 planes), + 16 floats of alignment slack.
 inline int64_t grad_f32_edge_floats() { return kGradLinePoints * 4 * kLineUnit + kLineUnit; }
 
-/// Scratch doubles of sh_grad_f32_impl: grad_scratch and, where the whole-line writer runs, its
-/// shared-line buffer.
+/// Floats of the float32 ladder coefficients (alpha, beta of sph_grad_coef) of sh_grad_f32_body:
+/// a table of every (l, m) and one degree's row.
+inline int64_t grad_f32_ab_floats(int32_t lmax) {
+  const int64_t N = static_cast<int64_t>(lmax) + 1;
+  return N * (N + 1) + 2 * N;
+}
+/// Doubles of the whole-line writer's shared-line buffer (0 where it does not run).
+inline int64_t grad_f32_edge_doubles() { return kGradLines ? (grad_f32_edge_floats() + 1) / 2 : 0; }
+/// Scratch doubles of sh_grad_f32_impl: grad_scratch and, where the float32 lanes run, the
+/// whole-line writer's shared-line buffer and the float32 ladder coefficients.
 inline int64_t grad_f32_scratch(int32_t lmax) {
-  return grad_scratch(lmax) + (kGradLines && grad_f32_lanes(lmax) ? (grad_f32_edge_floats() + 1) / 2 + 8 : 0);
+  return grad_scratch(lmax) + (grad_f32_lanes(lmax) ? 16 + grad_f32_edge_doubles() + (grad_f32_ab_floats(lmax) + 1) / 2 : 0);
 }
 
 /// The R = WF rows' 64-byte lines of 16 float features held feature-major (feature k of row p
@@ -301,6 +309,15 @@ inline void sh_grad_f32_body(const sph_grad_plan* P, const TI* xyz, int64_t n, f
   int64_t share[2] = {0, 0};
   double* const pool0 = align64(reinterpret_cast<double*>(crow + (5 * N + 7) / 8 * 8) + 13 * sd);
   double* const ls_end = pool0 + pool;  // the whole-line writer's shared lines after the pool
+  // then the ladder coefficients alpha, beta as floats: of every (l, m) where P->coef holds them
+  // (converted once a call, not once a block), else one degree's row
+  float* const abf = reinterpret_cast<float*>(align64(ls_end) + grad_f32_edge_doubles());
+  float* const abrow = abf + N * (N + 1);
+  if (P->coef)
+    for (int64_t i = 0; i < N * (N + 1) / 2; ++i) {
+      abf[2 * i] = static_cast<float>(P->coef[5 * i + 3]);
+      abf[2 * i + 1] = static_cast<float>(P->coef[5 * i + 4]);
+    }
   if (staged) {
     double* b = pool0;
     for (int a = 0; a < 2; ++a) {
@@ -406,8 +423,13 @@ inline void sh_grad_f32_body(const sph_grad_plan* P, const TI* xyz, int64_t n, f
     for (int32_t l = 1; l <= L; ++l) {
       const int64_t lw = l;
       const double* cr = P->coef ? P->coef + 5 * (lw * (lw + 1) / 2) : crow;
+      const float* abl = P->coef ? abf + lw * (lw + 1) : abrow;
       if (!P->coef)
-        for (int32_t m = 0; m <= l; ++m) sph_grad_coef(l, m, crow + 5 * m);
+        for (int32_t m = 0; m <= l; ++m) {
+          sph_grad_coef(l, m, crow + 5 * m);
+          abrow[2 * m] = static_cast<float>(crow[5 * m + 3]);
+          abrow[2 * m + 1] = static_cast<float>(crow[5 * m + 4]);
+        }
       // One pass over the orders: Legendre row l of each half (float64, over row l-2, kept in
       // cur), Y row l in float32 (zero past |m| = l), the d/dz bracket and the ladder.
       float* Yc = Yr[l & 1] + c0 * Wf;
@@ -452,7 +474,7 @@ inline void sh_grad_f32_body(const sph_grad_plan* P, const TI* xyz, int64_t n, f
         }
         const VF yf = vx::narrow(yh);
         const VF dz = vx::narrow(dh);
-        const VF al(static_cast<float>(c[3])), be(static_cast<float>(c[4]));
+        const VF al(abl[2 * m]), be(abl[2 * m + 1]);
         VF gp[3], gn[3];
         if (m == 0) {
           stu(Yc, yf);
@@ -497,7 +519,7 @@ inline void sh_grad_f32_body(const sph_grad_plan* P, const TI* xyz, int64_t n, f
   const bool lines = kGradLines && staged && K >= kLineUnit && n >= kGradLinePoints &&
                      (reinterpret_cast<std::uintptr_t>(val) | reinterpret_cast<std::uintptr_t>(grad)) % sizeof(float) == 0;
   if (lines) {
-    float* const eb = reinterpret_cast<float*>(align64(reinterpret_cast<double*>(ls_end)));
+    float* const eb = reinterpret_cast<float*>(align64(ls_end));
     grad_line_edges ed[2] = {grad_line_edges(eb, val, K, 1),
                              grad_line_edges(eb + kGradLinePoints * kLineUnit, grad, K, 3)};
     for (; p0 + kGradLinePoints <= n; p0 += kGradLinePoints) {
