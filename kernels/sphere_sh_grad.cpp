@@ -8,7 +8,7 @@
 namespace posenc {
 namespace POSENC_NS {
 
-int64_t sphere_grad_scratch_doubles(int32_t lmax) { return sph::grad_scratch(lmax); }
+int64_t sphere_grad_scratch_doubles(int32_t lmax) { return sph::grad_f32_scratch(lmax); }
 void sphere_sh_grad_f64(const sph_grad_plan* P, const double* xyz, int64_t n, double* values, double* grad,
                         double* hess, double* scr) {
   sph::sh_grad_impl(P, xyz, n, values, grad, hess, scr);

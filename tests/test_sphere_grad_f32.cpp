@@ -131,6 +131,50 @@ TEST_P(SphGradF32, PointBitsDoNotDependOnTheBlockSplitOrThreads) {
   }
 }
 
+// Calls of 16 MB of output or more (non-temporal): on AVX-512 / AVX2 whole super-blocks of
+// points write every row's lines straight from the float32 tiles, the line two rows share
+// merged in a buffer first (grad_lemitter / grad_line_edges in kernels/sphere/sh_grad_f32.hpp),
+// the other blocks through the line stages. Outputs starting at several offsets within a line
+// (the rows then start at other offsets), with and without values, 1 and 3 threads: the same
+// bits as resident calls of 61 points, nothing written outside the outputs.
+TEST_P(SphGradF32, StreamedCallsGiveTheBitsOfResidentCalls) {
+  if (kSlow) GTEST_SKIP() << "qemu / ASan: no float32 lanes on aarch64, too slow under ASan";
+  struct Case {
+    int L;
+    int nrand;
+    bool values;
+    int64_t offset;  // floats before the outputs
+    int threads;
+  };
+  // 16 MB: L = 10 1936 (values + gradients) / 1452 bytes a point, L = 4 400 / 300
+  const Case cases[] = {{10, 11650, true, 0, 1}, {10, 11650, false, 3, 3}, {4, 56000, false, 7, 1}, {4, 42000, true, 13, 3}};
+  for (const Case& cs : cases) {
+    const std::vector<float> pf = f32_points(cs.nrand, 11);
+    const int64_t n = int64_t(pf.size() / 3), K = nsh(cs.L), o = cs.offset;
+    std::vector<float> v(size_t(n * K + 2 * o + 1)), g(size_t(3 * n * K + 2 * o + 1));
+    poison(v), poison(g);
+    {
+      ThreadScope ts(cs.threads);
+      ASSERT_EQ(posenc_sph_harm_real_grad_f32(cs.L, pf.data(), n, 0u, cs.values ? v.data() + o : nullptr, g.data() + o,
+                                              nullptr),
+                POSENC_OK);
+    }
+    EXPECT_EQ(std::count_if(v.begin(), v.end(), [](float x) { return is_poison(x); }), cs.values ? 2 * o + 1 : int64_t(v.size()))
+        << "L " << cs.L << " offset " << o;
+    EXPECT_EQ(std::count_if(g.begin(), g.end(), [](float x) { return is_poison(x); }), 2 * o + 1) << "L " << cs.L << " offset " << o;
+    const int64_t chunk = 61;
+    std::vector<float> v1(size_t(chunk * K)), g1(size_t(3 * chunk * K));
+    int64_t bad = 0;
+    for (int64_t p = 0; p < n; p += chunk) {
+      const int64_t c = std::min(chunk, n - p);
+      ASSERT_EQ(posenc_sph_harm_real_grad_f32(cs.L, pf.data() + 3 * p, c, 0u, v1.data(), g1.data(), nullptr), POSENC_OK);
+      if (cs.values && !std::equal(v1.begin(), v1.begin() + c * K, v.begin() + o + p * K)) ++bad;
+      if (!std::equal(g1.begin(), g1.begin() + 3 * c * K, g.begin() + o + 3 * p * K)) ++bad;
+    }
+    EXPECT_EQ(bad, 0) << "L " << cs.L << " values " << cs.values << " offset " << o << " threads " << cs.threads;
+  }
+}
+
 // Zero vectors (POSENC_SPH_ZERO_AS_ZERO) among ordinary points in the low-degree lanes: Y_00 and
 // zeros above, zero gradients; the other points as in the float64 kernel (1e-5 of the block).
 TEST_P(SphGradF32, LowDegreeZeroVectorsAmongOrdinaryPoints) {

@@ -239,10 +239,18 @@ inline void line_rows(const double* src, line4d* v) {
 /// The lines of the R rows of a block from 16 float features (feature k of row p at
 /// src[R k + p]). R = 4 (values rounded from float64 compute): each half line (8 features) is
 /// two 16-byte loads per 256-bit register, (feature j | feature j + 4), and one in-lane 4 x 4
-/// transpose: 8 shuffles per half. Other R (not taken by the AVX2 paths) through memory.
+/// transpose: 8 shuffles per half. R = 8 (float32 compute, 8-point blocks): two 8 x 8 tiles
+/// (ftile_rows, below), features 0-7 and 8-15. Other R (not taken by the AVX2 paths) through
+/// memory.
+inline void ftile_rows(const float* src, VF* r);
 template <int R>
 inline void line_rows(const float* src, line8f* v) {
-  if constexpr (R == 4) {
+  if constexpr (R == 8) {
+    VF a[8], b[8];
+    ftile_rows(src, a);
+    ftile_rows(src + 64, b);
+    for (int p = 0; p < 8; ++p) v[p] = {a[p], b[p]};
+  } else if constexpr (R == 4) {
     for (int h = 0; h < 2; ++h) {
       const float* s = src + 32 * h;
       __m256 a[4];
