@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // kernels/sphere/lonlat.hpp — geographic coordinates to unit vectors, W points a vector: sine
-// and cosine of angles in degrees with the reduction done in degrees (exact), then fdlibm's
-// kernel polynomials on [-pi/4, pi/4] (k_sin.c / k_cos.c, error < 1 ulp there), so that
-// multiples of 90 degrees give exact 0 and +-1 (the poles are exactly (0, 0, +-1)).
+// and cosine of angles in degrees with the reduction done in degrees (exact), so that multiples
+// of 90 degrees give exact 0 and +-1 (the poles are exactly (0, 0, +-1)). AVX-512 and AVX2
+// reduce to |r| <= 11.25 / 22.5 degrees and add the angle from a table read by a lane permute
+// (sincosd_table); the scalar and NEON paths reduce to [-45, 45] degrees and evaluate fdlibm's
+// kernel polynomials on [-pi/4, pi/4] (k_sin.c / k_cos.c, error < 1 ulp there; sincosd).
 #pragma once
 
 #include "kernels/sphere/common.hpp"
@@ -23,12 +25,68 @@ inline VV splat(double x) { return VV(x); }
 template <>
 inline sph_d2 splat<sph_d2>(double x) { return sph_d2{x, x}; }
 
+/// sin and cos of deg degrees (finite, |deg| < 2^50) with a table of N = vx::kLookupN angles
+/// (AVX-512 16, AVX2 8): t = deg N / 360 + 1.5 2^52 (one fused rounding: k = t - 1.5 2^52 is
+/// round(deg N / 360) up to a tie), r = deg - (360 / N) k exact (both multiples of deg's ulp, as
+/// in sincosd; |r| <= 180 / N + a rounding), polynomials in r and w = r^2 in degrees: sin r =
+/// r PS(w), cos r = 1 + w PC(w), minimax fits on |r| <= 1.0001 180 / N (mpmath chebyfit, 50
+/// digits; fit error: sin relative 4.2e-18 (N = 16, degree 4 in w) / 1.1e-18 (N = 8, degree 5),
+/// cos absolute 1.4e-20 / 1.2e-20), then the angle sum with S = sin(360 k / N), C = cos(360 k /
+/// N) from the table (vx::lookup on t's low bits): sin = sr C + cr S, cos = cr C - sr S.
+/// Error: 2.2 ulp of 1 at most (docs/ACCURACY.md: measured against long double); r = 0 gives the
+/// table's value exactly (0 and +-1 at multiples of 90 degrees). About half the operations of
+/// the quadrant form below (~20 an angle), and no compares or selects.
+template <int N>
+__attribute__((always_inline)) inline void sincosd_table(const V& deg, V& s, V& c) {
+  static_assert(N == 16 || N == 8, "tables of 16 (AVX-512) or 8 (AVX2) angles");
+  // sin(360 j / N) and cos(360 j / N), j = 0..N-1 (16: steps of 22.5 degrees, 8: 45 degrees)
+  constexpr double a1 = 0.382683432365089771728, a2 = 0.707106781186547524401, a3 = 0.923879532511286756128;
+  alignas(64) static constexpr double ts16[16] = {0, a1, a2, a3, 1, a3, a2, a1, 0, -a1, -a2, -a3, -1, -a3, -a2, -a1};
+  alignas(64) static constexpr double tc16[16] = {1, a3, a2, a1, 0, -a1, -a2, -a3, -1, -a3, -a2, -a1, 0, a1, a2, a3};
+  alignas(64) static constexpr double ts8[8] = {0, a2, 1, a2, 0, -a2, -1, -a2};
+  alignas(64) static constexpr double tc8[8] = {1, a2, 0, -a2, -1, -a2, 0, a2};
+  const V magic(0x1.8p52);
+  const V t = madd(deg, V(N / 360.0), magic);
+  const V r = madd(t - magic, V(-360.0 / N), deg);
+  const V w = r * r;
+  V ps, pc;
+  if constexpr (N == 16) {
+    ps = madd(w, madd(w, madd(w, madd(w, V(4.13763953823635250786e-22), V(-9.78838084373598138281e-17)),
+                                  V(1.34960162298161726854e-11)),
+                         V(-8.86096155701269275329e-7)),
+              V(0.0174532925199432956965));
+    pc = madd(w, madd(w, madd(w, madd(w, V(-7.22259832475187198608e-25), V(2.13549371917355280639e-19)),
+                                  V(-3.92583198547889133749e-14)),
+                         V(3.86632385156295184871e-9)),
+              V(-0.000152308709893354299568));
+  } else {
+    ps = madd(w, madd(w, madd(w, madd(w, madd(w, V(-1.14342313793680127033e-27), V(4.14124807480656370001e-22)),
+                                           V(-9.78838481084424121435e-17)),
+                                  V(1.34960162315723007069e-11)),
+                         V(-8.8609615570129540121e-7)),
+              V(0.0174532925199432957508));
+    pc = madd(w, madd(w, madd(w, madd(w, madd(w, V(1.6637466404670810022e-30), V(-7.22785104464357318621e-25)),
+                                           V(2.13549429726363187166e-19)),
+                                  V(-3.92583198573558179778e-14)),
+                         V(3.86632385156299039332e-9)),
+              V(-0.00015230870989335429965));
+  }
+  const V sr = r * ps, cr = madd(w, pc, V(1.0));
+  const V S = vx::lookup(N == 16 ? ts16 : ts8, t), C = vx::lookup(N == 16 ? tc16 : tc8, t);
+  s = madd(sr, C, cr * S);
+  c = madd(cr, C, -(sr * S));
+}
+
 /// sin and cos of deg degrees (finite, |deg| < 2^50: the caller reduces larger angles with
 /// fmod, which is exact). k = round(deg / 90) by the 1.5 * 2^52 trick, r = deg - 90 k exact (an
 /// integer multiple of 90 and deg share deg's ulp and |r| <= 45 + a rounding), a = r pi / 180
 /// (one rounding), then the quadrant k mod 4. VV: V, or sph_d2 on the scalar path (no FMA).
 template <class VV>
 inline void sincosd(const VV& deg, VV& s, VV& c) {
+  if constexpr (std::is_same<VV, V>::value && W > 1 && vx::kLookupN > 0) {
+    sincosd_table<vx::kLookupN>(deg, s, c);
+    return;
+  }
   const VV magic = splat<VV>(0x1.8p52), one = splat<VV>(1.0);
   const VV k = (deg * splat<VV>(1.0 / 90.0) + magic) - magic;
   const VV r = deg - k * splat<VV>(90.0);
