@@ -150,6 +150,49 @@ TEST_P(SphHarm, ComplexMatchesBoost) {
   }
 }
 
+// Degree 1 of the complex entry point against long double: its direction (the vectorized sin /
+// cos in radians below 2^20 in magnitude, std::sin / std::cos above) at random angles, beside
+// multiples of pi / 8 (the table's steps) and large angles on both sides of 2^20; each point
+// alone (a tail block) gives the bits it gets in a block.
+TEST_P(SphHarm, ComplexDegreeOneWithinUlpsOfLongDouble) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-12, 12), eps(-1e-3, 1e-3);
+  std::vector<double> th, ph;
+  for (int j = -40; j <= 40; ++j)
+    for (double d : {0.0, 1e-13, -1e-9, eps(rng), 0.19634954084936207}) {
+      th.push_back(j * 0.39269908169872414 + d);
+      ph.push_back(-j * 0.39269908169872414 + eps(rng));
+    }
+  for (int i = 0; i < 2000; ++i) th.push_back(u(rng)), ph.push_back(u(rng));
+  for (double big : {0x1p20, -0x1p20, 0x1p20 + 0.5, 1048575.9, 3.3e7, -1e15, 1e300, 12345.678}) {
+    th.push_back(big), ph.push_back(u(rng));
+    th.push_back(u(rng)), ph.push_back(-big);
+  }
+  const int64_t n = int64_t(th.size());
+  std::vector<double> a(size_t(8 * n));
+  ASSERT_EQ(posenc_sph_harm_complex_f64(1, th.data(), ph.data(), n, a.data()), POSENC_OK);
+  constexpr long double pi = 3.141592653589793238462643383279502884L;
+  const long double c0 = sqrtl(3.0L / (4.0L * pi)), c1 = sqrtl(3.0L / (8.0L * pi));
+  double worst = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const long double st = fabsl(sinl((long double)th[size_t(i)])), ct = cosl((long double)th[size_t(i)]);
+    const long double sp = sinl((long double)ph[size_t(i)]), cp = cosl((long double)ph[size_t(i)]);
+    // (re, im) of Y_1^-1, Y_1^0, Y_1^1
+    const long double ref[6] = {c1 * st * cp, -c1 * st * sp, c0 * ct, 0.0L, -c1 * st * cp, -c1 * st * sp};
+    for (int k = 0; k < 6; ++k) {
+      const double e = double(fabsl((long double)a[size_t(8 * i + 2 + k)] - ref[k]));
+      worst = std::max(worst, e);
+      ASSERT_LE(e, 2.5e-16) << "point " << i << " (" << th[size_t(i)] << ", " << ph[size_t(i)] << ") k " << k;
+    }
+  }
+  std::printf("complex degree 1: worst absolute error %.3g over %lld points\n", worst, (long long)n);
+  for (int64_t i = 0; i < n; i += 7) {
+    std::vector<double> one(8);
+    ASSERT_EQ(posenc_sph_harm_complex_f64(1, th.data() + i, ph.data() + i, 1, one.data()), POSENC_OK);
+    EXPECT_TRUE(same_bits(one, std::vector<double>(a.begin() + 8 * i, a.begin() + 8 * (i + 1)))) << "point " << i;
+  }
+}
+
 TEST_P(SphHarm, LonLatMatchesCartesian) {
   std::vector<double> ll = {0, 0, 90, 0, 0, 90, 0, -90, 180, 45, -180, -45, 360, 10, 12.5, -33.3, -1000, 89.999999, 7, 60};
   const int64_t n = int64_t(ll.size() / 2);
