@@ -152,7 +152,7 @@ void BM_sph_front(benchmark::State& st) {
   const int L = int(st.range(0)), mode = int(st.range(1));
   const int64_t K = int64_t(L + 1) * (L + 1);
   const int64_t n = std::min<int64_t>(npts(), std::max<int64_t>(64, (int64_t(64) << 20) / (8 * K)));
-  std::vector<double> xyz = random_xyz<double>(n), ll(size_t(2 * n)), th(size_t(n)), ph(size_t(n));
+  std::vector<double> xyz = random_xyz<double>(n), ll(size_t(2 * n)), th(static_cast<size_t>(n)), ph(th.size());
   std::vector<double> out(size_t(n * K * (mode == 2 ? 2 : 1)));
   for (int64_t i = 0; i < n; ++i) {
     const double* q = xyz.data() + 3 * i;
