@@ -45,7 +45,7 @@ alignas(64) inline constexpr double kCos8[8] = {1, kTabA2, 0, -kTabA2, -1, -kTab
 /// error: sin relative 4.2e-18 (N = 16, degree 4 in w) / 1.1e-18 (N = 8, degree 5), cos
 /// absolute 1.4e-20 / 1.2e-20), then the angle sum with S = sin(P k / N), C = cos(P k / N) from
 /// the table (vx::lookup on t's low bits): sin = sr C + cr S, cos = cr C - sr S. Error (degrees,
-/// measured against long double over 1.6e7 angles): 3.7 ulp relative, 2.3 x 2^-53 absolute;
+/// measured against long double over 1.6e7-3.2e7 angles): 3.7 ulp relative, 2.3 x 2^-53 absolute;
 /// r = 0 gives the table's value exactly (0 and +-1 at multiples of 90 degrees). About half the
 /// operations of sincosd's quadrant form (~20 an angle), and no compares or selects.
 template <int N, bool kRad>
