@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // bench/ab_compare.cpp — A/B timing of two builds of libposenc in one process.
 //
-//   posenc_ab OLD.so NEW.so [--fn sh_real_f64|sh_real_f32|legendre_f64] [--lmax L[,L...]]
-//             [--points N] [--pairs P] [--isa scalar|avx2|avx512|neon] [--threads T]
-//             [--clock wall|cpu]
+//   posenc_ab OLD.so NEW.so [--fn FN] [--fn-old FN] [--lmax L[,L...]] [--points N] [--pairs P]
+//             [--isa scalar|avx2|avx512|neon] [--threads T] [--clock wall|cpu]
+//   FN: sh_real_f64 (default), sh_real_f32, legendre_f64, sh_lonlat_f64 (the same directions as
+//   lon / lat in degrees), sh_complex_f64 (the same directions as theta, phi in radians)
 //
 // Loads both libraries with dlmopen(LM_ID_NEWLM) — two link-map namespaces, so the two copies
 // of every posenc_* symbol (and of their TBB arenas) stay apart — forces the same ISA and thread
 // count in both, and for each lmax times P pairs of calls on the same random input, alternating
 // which library goes first. Prints, per lmax, the median and the 25th/75th percentiles of the
 // per-pair time ratio NEW/OLD (below 1: NEW is faster) and each library's median time.
+// --fn-old FN: OLD runs FN instead of --fn on the same directions, e.g. the cost of a front end
+// against the Cartesian entry point of one build:
+//   posenc_ab build/release/libposenc.so build/release/libposenc.so --fn-old sh_real_f64 \
+//             --fn sh_lonlat_f64 --lmax 1,2,3,10,40 --clock cpu
 // Alternating the calls inside one process cancels most of the drift of a shared machine, which
 // separate benchmark runs cannot: two copies of one library measure 0.95–1.05 on a busy VM.
 // --clock cpu times each call by the process's CPU time instead of the wall clock: on a machine
@@ -46,6 +51,8 @@ struct Lib {
   int (*sh_f64)(int32_t, const double*, int64_t, double*) = nullptr;
   int (*sh_f32)(int32_t, const float*, int64_t, float*) = nullptr;
   int (*leg_f64)(int, int32_t, int32_t, const double*, int64_t, double*) = nullptr;
+  int (*lonlat_f64)(int32_t, const double*, int64_t, double*) = nullptr;
+  int (*complex_f64)(int32_t, const double*, const double*, int64_t, double*) = nullptr;
 };
 
 template <class F>
@@ -70,6 +77,8 @@ Lib open_lib(const char* path) {
   sym(l, l.sh_f64, "posenc_sph_harm_real_f64", path);
   sym(l, l.sh_f32, "posenc_sph_harm_real_f32", path);
   sym(l, l.leg_f64, "posenc_legendre_f64", path);
+  sym(l, l.lonlat_f64, "posenc_sph_harm_real_lonlat_f64", path);
+  sym(l, l.complex_f64, "posenc_sph_harm_complex_f64", path);
   return l;
 }
 
@@ -95,11 +104,12 @@ double pct(std::vector<double> v, double q) {
 int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr,
-                 "usage: posenc_ab OLD.so NEW.so [--fn sh_real_f64|sh_real_f32|legendre_f64] [--lmax L[,L...]]\n"
-                 "                 [--points N] [--pairs P] [--isa scalar|avx2|avx512|neon] [--threads T]\n");
+                 "usage: posenc_ab OLD.so NEW.so [--fn FN] [--fn-old FN] [--lmax L[,L...]] [--points N] [--pairs P]\n"
+                 "                 [--isa scalar|avx2|avx512|neon] [--threads T] [--clock wall|cpu]\n"
+                 "  FN: sh_real_f64, sh_real_f32, legendre_f64, sh_lonlat_f64, sh_complex_f64\n");
     return 2;
   }
-  std::string fn = "sh_real_f64", isa = "auto", lmaxs = "3,10,40";
+  std::string fn = "sh_real_f64", fn_old, isa = "auto", lmaxs = "3,10,40";
   int64_t points = 65536;
   int pairs = 31, threads = 1;
   bool cpu_clock = false;
@@ -111,6 +121,7 @@ int main(int argc, char** argv) {
     }
     const char* v = argv[++i];
     if (a == "--fn") fn = v;
+    else if (a == "--fn-old") fn_old = v;
     else if (a == "--lmax") lmaxs = v;
     else if (a == "--points") points = std::atoll(v);
     else if (a == "--pairs") pairs = std::atoi(v);
@@ -122,9 +133,15 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (fn != "sh_real_f64" && fn != "sh_real_f32" && fn != "legendre_f64") {
-    std::fprintf(stderr, "posenc_ab: --fn must be sh_real_f64, sh_real_f32 or legendre_f64 (got %s)\n", fn.c_str());
-    return 2;
+  if (fn_old.empty()) fn_old = fn;
+  for (const std::string& f : {fn, fn_old}) {
+    if (f != "sh_real_f64" && f != "sh_real_f32" && f != "legendre_f64" && f != "sh_lonlat_f64" && f != "sh_complex_f64") {
+      std::fprintf(stderr,
+                   "posenc_ab: --fn and --fn-old must be sh_real_f64, sh_real_f32, legendre_f64, sh_lonlat_f64 or "
+                   "sh_complex_f64 (got %s)\n",
+                   f.c_str());
+      return 2;
+    }
   }
   if (points <= 0 || pairs < 3 || threads < 0) {
     std::fprintf(stderr, "posenc_ab: --points must be > 0, --pairs >= 3, --threads >= 0\n");
@@ -144,23 +161,44 @@ int main(int argc, char** argv) {
   for (double& v : xyz) v = g(rng);
   for (double& v : x) v = u(rng);
   std::vector<float> xyz32(xyz.begin(), xyz.end());
+  // The same directions as (longitude, latitude) in degrees and (theta, phi) in radians.
+  std::vector<double> ll(static_cast<size_t>(points) * 2), theta(static_cast<size_t>(points)), phi(theta.size());
+  for (size_t i = 0; i < size_t(points); ++i) {
+    const double* q = xyz.data() + 3 * i;
+    const double r = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+    phi[i] = std::atan2(q[1], q[0]);
+    theta[i] = std::acos(q[2] / r);
+    ll[2 * i] = phi[i] * (180.0 / 3.14159265358979323846);
+    ll[2 * i + 1] = std::asin(q[2] / r) * (180.0 / 3.14159265358979323846);
+  }
 
-  std::printf("fn %s, %lld points, %d pairs, isa %s, %d thread(s), %s time\nOLD %s\nNEW %s\n", fn.c_str(),
-              (long long)points, pairs, isa.c_str(), threads, cpu_clock ? "CPU" : "wall", argv[1], argv[2]);
+  std::printf("fn %s (OLD: %s), %lld points, %d pairs, isa %s, %d thread(s), %s time\nOLD %s\nNEW %s\n", fn.c_str(),
+              fn_old.c_str(), (long long)points, pairs, isa.c_str(), threads, cpu_clock ? "CPU" : "wall", argv[1], argv[2]);
   std::printf("%6s %12s %12s %10s %16s\n", "lmax", "OLD ms", "NEW ms", "NEW/OLD", "[p25, p75]");
   size_t pos = 0;
   while (pos <= lmaxs.size()) {
     const size_t end = std::min(lmaxs.find(',', pos), lmaxs.size());
     const int lmax = std::atoi(lmaxs.substr(pos, end - pos).c_str());
     pos = end + 1;
-    const size_t width = fn == "legendre_f64" ? size_t(lmax + 1) * size_t(lmax + 2) / 2 : size_t(lmax + 1) * size_t(lmax + 1);
-    std::vector<double> out64(size_t(points) * width);
-    std::vector<float> out32(fn == "sh_real_f32" ? size_t(points) * width : 0);
+    auto width = [&](const std::string& f) {
+      const size_t k = size_t(lmax + 1) * size_t(lmax + 1);
+      return f == "legendre_f64" ? size_t(lmax + 1) * size_t(lmax + 2) / 2 : f == "sh_complex_f64" ? 2 * k : k;
+    };
+    // one output buffer per library: with --fn-old the two may differ in size
+    std::vector<double> out64[2] = {std::vector<double>(size_t(points) * width(fn_old)),
+                                    std::vector<double>(size_t(points) * width(fn))};
+    std::vector<float> out32[2] = {std::vector<float>(fn_old == "sh_real_f32" ? size_t(points) * width(fn_old) : 0),
+                                   std::vector<float>(fn == "sh_real_f32" ? size_t(points) * width(fn) : 0)};
     auto call = [&](const Lib& l) {
+      const int j = &l == &lib[0] ? 0 : 1;
+      const std::string& f = j == 0 ? fn_old : fn;
+      double* o = out64[j].data();
       int st = 0;
-      if (fn == "sh_real_f64") st = l.sh_f64(lmax, xyz.data(), points, out64.data());
-      else if (fn == "sh_real_f32") st = l.sh_f32(lmax, xyz32.data(), points, out32.data());
-      else st = l.leg_f64(1, lmax, 1, x.data(), points, out64.data());
+      if (f == "sh_real_f64") st = l.sh_f64(lmax, xyz.data(), points, o);
+      else if (f == "sh_real_f32") st = l.sh_f32(lmax, xyz32.data(), points, out32[j].data());
+      else if (f == "sh_lonlat_f64") st = l.lonlat_f64(lmax, ll.data(), points, o);
+      else if (f == "sh_complex_f64") st = l.complex_f64(lmax, theta.data(), phi.data(), points, o);
+      else st = l.leg_f64(1, lmax, 1, x.data(), points, o);
       if (st != 0) {
         std::fprintf(stderr, "posenc_ab: %s\n", l.last_error());
         std::exit(1);

@@ -144,29 +144,35 @@ void BM_sph_grad_memset(benchmark::State& st) {
 BENCHMARK(BM_sph_grad_memset)->Args({1, 0})->Args({3, 0})->Args({10, 0})->Args({1, 1})->Args({3, 1})->Args({3, 2})
     ->ArgNames({"L", "mode"})->Unit(benchmark::kMillisecond)->UseRealTime();
 
-/// The lon/lat front end against the Cartesian entry point for the same directions (lonlat 1 / 0),
-/// float64, 100000 points (at most 64 MB of output: fewer at L = 40).
+/// The front ends against the Cartesian entry point for the same directions, float64, 100000
+/// points (at most 64 MB of real output: fewer at L = 40): front 0 posenc_sph_harm_real_f64 of
+/// xyz, 1 posenc_sph_harm_real_lonlat_f64 of (lon, lat) in degrees, 2 posenc_sph_harm_complex_f64
+/// of (theta, phi) in radians (twice the output: [n, K, 2]).
 void BM_sph_front(benchmark::State& st) {
   const int L = int(st.range(0)), mode = int(st.range(1));
   const int64_t K = int64_t(L + 1) * (L + 1);
   const int64_t n = std::min<int64_t>(npts(), std::max<int64_t>(64, (int64_t(64) << 20) / (8 * K)));
-  std::vector<double> xyz = random_xyz<double>(n), ll(size_t(2 * n)), out(size_t(n * K));
+  std::vector<double> xyz = random_xyz<double>(n), ll(size_t(2 * n)), th(static_cast<size_t>(n)), ph(th.size());
+  std::vector<double> out(size_t(n * K * (mode == 2 ? 2 : 1)));
   for (int64_t i = 0; i < n; ++i) {
     const double* q = xyz.data() + 3 * i;
     const double r = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
     ll[size_t(2 * i)] = std::atan2(q[1], q[0]) * (180.0 / 3.14159265358979323846);
     ll[size_t(2 * i + 1)] = std::asin(q[2] / r) * (180.0 / 3.14159265358979323846);
+    ph[size_t(i)] = std::atan2(q[1], q[0]);
+    th[size_t(i)] = std::acos(q[2] / r);
   }
   for (auto _ : st) {
-    const posenc_status s = mode ? posenc_sph_harm_real_lonlat_f64(L, ll.data(), n, out.data())
-                                 : posenc_sph_harm_real_f64(L, xyz.data(), n, out.data());
+    const posenc_status s = mode == 1   ? posenc_sph_harm_real_lonlat_f64(L, ll.data(), n, out.data())
+                            : mode == 2 ? posenc_sph_harm_complex_f64(L, th.data(), ph.data(), n, out.data())
+                                        : posenc_sph_harm_real_f64(L, xyz.data(), n, out.data());
     if (!ok(st, s)) return;
     benchmark::DoNotOptimize(out.data());
   }
   st.SetItemsProcessed(st.iterations() * n);
   label(st);
 }
-BENCHMARK(BM_sph_front)->ArgsProduct({{1, 3, 10, 40}, {0, 1}})->ArgNames({"L", "lonlat"})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_sph_front)->ArgsProduct({{1, 2, 3, 10, 40}, {0, 1, 2}})->ArgNames({"L", "front"})->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // kernels/sphere_lonlat.cpp — this ISA's geographic-coordinate front end: conversion to unit
-// vectors, the low-degree real SH straight from lon / lat, and the argument check's first pass
+// vectors, the low-degree real SH straight from lon / lat, the argument check's first pass, and
+// the complex entry point's (theta, phi) in radians to unit vectors
 // (kernels/sphere/lonlat.hpp, sh_low.hpp; compiled once per ISA, collected by kernels/sphere.cpp).
 #include "kernels/sphere/kernels.hpp"
 #include "kernels/sphere/lonlat.hpp"
@@ -25,6 +26,14 @@ void sphere_sh_low_lonlat_f64(const sph_grad_plan* P, const double* lonlat, int6
 }
 
 int sphere_lonlat_bad_f64(const double* lonlat, int64_t n) { return sph::lonlat_any_bad(lonlat, n); }
+
+void sphere_thetaphi_xyz_f64(const double* theta, const double* phi, int64_t n, double* xyz) {
+  sph::thetaphi_xyz(theta, phi, n, xyz);
+}
+
+void sphere_complex_from_real_f64(int lmax, const double* re, int64_t n, double* out) {
+  sph::complex_from_real(lmax, re, n, out);
+}
 
 }  // namespace POSENC_NS
 }  // namespace posenc

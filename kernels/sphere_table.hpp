@@ -209,6 +209,13 @@ struct sphere_kernels_t {
   /// 1 if some point of lonlat [n, 2] has a non-finite longitude or a latitude outside
   /// [-90, 90] (or NaN), else 0 (the vectorized first pass of the argument check).
   int (*lonlat_bad_f64)(const double* lonlat, int64_t n);
+  /// xyz [n, 3] = (|sin theta| cos phi, |sin theta| sin phi, cos theta) of theta [n], phi [n] in
+  /// radians (finite; SciPy's direction, the complex entry point's front end).
+  void (*thetaphi_xyz_f64)(const double* theta, const double* phi, int64_t n, double* xyz);
+  /// out [n, K, 2] (complex, Condon-Shortley phase) from the real SH re [n, K] of the same
+  /// points: Y_l^m = (-1)^m (re[c+m] + i re[c-m]) / sqrt 2, Y_l^-m = conj / sqrt 2 of the same
+  /// pair, Y_l^0 = re[c] (c = l (l+1), m > 0).
+  void (*complex_from_real_f64)(int lmax, const double* re, int64_t n, double* out);
 };
 
 }  // namespace posenc

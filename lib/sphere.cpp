@@ -691,7 +691,6 @@ extern "C" POSENC_API posenc_status posenc_sph_harm_complex_f64(int32_t lmax, co
     const auto hold = cached_plan(-1, lmax, 1.0, k);
     const plan_store& ps = *hold;
     const int64_t K = sh_count(lmax), grain = points_per_tile(2 * K, k->sh_tile_points), sd = k->scratch_doubles(lmax);
-    const double h = 0.70710678118654752440;
     path(ps.plan.fab ? "sh_complex.fast" : "sh_complex.general");
     work(double(n) * 8.0 * double(2 + 2 * K), 5.0 * double(n) * double(K));
     POSENC_SHAPE("n=%lld lmax=%d", (long long)n, lmax);
@@ -701,33 +700,13 @@ extern "C" POSENC_API posenc_status posenc_sph_harm_complex_f64(int32_t lmax, co
       const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain), np = p1 - p0;
       double* const xyz = tile_front(3 * np + np * K);
       double* const re = xyz + 3 * np;
-      for (int64_t i = 0; i < np; ++i) {
-        // SciPy: P_l^m(cos theta) carries |sin theta|^m, the azimuth e^{i m phi}.
-        const double st = std::fabs(std::sin(theta[p0 + i])), ct = std::cos(theta[p0 + i]);
-        double* q = xyz + 3 * i;
-        q[0] = st * std::cos(phi[p0 + i]);
-        q[1] = st * std::sin(phi[p0 + i]);
-        q[2] = ct;
-      }
+      // SciPy: P_l^m(cos theta) carries |sin theta|^m, the azimuth e^{i m phi}: the direction
+      // (|sin theta| cos phi, |sin theta| sin phi, cos theta), vectorized (thetaphi_xyz_f64).
+      k->thetaphi_xyz_f64(theta + p0, phi + p0, np, xyz);
       if (coef) k->sh_low_f64(&gp, xyz, np, re, nullptr);
       else k->sh_real_f64(&ps.plan, xyz, np, re, tile_scratch(sd));
-      for (int64_t i = 0; i < np; ++i) {
-        const double* r = re + i * K;
-        double* o = out + 2 * (p0 + i) * K;
-        for (int64_t l = 0; l <= lmax; ++l) {
-          const int64_t c = l * (l + 1);
-          o[2 * c] = r[c];
-          o[2 * c + 1] = 0.0;
-          for (int64_t m = 1; m <= l; ++m) {
-            const double sg = (m & 1) ? -h : h;  // Condon-Shortley (-1)^m and 1/sqrt(2)
-            const double a = r[c + m], b = r[c - m];
-            o[2 * (c + m)] = sg * a;
-            o[2 * (c + m) + 1] = sg * b;
-            o[2 * (c - m)] = h * a;  // Y_l^{-m} = (-1)^m conj(Y_l^m)
-            o[2 * (c - m) + 1] = -h * b;
-          }
-        }
-      }
+      // Y_l^m = (-1)^m (a + i b) / sqrt 2, Y_l^{-m} = (-1)^m conj(Y_l^m) (a = re[c+m], b = re[c-m])
+      k->complex_from_real_f64(lmax, re, np, out + 2 * p0 * K);
     });
     return POSENC_OK;
   });

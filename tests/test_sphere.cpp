@@ -150,6 +150,49 @@ TEST_P(SphHarm, ComplexMatchesBoost) {
   }
 }
 
+// Degree 1 of the complex entry point against long double: its direction (the vectorized sin /
+// cos in radians below 2^20 in magnitude, std::sin / std::cos above) at random angles, beside
+// multiples of pi / 8 (the table's steps) and large angles on both sides of 2^20; each point
+// alone (a tail block) gives the bits it gets in a block.
+TEST_P(SphHarm, ComplexDegreeOneWithinUlpsOfLongDouble) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> u(-12, 12), eps(-1e-3, 1e-3);
+  std::vector<double> th, ph;
+  for (int j = -40; j <= 40; ++j)
+    for (double d : {0.0, 1e-13, -1e-9, eps(rng), 0.19634954084936207}) {
+      th.push_back(j * 0.39269908169872414 + d);
+      ph.push_back(-j * 0.39269908169872414 + eps(rng));
+    }
+  for (int i = 0; i < 2000; ++i) th.push_back(u(rng)), ph.push_back(u(rng));
+  for (double big : {0x1p20, -0x1p20, 0x1p20 + 0.5, 1048575.9, 3.3e7, -1e15, 1e300, 12345.678}) {
+    th.push_back(big), ph.push_back(u(rng));
+    th.push_back(u(rng)), ph.push_back(-big);
+  }
+  const int64_t n = int64_t(th.size());
+  std::vector<double> a(size_t(8 * n));
+  ASSERT_EQ(posenc_sph_harm_complex_f64(1, th.data(), ph.data(), n, a.data()), POSENC_OK);
+  constexpr long double pi = 3.141592653589793238462643383279502884L;
+  const long double c0 = sqrtl(3.0L / (4.0L * pi)), c1 = sqrtl(3.0L / (8.0L * pi));
+  double worst = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const long double st = fabsl(sinl((long double)th[size_t(i)])), ct = cosl((long double)th[size_t(i)]);
+    const long double sp = sinl((long double)ph[size_t(i)]), cp = cosl((long double)ph[size_t(i)]);
+    // (re, im) of Y_1^-1, Y_1^0, Y_1^1
+    const long double ref[6] = {c1 * st * cp, -c1 * st * sp, c0 * ct, 0.0L, -c1 * st * cp, -c1 * st * sp};
+    for (int k = 0; k < 6; ++k) {
+      const double e = double(fabsl((long double)a[size_t(8 * i + 2 + k)] - ref[k]));
+      worst = std::max(worst, e);
+      ASSERT_LE(e, 2.5e-16) << "point " << i << " (" << th[size_t(i)] << ", " << ph[size_t(i)] << ") k " << k;
+    }
+  }
+  std::printf("complex degree 1: worst absolute error %.3g over %lld points\n", worst, (long long)n);
+  for (int64_t i = 0; i < n; i += 7) {
+    std::vector<double> one(8);
+    ASSERT_EQ(posenc_sph_harm_complex_f64(1, th.data() + i, ph.data() + i, 1, one.data()), POSENC_OK);
+    EXPECT_TRUE(same_bits(one, std::vector<double>(a.begin() + 8 * i, a.begin() + 8 * (i + 1)))) << "point " << i;
+  }
+}
+
 TEST_P(SphHarm, LonLatMatchesCartesian) {
   std::vector<double> ll = {0, 0, 90, 0, 0, 90, 0, -90, 180, 45, -180, -45, 360, 10, 12.5, -33.3, -1000, 89.999999, 7, 60};
   const int64_t n = int64_t(ll.size() / 2);
@@ -214,6 +257,54 @@ TEST_P(SphHarm, LonLatLowDegreeLargeLongitudesAndExactQuadrants) {
       EXPECT_TRUE(same_bits(one, std::vector<double>(a.begin() + i * K, a.begin() + (i + 1) * K))) << "L " << L << " point " << i;
     }
   }
+}
+
+// The degree-1 values of the lon/lat front end are sqrt(3 / (4 pi)) (y, z, x): its sine and
+// cosine in degrees against long double with the angle reduced exactly in long double (angles at
+// and beside the boundaries of every reduction step, 11.25 and 22.5 degrees, small and large
+// angles, random ones), within 2.5e-16 absolute (the direction within a few 2^-53, then one
+// product). Measured worst: docs/ACCURACY.md.
+TEST_P(SphHarm, LonLatDegreeOneWithinUlpsOfLongDouble) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> ulon(-1080, 1080), ulat(-90, 90), eps(-1e-3, 1e-3);
+  std::vector<double> ll;
+  for (int j = -32; j <= 32; ++j) {
+    const double b = 11.25 * j;
+    for (double d : {0.0, 1e-12, -1e-12, 1e-7, eps(rng), eps(rng) * 1e3, 5.625, -5.625})
+      ll.insert(ll.end(), {b + d, std::max(-90.0, std::min(90.0, b / 4 + d))});
+  }
+  for (int i = 0; i < 3000; ++i) ll.insert(ll.end(), {ulon(rng), ulat(rng)});
+  for (int i = 0; i < 200; ++i) ll.insert(ll.end(), {std::ldexp(eps(rng), -int(rng() % 60)), std::ldexp(eps(rng), -int(rng() % 60))});
+  ll.insert(ll.end(), {1e15 + 0.125, 89.99999999, -3.7e12, -89.9999});
+  const int64_t n = int64_t(ll.size() / 2);
+  std::vector<double> a(size_t(4 * n));
+  ASSERT_EQ(posenc_sph_harm_real_lonlat_f64(1, ll.data(), n, a.data()), POSENC_OK);
+  constexpr long double pi = 3.141592653589793238462643383279502884L;  // kPi is a double
+  auto sc = [&](double deg, long double& s, long double& c) {
+    // deg - 90 q exact in long double (64-bit mantissa: |deg| < 2^50 here), then the quadrant
+    const long double q = roundl((long double)deg / 90.0L), r = (long double)deg - 90.0L * q;
+    const long double sa = sinl(r * pi / 180.0L), ca = cosl(r * pi / 180.0L);
+    switch (((long long)fmodl(q, 4.0L) + 4) % 4) {
+      case 0: s = sa, c = ca; break;
+      case 1: s = ca, c = -sa; break;
+      case 2: s = -sa, c = -ca; break;
+      default: s = -ca, c = sa; break;
+    }
+  };
+  const long double y1 = sqrtl(3.0L / (4.0L * pi));
+  double worst = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    long double so, co, sa, ca;
+    sc(ll[size_t(2 * i)], so, co);
+    sc(ll[size_t(2 * i + 1)], sa, ca);
+    const long double ref[3] = {y1 * ca * so, y1 * sa, y1 * ca * co};  // Y_1,-1, Y_1,0, Y_1,1
+    for (int k = 0; k < 3; ++k) {
+      const double e = double(fabsl((long double)a[size_t(4 * i + 1 + k)] - ref[k]));
+      worst = std::max(worst, e);
+      ASSERT_LE(e, 2.5e-16) << "point " << i << " (" << ll[size_t(2 * i)] << ", " << ll[size_t(2 * i + 1)] << ") k " << k;
+    }
+  }
+  std::printf("lon/lat degree 1: worst absolute error %.3g over %lld points\n", worst, (long long)n);
 }
 
 /// posenc_sph_harm_real_f32 of the float directions df against posenc_sph_harm_real_f64 of the

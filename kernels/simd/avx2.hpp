@@ -16,6 +16,20 @@ inline constexpr isa_id kIsa = isa_id::avx2;
 inline constexpr bool kHasStream = true;
 /// xyz_bad_block by compares and sign masks (below).
 inline constexpr bool kHasXyzBad = true;
+/// lookup(tab, t) reads a table of 8 doubles (two 8 x 32-bit permutes and a blend).
+inline constexpr int kLookupN = 8;
+
+/// tab[k mod 8] in each lane, k the integer in the low mantissa bits of t = k + 1.5 2^52
+/// (|k| < 2^51); tab 32-byte aligned. The two halves of the table as 8 floats each: vpermps with
+/// the dwords 2 (k mod 4), 2 (k mod 4) + 1 of each lane picks the entry of both halves, bit 2 of
+/// k (moved to the sign bit) the half.
+inline V lookup(const double* tab, const V& t) {
+  const __m256i b = _mm256_castpd_si256(t);
+  const __m256i d = _mm256_add_epi32(_mm256_slli_epi32(_mm256_shuffle_epi32(b, 0xA0), 1), _mm256_set_epi32(1, 0, 1, 0, 1, 0, 1, 0));
+  const __m256 lo = _mm256_permutevar8x32_ps(_mm256_castpd_ps(_mm256_load_pd(tab)), d);
+  const __m256 hi = _mm256_permutevar8x32_ps(_mm256_castpd_ps(_mm256_load_pd(tab + 4)), d);
+  return V(_mm256_blendv_pd(_mm256_castps_pd(lo), _mm256_castps_pd(hi), _mm256_castsi256_pd(_mm256_slli_epi64(b, 61))));
+}
 
 /// For the 3 width<T> contiguous elements at q (4 points of x, y, z as double, 8 as float):
 /// nonzero if one is inf or NaN or a point is (+-0, +-0, +-0) (a subnormal is not zero). The sum

@@ -17,6 +17,14 @@ inline constexpr isa_id kIsa = isa_id::avx512;
 inline constexpr bool kHasStream = true;
 /// xyz_bad_block by vfpclass (below).
 inline constexpr bool kHasXyzBad = true;
+/// lookup(tab, t) reads a table of 16 doubles (one two-source permute).
+inline constexpr int kLookupN = 16;
+
+/// tab[k mod 16] in each lane, k the integer in the low mantissa bits of t = k + 1.5 2^52
+/// (|k| < 2^51); tab 64-byte aligned. One vpermt2pd on t's bits (its low 4 bits pick the entry).
+inline V lookup(const double* tab, const V& t) {
+  return V(_mm512_permutex2var_pd(_mm512_load_pd(tab), _mm512_castpd_si512(t), _mm512_load_pd(tab + 8)));
+}
 
 /// For the 3 width<T> contiguous elements at q (8 points of x, y, z as double, 16 as float):
 /// nonzero if one is inf or NaN or a point is (+-0, +-0, +-0) (a subnormal is not zero). Three

@@ -13,6 +13,9 @@
 //   V, VF, W, WF, kHalves     vec<double>, vec<float>, their widths, WF / W
 //   transpose(V* r)           in-place W x W transpose
 //   rsqrt(a)                  1 / sqrt(a) (<= 2 ulp)
+//   kLookupN, lookup(tab, t)  tab[k mod kLookupN] lane by lane, k in the low mantissa bits of
+//                             t = k + 1.5 2^52: AVX-512 16 entries, AVX2 8 (permutes); 0 on
+//                             scalar and NEON (there lookup reads tab[k mod 16] from memory)
 //   gather3(q, pstride)       q[0], q[3 pstride], ... as a V (TI = float or double)
 //   deinterleave2(q, a, b)    a = q[0], q[2], ..., q[2W-2]; b = q[1], q[3], ..., q[2W-1]
 //   deinterleave3(q, x, y, z) x = q[0], q[3], ..., y = q[1], q[4], ..., z = q[2], q[5], ... of

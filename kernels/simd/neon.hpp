@@ -19,6 +19,10 @@ inline constexpr bool kHasStream = false;
 /// xyz_bad_block: the element-by-element form of portable.hpp (the sphere argument check keeps
 /// its own vector loop).
 inline constexpr bool kHasXyzBad = false;
+/// No lane permute of doubles that pays for itself: kernels/sphere/lonlat.hpp keeps its
+/// quadrant arithmetic; lookup reads tab[k mod 16] lane by lane from memory (portable.hpp).
+inline constexpr int kLookupN = 0;
+inline V lookup(const double* tab, const V& t) { return portable::lookup_lanes<16>(tab, t); }
 using portable::xyz_bad_block;
 
 /// In-place 2 x 2 transpose (r[i] lane j -> r[j] lane i).

@@ -94,6 +94,20 @@ inline void pack4n_c0(const V* f, V* o) { pack4n_lanes<NG>(f, o); }
 template <int NG>
 inline void fpack4n(const VF* f, VF* o) { pack4n_lanes<NG>(f, o); }
 
+/// tab[k mod N] in each lane, k the integer held in the low mantissa bits of t = k + 1.5 2^52
+/// (|k| < 2^51), lane by lane from memory (N a power of 2).
+template <int N>
+inline V lookup_lanes(const double* tab, const V& t) {
+  alignas(64) double a[W];
+  store_u(a, t);
+  for (std::size_t i = 0; i < W; ++i) {
+    uint64_t b;
+    std::memcpy(&b, a + i, sizeof b);
+    a[i] = tab[b & uint64_t(N - 1)];
+  }
+  return load(a);
+}
+
 /// The 2W doubles at q split into even (a) and odd (b) elements (pairs such as longitude /
 /// latitude to one vector each).
 inline void deinterleave2(const double* q, V& a, V& b) {

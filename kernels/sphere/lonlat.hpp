@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // kernels/sphere/lonlat.hpp — geographic coordinates to unit vectors, W points a vector: sine
-// and cosine of angles in degrees with the reduction done in degrees (exact), then fdlibm's
-// kernel polynomials on [-pi/4, pi/4] (k_sin.c / k_cos.c, error < 1 ulp there), so that
-// multiples of 90 degrees give exact 0 and +-1 (the poles are exactly (0, 0, +-1)).
+// and cosine of angles in degrees with the reduction done in degrees (exact), so that multiples
+// of 90 degrees give exact 0 and +-1 (the poles are exactly (0, 0, +-1)). AVX-512 and AVX2
+// reduce to |r| <= 11.25 / 22.5 degrees and add the angle from a table read by a lane permute
+// (sincos_table); the scalar and NEON paths reduce to [-45, 45] degrees and evaluate fdlibm's
+// kernel polynomials on [-pi/4, pi/4] (k_sin.c / k_cos.c, error < 1 ulp there; sincosd).
 #pragma once
 
 #include "kernels/sphere/common.hpp"
@@ -23,12 +25,103 @@ inline VV splat(double x) { return VV(x); }
 template <>
 inline sph_d2 splat<sph_d2>(double x) { return sph_d2{x, x}; }
 
+/// sin(360 j / N) and cos(360 j / N), j = 0..N-1 (N = 16: steps of 22.5 degrees, 8: 45).
+inline constexpr double kTabA1 = 0.382683432365089771728, kTabA2 = 0.707106781186547524401,
+                        kTabA3 = 0.923879532511286756128;
+alignas(64) inline constexpr double kSin16[16] = {0,      kTabA1,  kTabA2,  kTabA3,  1,  kTabA3,  kTabA2,  kTabA1,
+                                                  0,      -kTabA1, -kTabA2, -kTabA3, -1, -kTabA3, -kTabA2, -kTabA1};
+alignas(64) inline constexpr double kCos16[16] = {1,       kTabA3,  kTabA2,  kTabA1,  0, -kTabA1, -kTabA2, -kTabA3,
+                                                  -1,      -kTabA3, -kTabA2, -kTabA1, 0, kTabA1,  kTabA2,  kTabA3};
+alignas(64) inline constexpr double kSin8[8] = {0, kTabA2, 1, kTabA2, 0, -kTabA2, -1, -kTabA2};
+alignas(64) inline constexpr double kCos8[8] = {1, kTabA2, 0, -kTabA2, -1, -kTabA2, 0, kTabA2};
+
+/// sin and cos of x with a table of N = vx::kLookupN angles (AVX-512 16, AVX2 8); x in degrees
+/// (kRad false: finite, |x| < 2^50) or radians (kRad true: |x| <= 2^20). t = x N / P + 1.5 2^52
+/// (P = 360 or 2 pi; one fused rounding: k = t - 1.5 2^52 is round(x N / P) up to a tie).
+/// Degrees: r = x - (360 / N) k exact (both multiples of x's ulp, as in sincosd). Radians: r =
+/// x - (2 pi / N) k by three fused steps on 2 pi / N split into three doubles (Cody-Waite; |k| <
+/// 2^22, error about 1 ulp of r). |r| <= P / (2 N) + a rounding; sin r = r PS(w), cos r = 1 +
+/// w PC(w) (w = r^2), minimax fits on |r| <= 1.0001 P / (2 N) (mpmath chebyfit, 50 digits; fit
+/// error: sin relative 4.2e-18 (N = 16, degree 4 in w) / 1.1e-18 (N = 8, degree 5), cos
+/// absolute 1.4e-20 / 1.2e-20), then the angle sum with S = sin(P k / N), C = cos(P k / N) from
+/// the table (vx::lookup on t's low bits): sin = sr C + cr S, cos = cr C - sr S. Error (degrees,
+/// measured against long double over 1.6e7-3.2e7 angles): 3.7 ulp relative, 2.3 x 2^-53 absolute;
+/// r = 0 gives the table's value exactly (0 and +-1 at multiples of 90 degrees). About half the
+/// operations of sincosd's quadrant form (~20 an angle), and no compares or selects.
+template <int N, bool kRad>
+__attribute__((always_inline)) inline void sincos_table(const V& x, V& s, V& c) {
+  static_assert(N == 16 || N == 8, "tables of 16 (AVX-512) or 8 (AVX2) angles");
+  const V magic(0x1.8p52);
+  V t, r;
+  if constexpr (kRad) {
+    t = madd(x, V(N == 16 ? 2.5464790894703255 : 1.2732395447351628), magic);  // N / (2 pi)
+    const V k = t - magic;
+    r = madd(k, V(N == 16 ? -0.39269908169872414 : -0.7853981633974483), x);
+    r = madd(k, V(N == 16 ? -1.5308084989341915e-17 : -3.061616997868383e-17), r);
+    r = madd(k, V(N == 16 ? 3.7434622621479246e-34 : 7.486924524295849e-34), r);
+  } else {
+    t = madd(x, V(N / 360.0), magic);
+    r = madd(t - magic, V(-360.0 / N), x);
+  }
+  const V w = r * r;
+  V ps, pc;
+  if constexpr (kRad && N == 16) {
+    ps = madd(w, madd(w, madd(w, madd(w, V(0.00000275331781555124539197), V(-0.000198412616969358122928)),
+                                  V(0.00833333333221178174031)),
+                         V(-0.166666666666661260809)),
+              V(0.999999999999999995831));
+    pc = madd(w, madd(w, madd(w, madd(w, V(-2.75372005125702501529e-7), V(0.000024801580514128692538)),
+                                  V(-0.00138888888879541841715)),
+                         V(0.041666666666666216139)),
+              V(-0.499999999999999999653));
+  } else if constexpr (kRad) {
+    ps = madd(w, madd(w, madd(w, madd(w, madd(w, V(-2.49779005837799879719e-8), V(0.0000027557190513126055022)),
+                                           V(-0.000198412697383508757213)),
+                                  V(0.00833333333329613136823)),
+                         V(-0.166666666666666174851)),
+              V(0.999999999999999998946));
+    pc = madd(w, madd(w, madd(w, madd(w, madd(w, V(2.08237422918554694453e-9), V(-2.75572272667091924478e-7)),
+                                           V(0.0000248015872280550841853)),
+                                  V(-0.00138888888888623089447)),
+                         V(0.0416666666666666315273)),
+              V(-0.499999999999999999925));
+  } else if constexpr (N == 16) {
+    ps = madd(w, madd(w, madd(w, madd(w, V(4.13763953823635250786e-22), V(-9.78838084373598138281e-17)),
+                                  V(1.34960162298161726854e-11)),
+                         V(-8.86096155701269275329e-7)),
+              V(0.0174532925199432956965));
+    pc = madd(w, madd(w, madd(w, madd(w, V(-7.22259832475187198608e-25), V(2.13549371917355280639e-19)),
+                                  V(-3.92583198547889133749e-14)),
+                         V(3.86632385156295184871e-9)),
+              V(-0.000152308709893354299568));
+  } else {
+    ps = madd(w, madd(w, madd(w, madd(w, madd(w, V(-1.14342313793680127033e-27), V(4.14124807480656370001e-22)),
+                                           V(-9.78838481084424121435e-17)),
+                                  V(1.34960162315723007069e-11)),
+                         V(-8.8609615570129540121e-7)),
+              V(0.0174532925199432957508));
+    pc = madd(w, madd(w, madd(w, madd(w, madd(w, V(1.6637466404670810022e-30), V(-7.22785104464357318621e-25)),
+                                           V(2.13549429726363187166e-19)),
+                                  V(-3.92583198573558179778e-14)),
+                         V(3.86632385156299039332e-9)),
+              V(-0.00015230870989335429965));
+  }
+  const V sr = r * ps, cr = madd(w, pc, V(1.0));
+  const V S = vx::lookup(N == 16 ? kSin16 : kSin8, t), C = vx::lookup(N == 16 ? kCos16 : kCos8, t);
+  s = madd(sr, C, cr * S);
+  c = madd(cr, C, -(sr * S));
+}
+
 /// sin and cos of deg degrees (finite, |deg| < 2^50: the caller reduces larger angles with
 /// fmod, which is exact). k = round(deg / 90) by the 1.5 * 2^52 trick, r = deg - 90 k exact (an
 /// integer multiple of 90 and deg share deg's ulp and |r| <= 45 + a rounding), a = r pi / 180
 /// (one rounding), then the quadrant k mod 4. VV: V, or sph_d2 on the scalar path (no FMA).
 template <class VV>
 inline void sincosd(const VV& deg, VV& s, VV& c) {
+  if constexpr (std::is_same<VV, V>::value && W > 1 && vx::kLookupN > 0) {
+    sincos_table<vx::kLookupN, false>(deg, s, c);
+    return;
+  }
   const VV magic = splat<VV>(0x1.8p52), one = splat<VV>(1.0);
   const VV k = (deg * splat<VV>(1.0 / 90.0) + magic) - magic;
   const VV r = deg - k * splat<VV>(90.0);
@@ -146,6 +239,92 @@ inline void lonlat_xyz(const double* lonlat, int64_t n, double* xyz) {
       q[0] = xb[i];
       q[1] = yb[i];
       q[2] = zb[i];
+    }
+  }
+}
+
+/// xyz [n, 3] = (|sin theta| cos phi, |sin theta| sin phi, cos theta) of theta [n], phi [n] in
+/// radians (finite): SciPy's direction, posenc_sph_harm_complex_f64's front end. AVX-512 and
+/// AVX2: sincos_table in radians, W points a vector, for angles of magnitude <= 2^20, and
+/// std::sin / std::cos for an angle above (lane by lane: a point's bits never depend on its
+/// block); scalar and NEON: std::sin / std::cos.
+inline void thetaphi_xyz(const double* theta, const double* phi, int64_t n, double* xyz) {
+  int64_t p0 = 0;
+  if constexpr (W > 1 && vx::kLookupN > 0) {
+    const V lim(0x1p20);
+    for (; p0 < n; p0 += static_cast<int64_t>(W)) {
+      const std::size_t np = block_points(n, p0);
+      V th, ph;
+      if (np == W) {
+        th = load(theta + p0);
+        ph = load(phi + p0);
+      } else {
+        alignas(64) double a[W], b[W];
+        for (std::size_t i = 0; i < W; ++i) {
+          a[i] = i < np ? theta[p0 + static_cast<int64_t>(i)] : 0.0;
+          b[i] = i < np ? phi[p0 + static_cast<int64_t>(i)] : 0.0;
+        }
+        th = load(a);
+        ph = load(b);
+      }
+      V st, ct, sp, cp;
+      sincos_table<vx::kLookupN, true>(th, st, ct);
+      sincos_table<vx::kLookupN, true>(ph, sp, cp);
+      alignas(64) double b[4][W];
+      stu(b[0], abs(st));
+      stu(b[1], ct);
+      stu(b[2], sp);
+      stu(b[3], cp);
+      if (any((!(abs(th) <= lim)) | (!(abs(ph) <= lim)))) {
+        for (std::size_t i = 0; i < np; ++i) {
+          const double t = theta[p0 + static_cast<int64_t>(i)], f = phi[p0 + static_cast<int64_t>(i)];
+          if (!(std::fabs(t) <= 0x1p20)) b[0][i] = std::fabs(std::sin(t)), b[1][i] = std::cos(t);
+          if (!(std::fabs(f) <= 0x1p20)) b[2][i] = std::sin(f), b[3][i] = std::cos(f);
+        }
+      }
+      double* q = xyz + 3 * p0;
+      for (std::size_t i = 0; i < np; ++i) {
+        q[3 * i] = b[0][i] * b[3][i];
+        q[3 * i + 1] = b[0][i] * b[2][i];
+        q[3 * i + 2] = b[1][i];
+      }
+    }
+  }
+  for (; p0 < n; ++p0) {
+    const double st = std::fabs(std::sin(theta[p0])), ct = std::cos(theta[p0]);
+    double* q = xyz + 3 * p0;
+    q[0] = st * std::cos(phi[p0]);
+    q[1] = st * std::sin(phi[p0]);
+    q[2] = ct;
+  }
+}
+
+/// out [n, K, 2] (complex, SciPy's convention with the Condon-Shortley phase) from the real SH
+/// re [n, K] of the same points, K = (lmax+1)^2: with a = re[c + m], b = re[c - m] (c = l (l+1),
+/// m > 0), Y_l^m = (-1)^m (a + i b) / sqrt 2, Y_l^-m = (a - i b) / sqrt 2, Y_l^0 = re[c] + 0 i.
+/// Each pair (a, b) is one two-lane vector, multiplied by (s, s) and (h, -h) (h = 1 / sqrt 2,
+/// s = (-1)^m h) and stored as one complex each: the same products as lane by lane.
+inline void complex_from_real(int lmax, const double* re, int64_t n, double* out) {
+  const int64_t K = int64_t(lmax + 1) * (lmax + 1);
+  const double h = 0.70710678118654752440;
+  const sph_d2 hv = {h, -h}, pos = {h, h}, neg = {-h, -h};
+  for (int64_t i = 0; i < n; ++i) {
+    const double* r = re + i * K;
+    double* o = out + 2 * i * K;
+    // in address order (m = -l .. l): the descending stores of m < 0 next to the ascending ones
+    // of m > 0 were 1.35x the time of the call at lmax 40 (the output streams to memory)
+    for (int64_t l = 0; l <= lmax; ++l) {
+      const int64_t c = l * (l + 1);
+      for (int64_t m = l; m >= 1; --m) {
+        const sph_d2 p = {r[c + m], r[c - m]}, b = p * hv;
+        std::memcpy(o + 2 * (c - m), &b, sizeof b);
+      }
+      o[2 * c] = r[c];
+      o[2 * c + 1] = 0.0;
+      for (int64_t m = 1; m <= l; ++m) {
+        const sph_d2 p = {r[c + m], r[c - m]}, a = p * ((m & 1) ? neg : pos);
+        std::memcpy(o + 2 * (c + m), &a, sizeof a);
+      }
     }
   }
 }
