@@ -46,7 +46,19 @@ inline bool graph_debug() {
 inline double graph_now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-#define GDBG(...) do { if (::posenc::graph_detail::graph_debug()) { std::fprintf(stderr, "[graph %.3f] ", ::posenc::graph_detail::graph_now_s()); std::fprintf(stderr, __VA_ARGS__); std::fputc('\n', stderr); } } while (0)
+/// Resident set of the process in MB (Linux /proc/self/statm; 0 elsewhere), for GDBG.
+inline double graph_rss_mb() {
+  double mb = 0.0;
+#if defined(__linux__)
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    long pages = 0, resident = 0;
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) == 2) mb = static_cast<double>(resident) * 4096.0 / 1048576.0;
+    std::fclose(f);
+  }
+#endif
+  return mb;
+}
+#define GDBG(...) do { if (::posenc::graph_detail::graph_debug()) { std::fprintf(stderr, "[graph %.3f rss %.1f MB] ", ::posenc::graph_detail::graph_now_s(), ::posenc::graph_detail::graph_rss_mb()); std::fprintf(stderr, __VA_ARGS__); std::fputc('\n', stderr); } } while (0)
 
 /// Work counts of one LapPE call (posenc_laplacian_pe_info) and the solver that produced the
 /// largest component's pairs ("dense", "lanczos" or "shift-invert").

@@ -190,6 +190,31 @@ void check_same_factor(int seed) {
 TEST(GraphFill, SplitAnalysisGivesTheSameFactorReal) { check_same_factor<SpMat>(13); }
 TEST(GraphFill, SplitAnalysisGivesTheSameFactorComplex) { check_same_factor<CSp>(14); }
 
+/// order_pattern (AMD on a one-byte copy of the full symmetric pattern) gives analyzePattern's
+/// AMD permutation and the same factor count: the pattern is built here from the lower triangle
+/// as a symmetric CSR with sorted rows and the diagonal, as LapPE's Laplacian is stored.
+TEST(GraphFill, OrderFromPatternGivesEigensPermutation) {
+  std::mt19937_64 rng(15);
+  for (int n : {1, 2, 40, 2000})
+    for (int kind = 0; kind < 4; ++kind)
+      for (int per : {0, 1, 3}) {
+        const SpMat A = random_lower<SpMat>(n, per, kind, rng);
+        SpMat F = A.selfadjointView<Eigen::Lower>();
+        SpMat full = SpMat(SpMat(F.transpose()).transpose());  // rows sorted in every column
+        full.makeCompressed();
+        Eigen::SimplicialLDLT<SpMat, Eigen::Lower, Eigen::AMDOrdering<int>> ref;
+        ref.analyzePattern(A);
+        OrderedLDLT<SpMat> f, g;
+        f.order_pattern(A, full.outerIndexPtr(), full.innerIndexPtr());
+        g.order(A);
+        const FillCount ff = f.fill(), fg = g.fill();
+        f.analyze();
+        ASSERT_EQ(ref.permutationP().indices(), f.permutationP().indices()) << "n=" << n << " kind=" << kind << " per=" << per;
+        EXPECT_EQ(ff.factor_nnz, fg.factor_nnz);
+        EXPECT_EQ(ff.flops, fg.flops);
+      }
+}
+
 TEST(GraphFill, EmptyAndDiagonal) {
   EXPECT_EQ(cholesky_fill(0, nullptr, nullptr).factor_nnz, 0);
   const int ptr[4] = {0, 1, 2, 3}, idx[3] = {0, 1, 2};  // diagonal only
