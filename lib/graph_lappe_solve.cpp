@@ -301,7 +301,10 @@ bool shift_invert(const Lap& L, int64_t nev, int64_t ncv, ShiftInvert* si, Pairs
   // sigma slightly below 0: L - sigma I is positive definite (sigma = 0 would be singular).
   const double sigma = -kShiftRel * L.bound / 2.0;
   SpMat& M = si->M;
-  M = lower_csc(L, sigma);
+  {
+    SpMat built = lower_csc(L, sigma);
+    M.swap(built);  // (SparseMatrix's assignment from a returned matrix copies it)
+  }
   GDBG("M built");
   ProbedLDLT& ldlt = si->ldlt;
   si->sigma = sigma;
@@ -450,7 +453,10 @@ struct Inertia {
         state = -1;
         return false;
       }
-      M = lower_csc(*L, 0.0, &diag);
+      {
+        SpMat built = lower_csc(*L, 0.0, &diag);
+        M.swap(built);
+      }
       if (shared != nullptr && shared->ready) {
         ldlt = &shared->ldlt;  // same pattern as M: built from L by the same loop
         if (shared->supernodal) {  // ordered and counted, not analysed: the Cholesky did the solves
