@@ -105,7 +105,7 @@ std::vector<int64_t> filter_drops(int64_t nev) {
   return idx;
 }
 
-/// Spectra operator y = P T_d(t(L)) P x, t(L) = alpha (h I - L), h = (c + a) / 2,
+/// The operator y = P T_d(t(L)) P x, t(L) = alpha (h I - L), h = (c + a) / 2,
 /// alpha = 2 / (c - a), P = I - Q Q^T (Q may be empty).
 struct ChebyshevOp {
   using Scalar = double;
@@ -335,8 +335,9 @@ bool posenc::graph_detail::filtered_lanczos(const Lap& L, int64_t nev, int64_t n
     return false;
   }
   const Eigen::MatrixXd none(L.n, 0);
-  // Memory: the Spectra solver (its ncv basis vectors) lives in this scope only; the Rayleigh-Ritz
-  // step below holds the nev vectors, one product vector and the rotated result.
+  // Memory: the thick-restart Lanczos holds its ncv basis vectors and hands back the first nsolve
+  // of them rotated into the Ritz vectors (the rest freed); the Rayleigh-Ritz step below rotates
+  // those nev vectors in place again, with one product vector.
   Eigen::MatrixXd Q;
   Eigen::VectorXd mu;
   {

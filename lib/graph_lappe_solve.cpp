@@ -78,33 +78,9 @@ using SpMat = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
 /// factor only when the fill-in is affordable.
 using ProbedLDLT = OrderedLDLT<SpMat>;
 
-/// The lower triangle of L - sigma I in compressed columns, built from L's rows directly (no
-/// triplet list): L is exactly symmetric (component_laplacian), so column j holds row j's entries
-/// of column index >= j, ascending; the same matrix, bit for bit, as setFromTriplets on the lower
-/// triangle of L's rows. diag (optional): position of M(j, j) in the value array.
+/// The lower triangle of L - sigma I in compressed columns (lib/sparse_fill.hpp).
 SpMat lower_csc(const Lap& L, double sigma, std::vector<int>* diag = nullptr) {
-  const int n = static_cast<int>(L.n);
-  int nnz = 0;
-  for (int j = 0; j < n; ++j)
-    for (int64_t p = L.ptr[static_cast<size_t>(j)]; p < L.ptr[static_cast<size_t>(j) + 1]; ++p)
-      nnz += L.idx[static_cast<size_t>(p)] >= j;
-  SpMat M(n, n);
-  M.resizeNonZeros(nnz);
-  if (diag != nullptr) diag->assign(static_cast<size_t>(n), -1);
-  int q = 0;
-  M.outerIndexPtr()[0] = 0;
-  for (int j = 0; j < n; ++j) {
-    for (int64_t p = L.ptr[static_cast<size_t>(j)]; p < L.ptr[static_cast<size_t>(j) + 1]; ++p) {
-      const int32_t c = L.idx[static_cast<size_t>(p)];
-      if (c < j) continue;
-      if (c == j && diag != nullptr) (*diag)[static_cast<size_t>(j)] = q;
-      M.innerIndexPtr()[q] = c;
-      M.valuePtr()[q] = L.val[static_cast<size_t>(p)] - (c == j ? sigma : 0.0);
-      ++q;
-    }
-    M.outerIndexPtr()[j + 1] = q;
-  }
-  return M;
+  return lower_from_symmetric_csr<SpMat>(static_cast<int>(L.n), L.ptr.data(), L.idx.data(), L.val.data(), sigma, diag);
 }
 
 /// Spectra shift-solve operator: y = P (L - sigma I)^{-1} P x with a prefactored L - sigma I
@@ -710,7 +686,7 @@ posenc_status posenc::graph_detail::component_pairs(const Lap& L, int64_t nev, p
     }
     // Deflated search below sigma, from a fresh start vector. Without inertia the first search is
     // a probe for the single smallest eigenvalue of L on the complement of the returned vectors
-    // (Spectra nev = 1, ncv = ARPACK's max(2 nev + 1, 20) for the k wanted): a missed eigenvalue
+    // (nev = 1, ncv = ARPACK's max(2 nev + 1, 20) for the k wanted): a missed eigenvalue
     // below sigma is the extreme one there, which restarted Lanczos from a random start converges
     // first, so the probe tests what the certificate needs; converging a block of max(4, nev / 4)
     // values took 3x its products on a 3e4-node Barabasi-Albert graph (1726 against 561, k = 16).

@@ -164,6 +164,36 @@ inline FillCount cholesky_fill(int n, const int* ptr, const int* idx, std::vecto
   return fc;
 }
 
+/// The lower triangle of A - sigma I in compressed columns, for a symmetric A stored as CSR
+/// (ptr, idx, val; rows sorted; A(i, j) and A(j, i) the same bits, as LapPE's Laplacian): column j
+/// holds row j's entries of column index >= j, in order, so no triplet list or sort is needed; the
+/// same matrix, bit for bit, as setFromTriplets on the lower triangle of A's rows. diag (optional):
+/// position of each diagonal entry in the value array (-1 where none is stored).
+template <class SpMatT>
+SpMatT lower_from_symmetric_csr(int n, const int64_t* ptr, const int32_t* idx, const double* val, double sigma,
+                                std::vector<int>* diag = nullptr) {
+  int nnz = 0;
+  for (int j = 0; j < n; ++j)
+    for (int64_t p = ptr[j]; p < ptr[j + 1]; ++p) nnz += idx[p] >= j;
+  SpMatT M(n, n);
+  M.resizeNonZeros(nnz);
+  if (diag != nullptr) diag->assign(static_cast<size_t>(n), -1);
+  int q = 0;
+  M.outerIndexPtr()[0] = 0;
+  for (int j = 0; j < n; ++j) {
+    for (int64_t p = ptr[j]; p < ptr[j + 1]; ++p) {
+      const int c = idx[p];
+      if (c < j) continue;
+      if (c == j && diag != nullptr) (*diag)[static_cast<size_t>(j)] = q;
+      M.innerIndexPtr()[q] = c;
+      M.valuePtr()[q] = val[p] - (c == j ? sigma : 0.0);
+      ++q;
+    }
+    M.outerIndexPtr()[j + 1] = q;
+  }
+  return M;
+}
+
 /// Eigen::SimplicialLDLT (lower triangle read, AMD ordering) whose analysis runs in two steps with
 /// the fill counted in between: order(a), fill(), then analyze() only when the factor is wanted.
 /// order(a) + analyze() is analyzePattern(a) (same permutation, same symbolic factor).
