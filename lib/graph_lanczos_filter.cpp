@@ -166,7 +166,9 @@ bool thick_restart_lanczos(const Op& op, Eigen::Index n, int64_t nev, int64_t nc
   Eigen::MatrixXd& V = *vec;
   V.resize(n, m);
   Eigen::MatrixXd T = Eigen::MatrixXd::Zero(m, m);
-  Eigen::VectorXd w(n), h, h2;
+  // h, h2 sized once: Eigen's resize frees the old block before allocating the new one, so a
+  // failed allocation there would leave a dangling pointer behind (a double free on unwinding).
+  Eigen::VectorXd w(n), h(m), h2(m);
   {
     const Eigen::VectorXd x = x0 != nullptr ? Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(x0, n))
                                             : start_vector(n, 0x7a11ull);
@@ -185,10 +187,11 @@ bool thick_restart_lanczos(const Op& op, Eigen::Index n, int64_t nev, int64_t nc
       op.perform_op(V.col(j).data(), w.data());
       ++*ops;
       const auto Vj = V.leftCols(j + 1);
-      h.noalias() = Vj.transpose() * w;
-      w.noalias() -= Vj * h;
-      h2.noalias() = Vj.transpose() * w;
-      w.noalias() -= Vj * h2;
+      auto hj = h.head(j + 1), h2j = h2.head(j + 1);
+      hj.noalias() = Vj.transpose() * w;
+      w.noalias() -= Vj * hj;
+      h2j.noalias() = Vj.transpose() * w;
+      w.noalias() -= Vj * h2j;
       T(j, j) = h[j] + h2[j];
       beta = w.norm();
       if (!std::isfinite(beta)) return false;
