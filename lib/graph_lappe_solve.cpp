@@ -405,7 +405,9 @@ struct Inertia {
   std::vector<int> diag;  // position of M(i, i) in M's value array
   ProbedLDLT own;
   ProbedLDLT* ldlt = &own;
-  int state = 0;          // 0: not analysed, 1: affordable, -1: fill beyond the limit
+  // 0: not analysed, 1: affordable and analysed, 2: ordered and counted by precount, affordable,
+  // not analysed yet, -1: fill beyond the limit
+  int state = 0;
   int64_t fill = 0;
 
   double flops = 0.0;
@@ -465,27 +467,37 @@ struct Inertia {
       GDBG("inertia analyse: n=%lld nnz=%lld fill=%lld flops=%.3g (limit %.3g)", (long long)L->n, (long long)L->nnz(),
            (long long)fill, flops, flops_max);
     }
+    if (state == 2) {  // precount ordered M and found it affordable: the analysis only
+      own.analyze();
+      state = 1;
+      GDBG("inertia analyse (ordered before the solve): fill=%lld flops=%.3g", (long long)fill, flops);
+    }
     return state == 1;
   }
-  /// The count of affordable() alone, when no shift-invert count exists, before a Lanczos solve:
-  /// if the factorization would cost more than flops_max (or is not indexable), state = -1 and
-  /// affordable() answers false without ordering again; otherwise nothing is kept and affordable()
-  /// orders and analyses later. Either way the ordering's memory (pattern, AMD workspace, permuted
-  /// copy, counts: about 25 MB on a 10^5-node Barabasi-Albert graph) is freed before the Lanczos
-  /// basis is allocated instead of added to what the solve leaves behind.
+  /// affordable()'s ordering and count before a Lanczos solve (no shift-invert count to reuse):
+  /// beyond flops_max (or not indexable) state = -1 and all is freed, so the ordering's memory
+  /// (about 20 MB on a 10^5-node Barabasi-Albert graph) is reused by the Lanczos basis instead of
+  /// added after it; else M and the ordering are kept (state 2) and affordable() only analyses.
   void precount(double flops_max) {
     if (state != 0 || (shared != nullptr && (shared->ready || shared->counted))) return;
     if (L->n >= std::numeric_limits<int>::max() / 2 || L->nnz() >= std::numeric_limits<int>::max()) return;
-    const SpMat P = lower_csc(*L, 0.0);
-    ProbedLDLT probe;
-    probe.order_pattern(P, L->ptr.data(), L->idx.data());
-    const FillCount fc = probe.fill();
-    GDBG("inertia precount: fill=%lld flops=%.3g (limit %.3g)", (long long)fc.factor_nnz, fc.flops, flops_max);
-    if (!fc.indexable || fc.flops > flops_max) {
-      fill = fc.factor_nnz;
-      flops = fc.flops;
-      state = -1;
+    {
+      SpMat built = lower_csc(*L, 0.0, &diag);
+      M.swap(built);
     }
+    own.order_pattern(M, L->ptr.data(), L->idx.data());
+    const FillCount fc = own.fill();
+    fill = fc.factor_nnz;
+    flops = fc.flops;
+    GDBG("inertia precount: fill=%lld flops=%.3g (limit %.3g)", (long long)fill, flops, flops_max);
+    if (fc.indexable && flops <= flops_max) {
+      state = 2;
+      return;
+    }
+    state = -1;
+    M = SpMat();
+    std::vector<int>().swap(diag);
+    own.release();
   }
   /// Number of eigenvalues below sigma, or -1 if the factorization broke down (a zero or
   /// non-finite pivot: sigma is then moved by the caller).
