@@ -21,8 +21,9 @@ posenc is called through ctypes (posenc_laplacian_pe_ex_f64). SciPy (ARPACK) run
     --plain).
 Every run is a forked child process, alternating posenc and SciPy (and, with --baseline-lib,
 another posenc build, loaded into the same process: an A/B of two builds in one run). Reported: medians over --reps
-runs of wall and CPU seconds and of the child's peak resident memory growth, operator
-applications, the largest residual ||L v - lambda v|| and the largest eigenvalue difference.
+runs of wall and CPU seconds and of the child's peak resident memory growth (over the whole run,
+which ends with the residual check in NumPy, and in parentheses up to the end of the solve),
+operator applications, the largest residual ||L v - lambda v|| and the largest eigenvalue difference.
 """
 import argparse
 import ctypes
@@ -127,6 +128,14 @@ def ba(n, m, seed):
     return n, e[:, 0].copy(), e[:, 1].copy()
 
 
+_BASE_KB = [0]  # the forked child's VmRSS when fn starts (in_child)
+
+
+def solve_peak_mb():
+    """The child's peak resident memory growth so far (call right after the solve)."""
+    return (status_kb("VmHWM") - _BASE_KB[0]) / 1024.0
+
+
 def in_child(fn):
     """Run fn() in a forked child; return its result dict plus the child's peak resident memory
     growth during fn (VmHWM after minus VmRSS before, /proc/self/clear_refs resets the peak)."""
@@ -141,6 +150,7 @@ def in_child(fn):
             with open("/proc/self/clear_refs", "w") as f:
                 f.write("5")
             base = status_kb("VmRSS")
+            _BASE_KB[0] = base
             out = fn()
             out["peak_mb"] = (status_kb("VmHWM") - base) / 1024.0
         except BaseException as e:  # report, do not hang the parent
@@ -167,7 +177,8 @@ def status_kb(key):
 
 def run_posenc(lib, L, n, s, t, k, solver):
     dt, ct, ev, V, info = posenc_lappe(lib, n, s, t, k, solver)
-    return {"wall": dt, "cpu": ct, "ev": ev, "res": residual(L, ev, V), "method": info.method,
+    solve_mb = solve_peak_mb()
+    return {"wall": dt, "cpu": ct, "ev": ev, "res": residual(L, ev, V), "method": info.method, "solve_mb": solve_mb,
             "solves": info.shift_solves, "matvecs": info.matvecs}
 
 
@@ -183,9 +194,10 @@ def run_scipy_si(L, n, k, sigma):
     op = LinearOperator((n, n), matvec=mv, dtype=np.float64)
     w, U = eigsh(L, k, sigma=sigma, which="LM", tol=1e-10, OPinv=op)
     wall, cpu = time.perf_counter() - t0_, time.process_time() - c0_
+    solve_mb = solve_peak_mb()
     order = np.argsort(w)
     w, U = w[order], U[:, order]
-    return {"wall": wall, "cpu": cpu, "ev": w, "res": residual(L, w, U), "solves": cnt[0]}
+    return {"wall": wall, "cpu": cpu, "ev": w, "res": residual(L, w, U), "solves": cnt[0], "solve_mb": solve_mb}
 
 
 def run_scipy_plain(L, n, k):
@@ -200,9 +212,10 @@ def run_scipy_plain(L, n, k):
     c0_ = time.process_time()
     w2, U2 = eigsh(op2, k, which="LA", tol=1e-10, maxiter=100000)
     wall, cpu = time.perf_counter() - t0_, time.process_time() - c0_
+    solve_mb = solve_peak_mb()
     order = np.argsort(2.0 - w2)
     w2, U2 = (2.0 - w2)[order], U2[:, order]
-    return {"wall": wall, "cpu": cpu, "ev": w2, "res": residual(L, w2, U2), "matvecs": cnt[0]}
+    return {"wall": wall, "cpu": cpu, "ev": w2, "res": residual(L, w2, U2), "matvecs": cnt[0], "solve_mb": solve_mb}
 
 
 def make_graph(spec):
@@ -262,7 +275,8 @@ def main():
                                       else run_scipy_plain(L, n, k)))
         for name, rr in runs.items():
             t_, c_, m_ = median_of(rr, "wall"), median_of(rr, "cpu"), median_of(rr, "peak_mb")
-            print(f"{spec}: n={n} nnz(L)={L.nnz}  {name}: {t_:.3f} s wall, {c_:.3f} s cpu, {m_:.0f} MB  "
+            print(f"{spec}: n={n} nnz(L)={L.nnz}  {name}: {t_:.3f} s wall, {c_:.3f} s cpu, {m_:.0f} MB "
+                  f"(solve {median_of(rr, 'solve_mb'):.0f} MB)  "
                   f"method={rr[-1]['method']} shift_solves={rr[-1]['solves']} matvecs={rr[-1]['matvecs']} "
                   f"max_residual={rr[-1]['res']:.2e}")
         pr = runs["posenc"]
@@ -277,7 +291,8 @@ def main():
             st, sc, sm = median_of(sr[x], "wall"), median_of(sr[x], "cpu"), median_of(sr[x], "peak_mb")
             what = (f"eigsh shift-invert (SuperLU, sigma={a.scipy_sigma:g})", f"solves={sr[x][-1].get('solves')}") if x == "si" else \
                    ("eigsh plain Lanczos on 2I-L", f"matvecs={sr[x][-1].get('matvecs')}")
-            print(f"{spec}: scipy {what[0]}: {st:.3f} s wall, {sc:.3f} s cpu, {sm:.0f} MB  {what[1]} "
+            print(f"{spec}: scipy {what[0]}: {st:.3f} s wall, {sc:.3f} s cpu, {sm:.0f} MB "
+                  f"(solve {median_of(sr[x], 'solve_mb'):.0f} MB)  {what[1]} "
                   f"max_residual={sr[x][-1]['res']:.2e}  max|dlambda|={np.abs(sr[x][-1]['ev'] - ev).max():.2e}  "
                   f"posenc/SciPy cpu {pc / sc:.2f}, wall {pt / st:.2f}, memory {pm / max(sm, 1e-9):.2f}")
 

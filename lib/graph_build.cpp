@@ -124,6 +124,12 @@ Lap component_laplacian(const Graph& g, const std::vector<int32_t>& nodes, const
       isq[j] = d > 0.0 ? 1.0 / std::sqrt(d) : 0.0;
     }
   }
+  // Exact sizes (every neighbour plus the diagonal): push_back's doubling would leave up to half
+  // of idx and val unused for the whole solve.
+  size_t nnz = nodes.size();
+  for (const int32_t u : nodes) nnz += static_cast<size_t>(g.ptr[static_cast<size_t>(u) + 1] - g.ptr[static_cast<size_t>(u)]);
+  L.idx.reserve(nnz);
+  L.val.reserve(nnz);
   double maxdeg = 0.0;
   for (int64_t j = 0; j < L.n; ++j) {
     const int32_t u = nodes[static_cast<size_t>(j)];

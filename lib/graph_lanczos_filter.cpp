@@ -44,12 +44,13 @@
 
 #include <Eigen/Core>
 #include <Eigen/Eigenvalues>
-#include <Spectra/SymEigsSolver.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
+#include <utility>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -104,7 +105,7 @@ std::vector<int64_t> filter_drops(int64_t nev) {
   return idx;
 }
 
-/// Spectra operator y = P T_d(t(L)) P x, t(L) = alpha (h I - L), h = (c + a) / 2,
+/// The operator y = P T_d(t(L)) P x, t(L) = alpha (h I - L), h = (c + a) / 2,
 /// alpha = 2 / (c - a), P = I - Q Q^T (Q may be empty).
 struct ChebyshevOp {
   using Scalar = double;
@@ -131,6 +132,121 @@ struct ChebyshevOp {
     if (Q->cols() == 0) y = u1; else y = u1 - (*Q) * (Q->transpose() * u1);
   }
 };
+
+/// V[:, 0:k] = V[:, 0:m] Y[0:m, 0:k] in place (k <= m <= V.cols()), in fixed tiles of rows: each
+/// tile's rows are read into a small product before they are overwritten, so no second n x k
+/// matrix is held. Same bits for any thread count (the tiles depend on n only).
+void rotate_in_place(Eigen::MatrixXd& V, Eigen::Index m, const Eigen::MatrixXd& Y, Eigen::Index k) {
+  const int64_t n = V.rows(), grain = 512;
+  parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
+    const Eigen::Index r0 = t * grain, b = std::min<int64_t>(grain, n - r0);
+    Eigen::MatrixXd tmp(b, k);
+    tmp.noalias() = V.block(r0, 0, b, m) * Y.topLeftCorner(m, k);
+    V.block(r0, 0, b, k) = tmp;
+  });
+}
+
+/// Thick-restart Lanczos (K. Wu, H. Simon, "Thick-restart Lanczos method for large symmetric
+/// eigenvalue problems", SIAM J. Matrix Anal. Appl. 22 (2000)) for the nev largest eigenpairs of
+/// the symmetric operator op (op.perform_op(x, y): y = A x), with full reorthogonalization (two
+/// classical Gram-Schmidt passes per step). The ncv basis vectors are the only n x ncv storage:
+/// a restart keeps the kr leading Ritz vectors by rotating the basis in place (rotate_in_place),
+/// and the converged Ritz vectors are the first nev columns of the rotated basis, which is then
+/// shrunk to them (realloc, no copy). Restart rule, start (v_1 = A x0 / ||A x0||), convergence
+/// test (|beta_m y_m,i| <= tol max(eps^(2/3), |theta_i|) for the nev largest) and maxit (restarts)
+/// as Spectra's SymEigsSolver, which held its basis, a restart copy of kr + 1 vectors and the nev
+/// Ritz vectors at once (on the 10^5-node Barabasi-Albert graph 26 + 20 + 13 MB for k = 16).
+/// x0: start (nullptr: start_vector(n, 0x7a11)). Returns converged; *val = the nev Ritz values,
+/// descending, *vec = their vectors (n x nev); *ops counts the applications of op.
+template <class Op>
+bool thick_restart_lanczos(const Op& op, Eigen::Index n, int64_t nev, int64_t ncv, int64_t maxit, const double* x0,
+                           Eigen::VectorXd* val, Eigen::MatrixXd* vec, int64_t* ops) {
+  const Eigen::Index m = static_cast<Eigen::Index>(ncv);
+  if (nev < 1 || m <= nev || m > n) return false;
+  Eigen::MatrixXd& V = *vec;
+  V.resize(n, m);
+  Eigen::MatrixXd T = Eigen::MatrixXd::Zero(m, m);
+  // h, h2 sized once: Eigen's resize frees the old block before allocating the new one, so a
+  // failed allocation there would leave a dangling pointer behind (a double free on unwinding).
+  Eigen::VectorXd w(n), h(m), h2(m);
+  {
+    const Eigen::VectorXd x = x0 != nullptr ? Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(x0, n))
+                                            : start_vector(n, 0x7a11ull);
+    op.perform_op(x.data(), w.data());
+    ++*ops;
+    const double nw = w.norm();
+    if (!(nw > 0.0) || !std::isfinite(nw)) return false;
+    V.col(0) = w / nw;
+  }
+  const double eps23 = std::pow(std::numeric_limits<double>::epsilon(), 2.0 / 3.0);
+  uint64_t seed = 0x7a12ull;
+  Eigen::Index k = 0;  // kept Ritz vectors at the start of this cycle
+  double beta = 0.0;   // ||f|| after the last step
+  for (int64_t it = 0;; ++it) {
+    for (Eigen::Index j = k; j < m; ++j) {
+      op.perform_op(V.col(j).data(), w.data());
+      ++*ops;
+      const auto Vj = V.leftCols(j + 1);
+      auto hj = h.head(j + 1), h2j = h2.head(j + 1);
+      hj.noalias() = Vj.transpose() * w;
+      w.noalias() -= Vj * hj;
+      h2j.noalias() = Vj.transpose() * w;
+      w.noalias() -= Vj * h2j;
+      T(j, j) = h[j] + h2[j];
+      beta = w.norm();
+      if (!std::isfinite(beta)) return false;
+      if (j + 1 == m) break;
+      if (beta > 1e-12 * std::max(1.0, std::abs(T(j, j)))) {
+        V.col(j + 1) = w / beta;
+        T(j, j + 1) = T(j + 1, j) = beta;
+      } else {  // invariant subspace: continue from a random vector orthogonal to the basis
+        Eigen::VectorXd r = start_vector(n, seed++);
+        for (int pass = 0; pass < 2; ++pass) r -= Vj * (Vj.transpose() * r).eval();
+        const double nr = r.norm();
+        if (!(nr > 1e-8)) return false;
+        V.col(j + 1) = r / nr;
+      }
+    }
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(T);
+    if (es.info() != Eigen::Success) return false;
+    // descending Ritz values and their vectors in the basis
+    Eigen::VectorXd theta(m);
+    Eigen::MatrixXd Y(m, m);
+    for (Eigen::Index i = 0; i < m; ++i) {
+      theta[i] = es.eigenvalues()[m - 1 - i];
+      Y.col(i) = es.eigenvectors().col(m - 1 - i);
+    }
+    int64_t nconv = 0;
+    for (int64_t i = 0; i < nev; ++i)
+      nconv += std::abs(beta * Y(m - 1, i)) <= kSpectraTol * std::max(eps23, std::abs(theta[i]));
+    if (nconv >= nev) {
+      rotate_in_place(V, m, Y, nev);
+      V.conservativeResize(n, nev);
+      *val = theta.head(nev);
+      return true;
+    }
+    if (it >= maxit) return false;
+    Eigen::Index kr = nev + std::min<int64_t>(nconv, (m - nev) / 2);
+    if (nev == 1 && m >= 6) kr = m / 2;
+    else if (nev == 1 && m > 2) kr = 2;
+    kr = std::min<Eigen::Index>(kr, m - 1);
+    rotate_in_place(V, m, Y, kr);
+    T.setZero();
+    for (Eigen::Index i = 0; i < kr; ++i) {
+      T(i, i) = theta[i];
+      T(i, kr) = T(kr, i) = beta * Y(m - 1, i);
+    }
+    if (beta > 0.0) {
+      V.col(kr) = w / beta;
+    } else {
+      Eigen::VectorXd r = start_vector(n, seed++);
+      const auto Vk = V.leftCols(kr);
+      for (int pass = 0; pass < 2; ++pass) r -= Vk * (Vk.transpose() * r).eval();
+      V.col(kr) = r / r.norm();
+    }
+    k = kr;
+  }
+}
 
 /// The bound a: Ritz values of an m-step Lanczos run on L from v0 without reorthogonalization (m
 /// products, three vectors), ascending, with the spurious values removed by the Cullum-Willoughby
@@ -222,26 +338,26 @@ bool posenc::graph_detail::filtered_lanczos(const Lap& L, int64_t nev, int64_t n
     return false;
   }
   const Eigen::MatrixXd none(L.n, 0);
-  // Memory: the Spectra solver (its ncv basis vectors) lives in this scope only; the Rayleigh-Ritz
-  // step below holds the nev vectors, one product vector and the rotated result.
+  // Memory: the thick-restart Lanczos holds its ncv basis vectors and hands back the first nsolve
+  // of them rotated into the Ritz vectors (the rest freed); the Rayleigh-Ritz step below rotates
+  // those nev vectors in place again, with one product vector.
   Eigen::MatrixXd Q;
   Eigen::VectorXd mu;
   {
     ChebyshevOp op{&L, 0.5 * (c + a), 2.0 / (c - a), kFilterDegree, &none, {}, {}, {}};
-    Spectra::SymEigsSolver<ChebyshevOp> eig(op, nsolve, ncv);
-    eig.init();
-    spectra_compute(eig, Spectra::SortRule::LargestAlge, maxit, Spectra::SortRule::LargestAlge);
-    st->matvecs += eig.num_operations() * kFilterDegree;
-    GDBG("filtered lanczos done: nev=%lld ncv=%lld d=%d ops=%lld info=%d", (long long)nev, (long long)ncv,
-         kFilterDegree, (long long)eig.num_operations(), (int)eig.info());
-    if (eig.info() != Spectra::CompInfo::Successful) {
+    int64_t ops = 0;
+    const bool conv = thick_restart_lanczos(op, L.n, nsolve, ncv, maxit, nullptr, &mu, &Q, &ops);
+    st->matvecs += ops * kFilterDegree;
+    GDBG("filtered lanczos done: nev=%lld ncv=%lld d=%d ops=%lld converged=%d", (long long)nev, (long long)ncv,
+         kFilterDegree, (long long)ops, (int)conv);
+    if (!conv) {
       std::snprintf(buf, sizeof buf, "filtered Lanczos (degree %d, a = %g, nev=%lld, ncv=%lld, maxit=%lld) did not converge; ",
                     kFilterDegree, a, static_cast<long long>(nev), static_cast<long long>(ncv),
                     static_cast<long long>(maxit));
       *why += buf;
       return false;
     }
-    mu = eig.eigenvalues();  // descending
+    // mu descending; Q the basis rotated in place into the nsolve Ritz vectors
     GDBG("filtered lanczos: mu_1=%.6g mu_k=%.17g", mu[0], mu[nev - 1]);
     // mu_k must exceed 1 by more than rounding (about eps mu_1 in the Ritz values; p(c) = T_d(-1) =
     // 1 exactly when c is an eigenvalue, as for bipartite graphs under L_sym): else fewer than nev
@@ -254,13 +370,14 @@ bool posenc::graph_detail::filtered_lanczos(const Lap& L, int64_t nev, int64_t n
       *why += buf;
       return false;
     }
-    Q = eig.eigenvectors();
     if (!drops.empty()) {  // test knob: keep the nev columns not listed (columns in descending mu)
-      Eigen::MatrixXd kept(L.n, nev);
       Eigen::Index t = 0;
       for (int64_t j = 0; j < nsolve; ++j)
-        if (!std::binary_search(drops.begin(), drops.end(), j)) kept.col(t++) = Q.col(j);
-      Q.swap(kept);
+        if (!std::binary_search(drops.begin(), drops.end(), j)) {
+          if (t != j) Q.col(t) = Q.col(j);
+          ++t;
+        }
+      Q.conservativeResize(Eigen::NoChange, nev);
     }
   }
   // Rayleigh-Ritz with L on the returned (orthonormal) vectors: eigenvalues of L and vectors
@@ -279,7 +396,9 @@ bool posenc::graph_detail::filtered_lanczos(const Lap& L, int64_t nev, int64_t n
     return false;
   }
   out->val = es.eigenvalues();
-  out->vec.noalias() = Q * es.eigenvectors();
+  out->vec = std::move(Q);
+  rotate_in_place(out->vec, nev, es.eigenvectors(), nev);
+  GDBG("filtered lanczos: Rayleigh-Ritz done");
   *bound = a;
   return true;
 }
@@ -289,14 +408,14 @@ bool posenc::graph_detail::deflated_filtered_lanczos(const Lap& L, double a, con
                                                      SolveStats* st) {
   const double c = L.bound;
   ChebyshevOp op{&L, 0.5 * (c + a), 2.0 / (c - a), kFilterDegree, &Q, {}, {}, {}};
-  Spectra::SymEigsSolver<ChebyshevOp> eig(op, nev, ncv);
-  if (start != nullptr) eig.init(start); else eig.init();
-  spectra_compute(eig, Spectra::SortRule::LargestAlge, maxit, Spectra::SortRule::LargestAlge);
-  st->matvecs += eig.num_operations() * kFilterDegree;
-  GDBG("deflated filtered lanczos done: nev=%lld ncv=%lld deflate=%lld d=%d ops=%lld info=%d", (long long)nev,
-       (long long)ncv, (long long)Q.cols(), kFilterDegree, (long long)eig.num_operations(), (int)eig.info());
-  if (eig.info() != Spectra::CompInfo::Successful) return false;
-  out->vec = eig.eigenvectors();
+  int64_t ops = 0;
+  Eigen::VectorXd mu;
+  GDBG("deflated filtered lanczos: start");
+  const bool conv = thick_restart_lanczos(op, L.n, nev, ncv, maxit, start, &mu, &out->vec, &ops);
+  st->matvecs += ops * kFilterDegree;
+  GDBG("deflated filtered lanczos done: nev=%lld ncv=%lld deflate=%lld d=%d ops=%lld converged=%d", (long long)nev,
+       (long long)ncv, (long long)Q.cols(), kFilterDegree, (long long)ops, (int)conv);
+  if (!conv) return false;
   out->val.resize(out->vec.cols());
   Eigen::VectorXd y(L.n);
   for (Eigen::Index j = 0; j < out->vec.cols(); ++j) {  // Rayleigh quotients with L

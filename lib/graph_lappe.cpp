@@ -148,8 +148,17 @@ posenc_status lappe_finish(LappeCall& call, posenc_laplacian_pe_info* info, bool
   const posenc_laplacian laplacian = call.laplacian;
   double* eigvals = call.eigvals;
   double* eigvecs = call.eigvecs;
-  const Graph& gr = call.gr;
+  Graph& gr = call.gr;
   const std::vector<std::vector<int32_t>>& comps = call.parts.nodes;
+  // The last component that needs the adjacency (2 nodes or more): once its Laplacian is built,
+  // the adjacency is freed (only gr.deg is read afterwards), so that the solve of a connected
+  // graph holds one CSR matrix, not two.
+  size_t last_multi = comps.size();
+  for (size_t ci = comps.size(); ci-- > 0;)
+    if (comps[ci].size() >= 2) {
+      last_multi = ci;
+      break;
+    }
   // With DROP_TRIVIAL / NAN_PAD the kc pairs are computed into scratch (allocated before any
   // output is written) and copied into the outputs at the end.
   std::vector<double> sv, se;
@@ -193,6 +202,11 @@ posenc_status lappe_finish(LappeCall& call, posenc_laplacian_pe_info* info, bool
       const int64_t wi = small_window(call, ci);
       Lap fresh;
       if (wi < 0) fresh = component_laplacian(gr, nodes, call.parts.local, laplacian);
+      if (ci == last_multi) {
+        std::vector<int64_t>().swap(gr.ptr);
+        std::vector<int32_t>().swap(gr.idx);
+        std::vector<double>().swap(gr.val);
+      }
       const Lap& L = wi < 0 ? fresh : call.small_lap[static_cast<size_t>(wi)];
       if (wi >= 0 && small_dense_vectors(L, call.small[static_cast<size_t>(wi)], &pairs[ci])) {
         st.method = "dense";

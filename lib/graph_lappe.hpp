@@ -46,7 +46,19 @@ inline bool graph_debug() {
 inline double graph_now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-#define GDBG(...) do { if (::posenc::graph_detail::graph_debug()) { std::fprintf(stderr, "[graph %.3f] ", ::posenc::graph_detail::graph_now_s()); std::fprintf(stderr, __VA_ARGS__); std::fputc('\n', stderr); } } while (0)
+/// Resident set of the process in MB (Linux /proc/self/statm; 0 elsewhere), for GDBG.
+inline double graph_rss_mb() {
+  double mb = 0.0;
+#if defined(__linux__)
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    long pages = 0, resident = 0;
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) == 2) mb = static_cast<double>(resident) * 4096.0 / 1048576.0;
+    std::fclose(f);
+  }
+#endif
+  return mb;
+}
+#define GDBG(...) do { if (::posenc::graph_detail::graph_debug()) { std::fprintf(stderr, "[graph %.3f rss %.1f MB] ", ::posenc::graph_detail::graph_now_s(), ::posenc::graph_detail::graph_rss_mb()); std::fprintf(stderr, __VA_ARGS__); std::fputc('\n', stderr); } } while (0)
 
 /// Work counts of one LapPE call (posenc_laplacian_pe_info) and the solver that produced the
 /// largest component's pairs ("dense", "lanczos" or "shift-invert").
@@ -125,7 +137,7 @@ std::vector<double> residuals(const Lap& L, const Pairs& p);
 /// A deterministic pseudo-random start vector (splitmix64 of seed, entries in [-0.5, 0.5)), unit norm.
 Eigen::VectorXd start_vector(int64_t n, uint64_t seed);
 /// Chebyshev-filtered Lanczos (lib/graph_lanczos_filter.cpp): the nev smallest eigenpairs of L
-/// from Lanczos (Spectra, ncv, maxit restarts) on T_d(t(L)), t mapping [a, c] onto [-1, 1] with a
+/// from thick-restart Lanczos (ncv basis vectors, maxit restarts) on T_d(t(L)), t mapping [a, c] onto [-1, 1] with a
 /// an upper bound on lambda_{nev+1} from a short Lanczos run; values are Rayleigh-Ritz values of L.
 /// false (reason appended to *why) when skipped, not converged, or when the nev-th largest value
 /// of the filter is not above 1 (then not provably the nev smallest). Products (d per filter
@@ -133,7 +145,7 @@ Eigen::VectorXd start_vector(int64_t n, uint64_t seed);
 bool filtered_lanczos(const Lap& L, int64_t nev, int64_t ncv, int64_t maxit, Pairs* out, SolveStats* st,
                       std::string* why, double* bound);
 /// The nev largest eigenpairs of P T_d(t(L)) P (the filter of filtered_lanczos with bound a,
-/// P = I - Q Q^T) from the start vector start (nullptr: Spectra's default); values are the
+/// P = I - Q Q^T) from the start vector start (nullptr: a fixed pseudo-random vector); values are the
 /// Rayleigh quotients of L. The KRYLOV certificate's probe after a filtered solve.
 bool deflated_filtered_lanczos(const Lap& L, double a, const Eigen::MatrixXd& Q, int64_t nev, int64_t ncv,
                                int64_t maxit, const double* start, Pairs* out, SolveStats* st);

@@ -190,6 +190,64 @@ void check_same_factor(int seed) {
 TEST(GraphFill, SplitAnalysisGivesTheSameFactorReal) { check_same_factor<SpMat>(13); }
 TEST(GraphFill, SplitAnalysisGivesTheSameFactorComplex) { check_same_factor<CSp>(14); }
 
+/// order_pattern (AMD on a one-byte copy of the full symmetric pattern) gives analyzePattern's
+/// AMD permutation and the same factor count: the pattern is built here from the lower triangle
+/// as a symmetric CSR with sorted rows and the diagonal, as LapPE's Laplacian is stored.
+TEST(GraphFill, OrderFromPatternGivesEigensPermutation) {
+  std::mt19937_64 rng(15);
+  for (int n : {1, 2, 40, 2000})
+    for (int kind = 0; kind < 4; ++kind)
+      for (int per : {0, 1, 3}) {
+        const SpMat A = random_lower<SpMat>(n, per, kind, rng);
+        SpMat F = A.selfadjointView<Eigen::Lower>();
+        SpMat full = SpMat(SpMat(F.transpose()).transpose());  // rows sorted in every column
+        full.makeCompressed();
+        Eigen::SimplicialLDLT<SpMat, Eigen::Lower, Eigen::AMDOrdering<int>> ref;
+        ref.analyzePattern(A);
+        OrderedLDLT<SpMat> f, g;
+        f.order_pattern(A, full.outerIndexPtr(), full.innerIndexPtr());
+        g.order(A);
+        const FillCount ff = f.fill(), fg = g.fill();
+        f.analyze();
+        ASSERT_EQ(ref.permutationP().indices(), f.permutationP().indices()) << "n=" << n << " kind=" << kind << " per=" << per;
+        EXPECT_EQ(ff.factor_nnz, fg.factor_nnz);
+        EXPECT_EQ(ff.flops, fg.flops);
+      }
+}
+
+/// lower_from_symmetric_csr is setFromTriplets on the lower triangle (values minus sigma on the
+/// diagonal) bit for bit, with the diagonal positions.
+TEST(GraphFill, LowerFromSymmetricCsr) {
+  using posenc::graph_detail::lower_from_symmetric_csr;
+  std::mt19937_64 rng(16);
+  for (int n : {1, 3, 40, 500})
+    for (int kind = 0; kind < 4; ++kind) {
+      const SpMat A = random_lower<SpMat>(n, 2, kind, rng);
+      const SpMat F = A.selfadjointView<Eigen::Lower>();
+      const Eigen::SparseMatrix<double, Eigen::RowMajor, int> R(F);  // symmetric CSR, sorted rows
+      std::vector<int64_t> ptr(R.outerIndexPtr(), R.outerIndexPtr() + n + 1);
+      const double sigma = -0.25;
+      std::vector<int> diag;
+      const SpMat M = lower_from_symmetric_csr<SpMat>(n, ptr.data(), R.innerIndexPtr(), R.valuePtr(), sigma, &diag);
+      std::vector<Eigen::Triplet<double, int>> tr;
+      for (int k = 0; k < A.outerSize(); ++k)
+        for (SpMat::InnerIterator it(A, k); it; ++it)
+          tr.emplace_back(int(it.row()), int(it.col()), it.value() - (it.row() == it.col() ? sigma : 0.0));
+      SpMat ref(n, n);
+      ref.setFromTriplets(tr.begin(), tr.end());
+      ASSERT_EQ(M.nonZeros(), ref.nonZeros());
+      for (int j = 0; j <= n; ++j) ASSERT_EQ(M.outerIndexPtr()[j], ref.outerIndexPtr()[j]);
+      for (Eigen::Index p = 0; p < M.nonZeros(); ++p) {
+        ASSERT_EQ(M.innerIndexPtr()[p], ref.innerIndexPtr()[p]);
+        ASSERT_EQ(0, std::memcmp(&M.valuePtr()[p], &ref.valuePtr()[p], sizeof(double)));
+      }
+      for (int j = 0; j < n; ++j) {
+        ASSERT_GE(diag[static_cast<size_t>(j)], 0);
+        EXPECT_EQ(M.innerIndexPtr()[diag[static_cast<size_t>(j)]], j);
+      }
+    }
+}
+
 TEST(GraphFill, EmptyAndDiagonal) {
   EXPECT_EQ(cholesky_fill(0, nullptr, nullptr).factor_nnz, 0);
   const int ptr[4] = {0, 1, 2, 3}, idx[3] = {0, 1, 2};  // diagonal only
