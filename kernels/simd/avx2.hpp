@@ -58,6 +58,9 @@ __attribute__((always_inline)) inline void transpose(V* r) {
 }
 
 using portable::rsqrt;
+/// vec_stream: ordinary stores (portable.hpp).
+inline constexpr bool kVecStream = false;
+using portable::vec_stream;
 
 /// The coordinates q[0], q[3 pstride], q[6 pstride], q[9 pstride] as doubles, by one gather
 /// (the vector load of four scalar stores cannot be forwarded: it waited for every earlier

@@ -82,6 +82,38 @@ __attribute__((always_inline)) inline void low_put_rows(V* F, TO* dst, std::size
   }
 }
 
+/// low_put_rows of a full block whose rows are whole vectors in address order (NF a multiple of
+/// 4 with 8 points a vector, or of W), put into the vector stream s (vx::vec_stream: aligned
+/// non-temporal lines where vx::kVecStream). F is transposed in place.
+template <int NF, bool kC0>
+__attribute__((always_inline)) inline void low_put_rows_stream(V* F, vx::vec_stream& s) {
+  constexpr int Wi = static_cast<int>(W);
+  static_assert(NF % Wi == 0 || (NF % 4 == 0 && Wi == 8), "rows of whole vectors");
+  if constexpr (NF % Wi != 0) {
+    V o[NF];
+    if constexpr (kC0) vx::pack4n_c0<NF / 4>(F, o);
+    else vx::pack4n<NF / 4>(F, o);
+#pragma GCC unroll 16
+    for (int j = 0; j < NF; ++j) s.put(o[j]);
+  } else {
+    constexpr int G = NF / Wi;
+#pragma GCC unroll 8
+    for (int g = 0; g < G; ++g) vx::transpose(F + g * Wi);
+    if constexpr (NF <= 32) {
+#pragma GCC unroll 8
+      for (int p = 0; p < Wi; ++p) {
+#pragma GCC unroll 8
+        for (int g = 0; g < G; ++g) s.put(F[g * Wi + p]);
+      }
+    } else {
+      for (int p = 0; p < Wi; ++p) {
+#pragma GCC unroll 8
+        for (int g = 0; g < G; ++g) s.put(F[g * Wi + p]);
+      }
+    }
+  }
+}
+
 /// Points of xyz [n, 3] (sh_low_body's input; lonlat_source in kernels/sphere/lonlat.hpp reads
 /// geographic coordinates instead).
 template <class TI>
@@ -245,9 +277,16 @@ __attribute__((always_inline)) inline void low_ladder(const VT* y, const double*
   }
 }
 
+/// Rows of NF features are whole vectors in address order (low_put_rows_stream): streamed
+/// where vx::kVecStream.
+template <int NF>
+constexpr bool low_stream_rows() {
+  return vx::kVecStream && NF % 4 == 0 && (NF % static_cast<int>(W) == 0 || W == 8);
+}
+
 /// One body per (lmax, solid, gradients): every loop over degrees and orders has a constant
 /// trip count and unrolls into straight-line code. src: the points (xyz_source, lonlat_source).
-template <int L, bool kSolid, bool kGrad, class Src, class TO>
+template <int L, bool kSolid, bool kGrad, bool kNT = false, class Src, class TO>
 inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* val, TO* grad) {
   constexpr int K = (L + 1) * (L + 1);
   constexpr int NQ = (L + 1) * (L + 2) / 2;
@@ -295,6 +334,19 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
   };
   front_t nx{one, one, one, one, one, one, one != one, false};
   if (n > 0) front(0, nx);
+  // kNT (sh_low_l): full blocks go through vx::vec_stream, the partial last block takes
+  // low_put_rows after the stream's finish. A body of its own: the stream's branches in the
+  // ordinary body cost 5-10 % with the output in cache.
+  constexpr bool kStreamVal = kNT && low_stream_rows<K>();
+  constexpr bool kStreamGrad = kNT && low_stream_rows<3 * K>();
+  constexpr bool nt = kNT;
+  vx::vec_stream sv, sg;
+  if constexpr (kStreamVal || kStreamGrad) {
+    if (nt) {
+      if (val) sv.begin(val);
+      if (grad) sg.begin(grad);
+    }
+  }
   for (int64_t p0 = 0; p0 < n; p0 += static_cast<int64_t>(W)) {
     const std::size_t np = block_points(n, p0);
     const front_t cur = nx;
@@ -341,7 +393,12 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
           o[k] = y[k];
         }
       }
-      low_put_rows<K, true>(o, val + p0 * K, np);  // o[0] = Y_00 in every lane
+      if constexpr (kStreamVal) {
+        if (nt && np == W) low_put_rows_stream<K, true>(o, sv);
+        else low_put_rows<K, true>(o, val + p0 * K, np);  // o[0] = Y_00 in every lane
+      } else {
+        low_put_rows<K, true>(o, val + p0 * K, np);
+      }
     }
     if constexpr (kGrad) {
       // g[a K + k]: d/dx_a of feature k.
@@ -359,21 +416,50 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
             else return V((d - (V(double(l)) * y[k]) * u[a]) * irt);
           },
           d1);
-      low_put_rows<3 * K, true>(g, grad + p0 * 3 * K, np);  // g[0] = g[K] = g[2 K] = 0
+      if constexpr (kStreamGrad) {
+        if (nt && np == W) low_put_rows_stream<3 * K, true>(g, sg);
+        else low_put_rows<3 * K, true>(g, grad + p0 * 3 * K, np);  // g[0] = g[K] = g[2 K] = 0
+      } else {
+        low_put_rows<3 * K, true>(g, grad + p0 * 3 * K, np);
+      }
     }
+    if (nt && np == W && p0 + 2 * static_cast<int64_t>(W) > n) {
+      // the last full block: the partial lines at the ends of the streamed rows
+      if (val) sv.finish();
+      if (grad) sg.finish();
+    }
+  }
+  if (nt) vx::store_fence();
+}
+
+template <int L, bool kNT, class Src, class TO>
+inline void sh_low_l2(const sph_grad_plan* P, const Src& xyz, int64_t n, TO* val, TO* grad) {
+  const bool solid = (P->flags & kSphSolid) != 0;
+  if (solid) {
+    if (grad) sh_low_body<L, true, true, kNT>(P, xyz, n, val, grad);
+    else sh_low_body<L, true, false, kNT>(P, xyz, n, val, grad);
+  } else {
+    if (grad) sh_low_body<L, false, true, kNT>(P, xyz, n, val, grad);
+    else sh_low_body<L, false, false, kNT>(P, xyz, n, val, grad);
   }
 }
 
+/// Large outputs (P->stream) of float64 rows of whole vectors (lmax 1 and 3 with 8 points a
+/// vector) go through vx::vec_stream: on AVX-512 aligned whole lines written non-temporally (no
+/// read for ownership of the output lines: a plain store of the 51 MB of lmax 3 with gradients
+/// took ~1.25x a non-temporal one on the Zen 4 VM of docs/PERFORMANCE.md). Needs a full block and
+/// outputs aligned to their elements.
 template <int L, class Src, class TO>
 inline void sh_low_l(const sph_grad_plan* P, const Src& xyz, int64_t n, TO* val, TO* grad) {
-  const bool solid = (P->flags & kSphSolid) != 0;
-  if (solid) {
-    if (grad) sh_low_body<L, true, true>(P, xyz, n, val, grad);
-    else sh_low_body<L, true, false>(P, xyz, n, val, grad);
-  } else {
-    if (grad) sh_low_body<L, false, true>(P, xyz, n, val, grad);
-    else sh_low_body<L, false, false>(P, xyz, n, val, grad);
+  constexpr int K = (L + 1) * (L + 1);
+  if constexpr (std::is_same<TO, double>::value && low_stream_rows<K>() && low_stream_rows<3 * K>()) {
+    auto el_aligned = [](const TO* q) { return q == nullptr || reinterpret_cast<std::uintptr_t>(q) % sizeof(TO) == 0; };
+    if (P->stream != 0 && n >= static_cast<int64_t>(W) && el_aligned(val) && el_aligned(grad)) {
+      sh_low_l2<L, true>(P, xyz, n, val, grad);
+      return;
+    }
   }
+  sh_low_l2<L, false>(P, xyz, n, val, grad);
 }
 
 /// Real SH (P->flags: kSphSolid, kSphZeroAsZero) of lmax = P->lmax <= kSphLowLmax and, where
