@@ -47,14 +47,16 @@ __attribute__((always_inline)) inline void low_put_rows(V* F, TO* dst, std::size
     }
   }
   constexpr int G = (NF + Wi - 1) / Wi;
-  V t[G * Wi];
-#pragma GCC unroll 64
-  for (int k = 0; k < G * Wi; ++k) t[k] = k < NF ? F[k] : V(0.0);
-#pragma GCC unroll 8
-  for (int g = 0; g < G; ++g) vx::transpose(t + g * Wi);
   if (G * Wi <= 32 && np == W) {
     // A full block: every index below is a constant of the unrolled loops, so t stays in
-    // registers (indexed by a run-time p it lived on the stack, one reload per row store).
+    // registers (indexed by a run-time p it lived on the stack, one reload per row store; t is
+    // this branch's own: one array shared with the partial block's loop below was written to
+    // the stack and reloaded in every block).
+    V t[G * Wi];
+#pragma GCC unroll 64
+    for (int k = 0; k < G * Wi; ++k) t[k] = k < NF ? F[k] : V(0.0);
+#pragma GCC unroll 8
+    for (int g = 0; g < G; ++g) vx::transpose(t + g * Wi);
 #pragma GCC unroll 8
     for (int p = 0; p < Wi; ++p) {
 #pragma GCC unroll 8
@@ -70,6 +72,11 @@ __attribute__((always_inline)) inline void low_put_rows(V* F, TO* dst, std::size
     }
     return;
   }
+  V t[G * Wi];
+#pragma GCC unroll 64
+  for (int k = 0; k < G * Wi; ++k) t[k] = k < NF ? F[k] : V(0.0);
+#pragma GCC unroll 8
+  for (int g = 0; g < G; ++g) vx::transpose(t + g * Wi);
   const int64_t end = static_cast<int64_t>(np) * NF;
   for (std::size_t p = 0; p < np; ++p) {
 #pragma GCC unroll 8
