@@ -360,7 +360,8 @@ posenc_status sh_low_run(int32_t lmax, const T* xyz, int64_t n, uint32_t flags, 
       // float32 unit-sphere gradients on the paths with float32 lanes (kernels/sphere/sh_low_f32.hpp)
       const bool lanes = sizeof(T) == 4 && grad && (flags & kSphSolid) == 0 && k->grad_f32_lanes_lmax >= 0;
       // .stream_nt: sph_grad_plan::stream; the float64 kernel streams rows of whole vectors
-      // (lmax 1 and 3) on AVX-512 (vx::kVecStream) and stores the others as below it
+      // (lmax 1 and 3) non-temporally on AVX-512 and AVX2 (vx::kVecStream), ordinary stores
+      // elsewhere
       const bool nt = plan.stream && sizeof(T) == 8 && (lmax == 1 || lmax == 3);
       path(lanes ? "sh_low.grad.f32_lanes" : grad ? (nt ? "sh_low.grad.stream_nt" : "sh_low.grad")
                                                   : (nt ? "sh_low.values.stream_nt" : "sh_low.values"));

@@ -451,11 +451,11 @@ inline void sh_low_l2(const sph_grad_plan* P, const Src& xyz, int64_t n, TO* val
   }
 }
 
-/// Large outputs (P->stream) of float64 rows of whole vectors (lmax 1 and 3 with 8 points a
-/// vector) go through vx::vec_stream: on AVX-512 aligned whole lines written non-temporally (no
-/// read for ownership of the output lines: a plain store of the 51 MB of lmax 3 with gradients
-/// took ~1.25x a non-temporal one on the Zen 4 VM of docs/PERFORMANCE.md). Needs a full block and
-/// outputs aligned to their elements.
+/// Large outputs (P->stream) of float64 rows of whole vectors (lmax 1 and 3) go through
+/// vx::vec_stream: on AVX-512 and AVX2 aligned lines written non-temporally (no read for
+/// ownership of the output lines: a plain store of the 51 MB of lmax 3 with gradients took ~1.25x
+/// a non-temporal one on the Zen 4 VM of docs/PERFORMANCE.md). Needs a full block and outputs
+/// aligned to their elements.
 template <int L, class Src, class TO>
 inline void sh_low_l(const sph_grad_plan* P, const Src& xyz, int64_t n, TO* val, TO* grad) {
   constexpr int K = (L + 1) * (L + 1);
