@@ -106,10 +106,12 @@ __attribute__((always_inline)) inline void low_put_rows_stream(V* F, vx::vec_str
     constexpr int G = NF / Wi;
 #pragma GCC unroll 8
     for (int g = 0; g < G; ++g) vx::transpose(F + g * Wi);
-    if constexpr (NF <= 32) {
+    // unrolled to 64 vectors (lmax 3 gradients: 48), unlike low_put_rows: in address order into
+    // the stream, 0.98x the loop on AVX-512, the same on AVX2
+    if constexpr (NF <= 64) {
 #pragma GCC unroll 8
       for (int p = 0; p < Wi; ++p) {
-#pragma GCC unroll 8
+#pragma GCC unroll 16
         for (int g = 0; g < G; ++g) s.put(F[g * Wi + p]);
       }
     } else {
