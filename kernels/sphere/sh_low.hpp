@@ -314,9 +314,10 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
   const V one(1.0), zero(0.0);
   V d1[9];  // degree 1's ladder terms: y[0] = seed[0] in every block
   if constexpr (L >= 1) low_ladder_d1(V(seed[0]), coef, d1);
-  // Ordinary stores at every size: on the EPYC (Zen 4) VM of docs/PERFORMANCE.md, rows staged
-  // and written in whole non-temporal lines (line_stream) were slower even for 51 MB outputs
-  // (lmax 3 with gradients, 100k points: 4.4-5.0 ms against 2.9-3.3 ms).
+  // Large outputs: kNT (vx::vec_stream straight from the registers; rows staged through
+  // line_stream and copied out in whole non-temporal lines were slower than ordinary stores on
+  // the EPYC (Zen 4) VM of docs/PERFORMANCE.md, lmax 3 with gradients, 100k points: 4.4-5.0 ms
+  // against 2.9-3.3 ms). Ordinary stores otherwise.
   // Software-pipelined by one block: an iteration normalizes the next block's points (loads,
   // norm, 1 / |x|: a chain of an estimated ~60 cycles on Zen 4) before it computes and writes the
   // current one, whose inputs are ready, so that the two overlap (one block a step, the
