@@ -472,7 +472,7 @@ inline void sh_low_l2(const sph_grad_plan* P, const Src& xyz, int64_t n, TO* val
 
 /// Large outputs (P->stream) of float64 rows of whole vectors (lmax 1 and 3) go through
 /// vx::vec_stream: on AVX-512 and AVX2 aligned lines written non-temporally (no read for
-/// ownership of the output lines: lmax 3 with gradients, 51 MB at 100000 points, 0.75-0.8x the
+/// ownership of the output lines: lmax 3 with gradients, 51 MB at 100000 points, 0.65-0.85x the
 /// time with ordinary stores on the Zen 4 VM of docs/PERFORMANCE.md, "Low degree, large outputs
 /// streamed"). Needs a full block and outputs aligned to their elements.
 template <int L, class Src, class TO>
