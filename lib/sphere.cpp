@@ -354,7 +354,7 @@ posenc_status sh_low_run(int32_t lmax, const T* xyz, int64_t n, uint32_t flags, 
     const int64_t K = sh_count(lmax), planes = (values ? 1 : 0) + (grad ? 3 : 0);
     sph_grad_plan plan{lmax, flags, coef->data()};
     plan.stream = double(n) * double(planes * K) * double(sizeof(T)) >= double(k->stream_min_bytes) ? 1 : 0;
-    // streamed: tiles 4x (a store fence ends each call; 1x: 1.05-1.15x the time at lmax 3, 16x: as 4x)
+    // streamed: tiles 4x (a store fence ends each call; 1x: 1.03-1.1x the time at lmax 3, 16x: as 4x)
     const int64_t grain = points_per_tile(planes * K, k->sh_tile_points) * (plan.stream ? 4 : 1);
     if (prof_flags() != 0) {
       // float32 unit-sphere gradients on the paths with float32 lanes (kernels/sphere/sh_low_f32.hpp)
