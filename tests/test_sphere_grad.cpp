@@ -471,6 +471,21 @@ TEST_P(SphGrad, StreamedLowDegreeMatchesResidentCallsBitwise) {
   ASSERT_EQ(posenc_sph_harm_real_grad_f64(3, x.data(), n, 0u, v.data(), g.data(), nullptr), POSENC_OK);
   ASSERT_EQ(posenc_sph_harm_real_grad_f64(3, x.data(), n, 0u, nullptr, g2.data() + 1, nullptr), POSENC_OK);
   EXPECT_TRUE(std::equal(g.begin(), g.end(), g2.begin() + 1));
+  // values alone (posenc_sph_harm_real_f64, 17.9 MB from 3 elements into a line): the values of
+  // calls of 61 points
+  const std::vector<double> xv = test_points(140001, 23);
+  const int64_t nvp = int64_t(xv.size() / 3);
+  std::vector<double> big(size_t(nvp * K) + 4), small(size_t(61 * K));
+  poison(big);
+  ASSERT_EQ(posenc_sph_harm_real_f64(3, xv.data(), nvp, big.data() + 3), POSENC_OK);
+  EXPECT_EQ(count_poison(big), 4u);
+  bool same = true;
+  for (int64_t p = 0; p < nvp; p += 61) {
+    const int64_t c = std::min<int64_t>(61, nvp - p);
+    ASSERT_EQ(posenc_sph_harm_real_f64(3, xv.data() + 3 * p, c, small.data()), POSENC_OK);
+    same = same && std::equal(small.begin(), small.begin() + c * K, big.begin() + 3 + p * K);
+  }
+  EXPECT_TRUE(same);
 }
 
 // lmax 0 with Hessians in a streamed call (13 planes of one feature, over 16 MB): Y_00 and zero
