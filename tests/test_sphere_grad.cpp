@@ -471,6 +471,12 @@ TEST_P(SphGrad, StreamedLowDegreeMatchesResidentCallsBitwise) {
   ASSERT_EQ(posenc_sph_harm_real_grad_f64(3, x.data(), n, 0u, v.data(), g.data(), nullptr), POSENC_OK);
   ASSERT_EQ(posenc_sph_harm_real_grad_f64(3, x.data(), n, 0u, nullptr, g2.data() + 1, nullptr), POSENC_OK);
   EXPECT_TRUE(std::equal(g.begin(), g.end(), g2.begin() + 1));
+  {  // two threads: tiles that share a line at their boundary (each writes its part of it)
+    ThreadScope ts(2);
+    std::vector<double> g3(size_t(3 * n * K) + 1);
+    ASSERT_EQ(posenc_sph_harm_real_grad_f64(3, x.data(), n, 0u, nullptr, g3.data() + 1, nullptr), POSENC_OK);
+    EXPECT_TRUE(same_bits(g2, g3));
+  }
   // values alone (posenc_sph_harm_real_f64, 17.9 MB from 3 elements into a line): the values of
   // calls of 61 points
   const std::vector<double> xv = test_points(140001, 23);
