@@ -14,9 +14,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 using namespace posenc_bench;
 
@@ -143,6 +147,33 @@ void BM_sph_grad_memset(benchmark::State& st) {
 }
 BENCHMARK(BM_sph_grad_memset)->Args({1, 0})->Args({3, 0})->Args({10, 0})->Args({1, 1})->Args({3, 1})->Args({3, 2})
     ->ArgNames({"L", "mode"})->Unit(benchmark::kMillisecond)->UseRealTime();
+
+#if defined(__SSE2__)
+/// The non-temporal floor of the same outputs: BM_sph_grad_memset's bytes (one reused buffer of
+/// the whole size, 16-byte aligned) written by a loop of SSE2 non-temporal 16-byte stores (no
+/// read for ownership), then a store fence; the baseline x86-64 instruction set, as
+/// bench_sphere.cpp's BM_sh_real_ntstore. glibc's memset streams large sizes too: the two
+/// agree beyond the L3, and memset is the lower floor where the output fits in it.
+void BM_sph_grad_ntstore(benchmark::State& st) {
+  const int L = int(st.range(0)), mode = int(st.range(1));
+  const int64_t K = int64_t(L + 1) * (L + 1);
+  const size_t bytes = size_t(npts() * K * 8 * (mode == 0 ? 1 : mode == 1 ? 4 : 13));
+  std::vector<double> buf(bytes / 8 + 2, 1.0);
+  __m128i* const out = reinterpret_cast<__m128i*>((reinterpret_cast<uintptr_t>(buf.data()) + 15) & ~uintptr_t(15));
+  const size_t nv = bytes / 16;
+  int c = 0;
+  for (auto _ : st) {
+    const __m128i x = _mm_set1_epi8(static_cast<char>(++c & 0x7f));
+    for (size_t i = 0; i < nv; ++i) _mm_stream_si128(out + i, x);
+    _mm_sfence();
+    benchmark::DoNotOptimize(out);
+    benchmark::ClobberMemory();
+  }
+  st.SetBytesProcessed(st.iterations() * int64_t(bytes));
+  label(st);
+}
+BENCHMARK(BM_sph_grad_ntstore)->Args({1, 1})->Args({3, 1})->ArgNames({"L", "mode"})->Unit(benchmark::kMillisecond)->UseRealTime();
+#endif
 
 /// The front ends against the Cartesian entry point for the same directions, float64, 100000
 /// points (at most 64 MB of real output: fewer at L = 40): front 0 posenc_sph_harm_real_f64 of

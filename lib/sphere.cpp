@@ -352,12 +352,17 @@ posenc_status sh_low_run(int32_t lmax, const T* xyz, int64_t n, uint32_t flags, 
   return guarded([&] {
     const auto coef = cached_grad_coef(lmax);
     const int64_t K = sh_count(lmax), planes = (values ? 1 : 0) + (grad ? 3 : 0);
-    const sph_grad_plan plan{lmax, flags, coef->data()};
-    const int64_t grain = points_per_tile(planes * K, k->sh_tile_points);
+    sph_grad_plan plan{lmax, flags, coef->data()};
+    plan.stream = double(n) * double(planes * K) * double(sizeof(T)) >= double(k->stream_min_bytes) ? 1 : 0;
+    // streamed: tiles 4x (a store fence ends each call; 1x: 1.03-1.1x the time at lmax 3, 16x: as 4x)
+    const int64_t grain = points_per_tile(planes * K, k->sh_tile_points) * (plan.stream ? 4 : 1);
     if (prof_flags() != 0) {
       // float32 unit-sphere gradients on the paths with float32 lanes (kernels/sphere/sh_low_f32.hpp)
       const bool lanes = sizeof(T) == 4 && grad && (flags & kSphSolid) == 0 && k->grad_f32_lanes_lmax >= 0;
-      path(lanes ? "sh_low.grad.f32_lanes" : grad ? "sh_low.grad" : "sh_low.values");
+      // .stream_nt: float64 rows of whole vectors (lmax 1, 3) streamed (vx::vec_stream)
+      const bool nt = plan.stream && sizeof(T) == 8 && (lmax == 1 || lmax == 3);
+      path(lanes ? "sh_low.grad.f32_lanes" : grad ? (nt ? "sh_low.grad.stream_nt" : "sh_low.grad")
+                                                  : (nt ? "sh_low.values.stream_nt" : "sh_low.values"));
       // ~4 flops an output value (polynomial, ladder, chain rule)
       work(double(n) * (3.0 * double(sizeof(T)) + double(planes * K) * double(sizeof(T))), 4.0 * double(n) * double(planes * K));
       POSENC_SHAPE("n=%lld lmax=%d flags=%u", (long long)n, lmax, flags);

@@ -404,32 +404,35 @@ TEST_P(SphGrad, BitwiseIdenticalForOneAndTwoThreadsAndSplitCalls) {
 }
 
 /// Large calls (>= 16 MB of output) stage each block's rows and write them in whole lines,
-/// non-temporally (at L = 10 copied a share per degree while the next block computes): the same bits as calls small enough to store their tiles straight into the
-/// rows, into outputs that start mid-line (one element past an aligned start), nothing written
-/// outside them.
+/// non-temporally (at L = 10 copied a share per degree while the next block computes; at L = 1
+/// and 3 the low-degree kernel's rows, vx::vec_stream): the same bits as calls small enough to
+/// store their tiles straight into the rows, into outputs that start `off` elements past the
+/// vector's start (mid-line for off = 1), nothing written outside them.
 template <class T, class Fn>
-void check_streamed_matches_resident(int L, int64_t n, bool with_hess, Fn fn) {
+void check_streamed_matches_resident(int L, int64_t n, bool with_hess, Fn fn, int off = 1) {
   const std::vector<double> pd = test_points(int(n), 21);
   const int64_t m = int64_t(pd.size() / 3), K = nsh(L);
   std::vector<T> x(pd.begin(), pd.end());
   const int64_t nv = m * K, ng = 3 * m * K, nh = with_hess ? 9 * m * K : 0;
-  std::vector<T> v(size_t(nv + 2)), g(size_t(ng + 2)), h(size_t(nh + 2));
+  const size_t pad = size_t(off) + 1;
+  std::vector<T> v(size_t(nv) + pad), g(size_t(ng) + pad), h(size_t(nh) + pad);
   poison(v), poison(g), poison(h);
-  ASSERT_EQ(fn(L, x.data(), m, v.data() + 1, g.data() + 1, with_hess ? h.data() + 1 : nullptr), POSENC_OK);
-  EXPECT_TRUE(is_poison(v.front()) && is_poison(v.back()) && is_poison(g.front()) && is_poison(g.back()));
-  EXPECT_TRUE(is_poison(h.front()) && is_poison(h.back()));
-  EXPECT_EQ(count_poison(v), 2u);
-  EXPECT_EQ(count_poison(g), 2u);
-  EXPECT_EQ(count_poison(h), 2u);
+  ASSERT_EQ(fn(L, x.data(), m, v.data() + off, g.data() + off, with_hess ? h.data() + off : nullptr), POSENC_OK);
+  for (const std::vector<T>* b : {&v, &g, &h}) {  // the off elements before and the one after
+    EXPECT_TRUE(std::all_of(b->begin(), b->begin() + off, [](T a) { return is_poison(a); }) && is_poison(b->back()));
+  }
+  EXPECT_EQ(count_poison(v), pad);
+  EXPECT_EQ(count_poison(g), pad);
+  EXPECT_EQ(count_poison(h), pad);
   const int64_t chunk = 61;  // well below the streaming threshold
   std::vector<T> v1(size_t(chunk * K)), g1(size_t(3 * chunk * K)), h1(size_t(9 * chunk * K));
   for (int64_t p = 0; p < m; p += chunk) {
     const int64_t c = std::min(chunk, m - p);
     ASSERT_EQ(fn(L, x.data() + 3 * p, c, v1.data(), g1.data(), with_hess ? h1.data() : nullptr), POSENC_OK);
-    EXPECT_TRUE(std::equal(v1.begin(), v1.begin() + c * K, v.begin() + 1 + p * K)) << "values, point " << p;
-    EXPECT_TRUE(std::equal(g1.begin(), g1.begin() + 3 * c * K, g.begin() + 1 + 3 * p * K)) << "grad, point " << p;
+    EXPECT_TRUE(std::equal(v1.begin(), v1.begin() + c * K, v.begin() + off + p * K)) << "values, point " << p;
+    EXPECT_TRUE(std::equal(g1.begin(), g1.begin() + 3 * c * K, g.begin() + off + 3 * p * K)) << "grad, point " << p;
     if (with_hess)
-      EXPECT_TRUE(std::equal(h1.begin(), h1.begin() + 9 * c * K, h.begin() + 1 + 9 * p * K)) << "hess, point " << p;
+      EXPECT_TRUE(std::equal(h1.begin(), h1.begin() + 9 * c * K, h.begin() + off + 9 * p * K)) << "hess, point " << p;
   }
 }
 
@@ -448,6 +451,47 @@ TEST_P(SphGrad, StreamedLargeCallsMatchResidentCallsBitwise) {
   check_streamed_matches_resident<double>(10, 1400, true, f64);
   check_streamed_matches_resident<float>(10, 9000, false, f32);
   check_streamed_matches_resident<float>(6, 7000, true, f32);  // 17.8 MB with Hessians at L = 6
+}
+
+// The low-degree kernel's streamed rows (lmax 1 and 3, float64; vx::vec_stream: on AVX-512 whole
+// lines, each joined from two vectors by a permute where the output starts mid-line, ordinary
+// masked stores for the partial lines at both ends): every start within a line, point counts that
+// end mid-block and mid-line.
+TEST_P(SphGrad, StreamedLowDegreeMatchesResidentCallsBitwise) {
+  if (kSlow) return;  // qemu (no streaming on aarch64) / ASan: covered by the resident tests
+  auto f64 = [](int L, const double* x, int64_t n, double* v, double* g, double* h) {
+    return posenc_sph_harm_real_grad_f64(L, x, n, 0u, v, g, h);
+  };
+  for (int off = 0; off < 8; ++off) check_streamed_matches_resident<double>(3, 33003 + off, false, f64, off);  // 17 MB
+  check_streamed_matches_resident<double>(1, 131205, false, f64, 5);  // 16.8 MB
+  // gradients alone (16.9 MB): the rows of the call with values
+  const std::vector<double> x = test_points(44001, 22);
+  const int64_t n = int64_t(x.size() / 3), K = nsh(3);
+  std::vector<double> v(size_t(n * K)), g(size_t(3 * n * K)), g2(size_t(3 * n * K) + 1);
+  ASSERT_EQ(posenc_sph_harm_real_grad_f64(3, x.data(), n, 0u, v.data(), g.data(), nullptr), POSENC_OK);
+  ASSERT_EQ(posenc_sph_harm_real_grad_f64(3, x.data(), n, 0u, nullptr, g2.data() + 1, nullptr), POSENC_OK);
+  EXPECT_TRUE(std::equal(g.begin(), g.end(), g2.begin() + 1));
+  {  // two threads: tiles that share a line at their boundary (each writes its part of it)
+    ThreadScope ts(2);
+    std::vector<double> g3(size_t(3 * n * K) + 1);
+    ASSERT_EQ(posenc_sph_harm_real_grad_f64(3, x.data(), n, 0u, nullptr, g3.data() + 1, nullptr), POSENC_OK);
+    EXPECT_TRUE(same_bits(g2, g3));
+  }
+  // values alone (posenc_sph_harm_real_f64, 17.9 MB from 3 elements into a line): the values of
+  // calls of 61 points
+  const std::vector<double> xv = test_points(140001, 23);
+  const int64_t nvp = int64_t(xv.size() / 3);
+  std::vector<double> big(size_t(nvp * K) + 4), small(size_t(61 * K));
+  poison(big);
+  ASSERT_EQ(posenc_sph_harm_real_f64(3, xv.data(), nvp, big.data() + 3), POSENC_OK);
+  EXPECT_EQ(count_poison(big), 4u);
+  bool same = true;
+  for (int64_t p = 0; p < nvp; p += 61) {
+    const int64_t c = std::min<int64_t>(61, nvp - p);
+    ASSERT_EQ(posenc_sph_harm_real_f64(3, xv.data() + 3 * p, c, small.data()), POSENC_OK);
+    same = same && std::equal(small.begin(), small.begin() + c * K, big.begin() + 3 + p * K);
+  }
+  EXPECT_TRUE(same);
 }
 
 // lmax 0 with Hessians in a streamed call (13 planes of one feature, over 16 MB): Y_00 and zero

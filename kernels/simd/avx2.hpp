@@ -197,6 +197,58 @@ inline __m256i lane_mask32(uint32_t m, int b) {
 }
 
 /// One 64-byte line of TO elements (8 doubles or 16 floats) as two 256-bit halves, and its stores.
+/// Whole double vectors written in address order from dst on (the k-th put holds
+/// dst[4k .. 4k + 4)), as aligned 32-byte halves of lines with non-temporal stores (two in turn
+/// fill a line): where dst is not on a 32-byte boundary (b = its distance to the next one, in
+/// elements), each half joins lanes b..3 of one vector with lanes 0..b-1 of the next (b = 2: one
+/// 128-bit lane permute; b = 1, 3: that and one in-lane shuffle); the partial halves at both ends
+/// are masked stores (the first at the first put, the last at finish()). dst must be 8-byte
+/// aligned. The caller orders the stores (store_fence) before the output is read.
+inline constexpr bool kVecStream = true;
+struct vec_stream {
+  double* d = nullptr;  // the next whole half line
+  unsigned b = 0;
+  bool first = true;
+  __m256d prev;
+  static __m256i lanes_below(unsigned c) {  // mask of lanes 0..c-1
+    return _mm256_cmpgt_epi64(_mm256_set1_epi64x(static_cast<long long>(c)), _mm256_set_epi64x(3, 2, 1, 0));
+  }
+  void begin(double* dst) {
+    const unsigned a = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(dst) & 31u) / 8u;
+    b = (4u - a) & 3u;
+    d = dst + b;
+    first = true;
+    prev = _mm256_setzero_pd();
+  }
+  __attribute__((always_inline)) void put(const V& vv) {
+    const __m256d v = vv;
+    if (b == 0) {
+      _mm256_stream_pd(d, v);
+      d += 4;
+      return;
+    }
+    if (__builtin_expect(first, 0)) {
+      _mm256_maskstore_pd(d - b, lanes_below(b), v);
+      first = false;
+    } else {
+      const __m256d t = _mm256_permute2f128_pd(prev, v, 0x21);  // prev 2 3, v 0 1
+      __m256d o;
+      if (b == 2) o = t;
+      else if (b == 1) o = _mm256_shuffle_pd(prev, t, 0x5);  // prev 1 2 3, v 0
+      else o = _mm256_shuffle_pd(t, v, 0x5);                 // prev 3, v 0 1 2
+      _mm256_stream_pd(d, o);
+      d += 4;
+    }
+    prev = v;
+  }
+  void finish() {
+    if (b != 0 && !first) {
+      const __m256i below = lanes_below(b);
+      _mm256_maskstore_pd(d - b, _mm256_xor_si256(below, _mm256_set1_epi64x(-1)), prev);
+    }
+  }
+};
+
 template <class TO>
 struct lines {
   using LV = typename std::conditional<std::is_same<TO, double>::value, line4d, line8f>::type;

@@ -275,6 +275,48 @@ inline void copy_line(char* d, const char* s) {
 /// Orders the non-temporal stores before any later store.
 inline void store_fence() { _mm_sfence(); }
 
+/// Whole double vectors written in address order from dst on (the k-th put holds
+/// dst[8k .. 8k + 8)), as aligned 64-byte lines with non-temporal stores: where dst is not on a
+/// line boundary (h = its distance to the next one, in elements), each line joins the last h..7
+/// lanes of one vector with the first 0..h-1 of the next by one two-source permute, and the
+/// partial lines at both ends are ordinary masked stores (the first at the first put, the last
+/// at finish()). dst must be 8-byte aligned. The caller orders the stores (store_fence) before
+/// the output is read.
+inline constexpr bool kVecStream = true;
+struct vec_stream {
+  double* d = nullptr;  // the next whole line (h > 0), or the next vector (h == 0)
+  unsigned h = 0;
+  bool first = true;
+  __m512i idx;
+  __m512d prev;
+  void begin(double* dst) {
+    const unsigned a = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(dst) & 63u) / 8u;
+    h = (8u - a) & 7u;
+    d = dst + h;
+    first = true;
+    idx = _mm512_add_epi64(_mm512_set1_epi64(h), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
+    prev = _mm512_setzero_pd();
+  }
+  __attribute__((always_inline)) void put(const V& v) {
+    if (h == 0) {
+      _mm512_stream_pd(d, v);
+      d += 8;
+      return;
+    }
+    if (__builtin_expect(first, 0)) {
+      _mm512_mask_storeu_pd(d - h, static_cast<__mmask8>((1u << h) - 1u), v);
+      first = false;
+    } else {
+      _mm512_stream_pd(d, _mm512_permutex2var_pd(prev, idx, v));
+      d += 8;
+    }
+    prev = v;
+  }
+  void finish() {
+    if (h != 0 && !first) _mm512_mask_storeu_pd(d - h, static_cast<__mmask8>(~((1u << h) - 1u) & 0xFFu), prev);
+  }
+};
+
 /// The register type of a line of TO (std::conditional would drop the vector types' attributes).
 template <class TO>
 struct line_reg;

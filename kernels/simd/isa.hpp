@@ -27,6 +27,10 @@
 //   narrow(const V* h)        kHalves double vectors rounded into one float vector
 //   widen(vf, h)              lanes [W h, W h + W) of a float vector as doubles
 //   copy_line<NT>(d, s)       one aligned 64-byte line, non-temporal when NT and kHasStream
+//   vec_stream, kVecStream    whole double vectors put in address order from an 8-byte aligned
+//                             start (begin, put, finish): aligned non-temporal stores, lines
+//                             joined across vectors by permutes where the start is mid-line,
+//                             where kVecStream (AVX-512, AVX2); ordinary stores elsewhere
 //   store_fence()             orders non-temporal stores before later stores
 //   lines<TO>                 one 64-byte line of TO: LV (its register type), unit (elements),
 //                             full(a, v, nt), masked(a, mask, v), blend(mask, a, b)

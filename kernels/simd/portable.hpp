@@ -145,6 +145,19 @@ inline void copy_line(char* d, const char* s) {
 /// Orders earlier non-temporal stores before later stores: nothing to order without them.
 inline void store_fence() {}
 
+/// Whole double vectors written in address order from dst on (the k-th put holds
+/// dst[W k .. W k + W)); finish() after the last put. Here ordinary unaligned stores; the paths
+/// with kVecStream = true write the lines non-temporally.
+struct vec_stream {
+  double* d = nullptr;
+  void begin(double* dst) { d = dst; }
+  void put(const V& v) {
+    v.store_unaligned(d);
+    d += W;
+  }
+  void finish() {}
+};
+
 /// One 64-byte line of TO elements (8 doubles or 16 floats) and its stores.
 template <class TO>
 struct lines {

@@ -36,6 +36,9 @@ using portable::pack4n;
 using portable::pack4n_c0;
 using portable::fpack4n;
 using portable::rsqrt;
+/// vec_stream: ordinary stores (portable.hpp).
+inline constexpr bool kVecStream = false;
+using portable::vec_stream;
 using portable::store_fence;
 using portable::store_first;
 using portable::widen;

@@ -47,14 +47,16 @@ __attribute__((always_inline)) inline void low_put_rows(V* F, TO* dst, std::size
     }
   }
   constexpr int G = (NF + Wi - 1) / Wi;
-  V t[G * Wi];
-#pragma GCC unroll 64
-  for (int k = 0; k < G * Wi; ++k) t[k] = k < NF ? F[k] : V(0.0);
-#pragma GCC unroll 8
-  for (int g = 0; g < G; ++g) vx::transpose(t + g * Wi);
   if (G * Wi <= 32 && np == W) {
     // A full block: every index below is a constant of the unrolled loops, so t stays in
-    // registers (indexed by a run-time p it lived on the stack, one reload per row store).
+    // registers (indexed by a run-time p it lived on the stack, one reload per row store; t is
+    // this branch's own: one array shared with the partial block's loop below was written to
+    // the stack and reloaded in every block).
+    V t[G * Wi];
+#pragma GCC unroll 64
+    for (int k = 0; k < G * Wi; ++k) t[k] = k < NF ? F[k] : V(0.0);
+#pragma GCC unroll 8
+    for (int g = 0; g < G; ++g) vx::transpose(t + g * Wi);
 #pragma GCC unroll 8
     for (int p = 0; p < Wi; ++p) {
 #pragma GCC unroll 8
@@ -70,6 +72,11 @@ __attribute__((always_inline)) inline void low_put_rows(V* F, TO* dst, std::size
     }
     return;
   }
+  V t[G * Wi];
+#pragma GCC unroll 64
+  for (int k = 0; k < G * Wi; ++k) t[k] = k < NF ? F[k] : V(0.0);
+#pragma GCC unroll 8
+  for (int g = 0; g < G; ++g) vx::transpose(t + g * Wi);
   const int64_t end = static_cast<int64_t>(np) * NF;
   for (std::size_t p = 0; p < np; ++p) {
 #pragma GCC unroll 8
@@ -78,6 +85,40 @@ __attribute__((always_inline)) inline void low_put_rows(V* F, TO* dst, std::size
       const V& v = t[g * Wi + static_cast<int>(p)];
       if (o + Wi <= end) store_row(dst + o, v);
       else store_row_partial(dst + o, v, static_cast<std::size_t>(std::min(NF - g * Wi, Wi)));
+    }
+  }
+}
+
+/// low_put_rows of a full block whose rows are whole vectors in address order (NF a multiple of
+/// 4 with 8 points a vector, or of W), put into the vector stream s (vx::vec_stream: aligned
+/// non-temporal lines where vx::kVecStream). F is transposed in place.
+template <int NF, bool kC0>
+__attribute__((always_inline)) inline void low_put_rows_stream(V* F, vx::vec_stream& s) {
+  constexpr int Wi = static_cast<int>(W);
+  static_assert(NF % Wi == 0 || (NF % 4 == 0 && Wi == 8), "rows of whole vectors");
+  if constexpr (NF % Wi != 0) {
+    V o[NF];
+    if constexpr (kC0) vx::pack4n_c0<NF / 4>(F, o);
+    else vx::pack4n<NF / 4>(F, o);
+#pragma GCC unroll 16
+    for (int j = 0; j < NF; ++j) s.put(o[j]);
+  } else {
+    constexpr int G = NF / Wi;
+#pragma GCC unroll 8
+    for (int g = 0; g < G; ++g) vx::transpose(F + g * Wi);
+    // unrolled to 64 vectors (lmax 3 gradients: 48), unlike low_put_rows: in address order into
+    // the stream, 0.98x the loop on AVX-512, the same on AVX2
+    if constexpr (NF <= 64) {
+#pragma GCC unroll 8
+      for (int p = 0; p < Wi; ++p) {
+#pragma GCC unroll 16
+        for (int g = 0; g < G; ++g) s.put(F[g * Wi + p]);
+      }
+    } else {
+      for (int p = 0; p < Wi; ++p) {
+#pragma GCC unroll 8
+        for (int g = 0; g < G; ++g) s.put(F[g * Wi + p]);
+      }
     }
   }
 }
@@ -245,9 +286,16 @@ __attribute__((always_inline)) inline void low_ladder(const VT* y, const double*
   }
 }
 
+/// Rows of NF features are whole vectors in address order (low_put_rows_stream): streamed
+/// where vx::kVecStream.
+template <int NF>
+constexpr bool low_stream_rows() {
+  return vx::kVecStream && NF % 4 == 0 && (NF % static_cast<int>(W) == 0 || W == 8);
+}
+
 /// One body per (lmax, solid, gradients): every loop over degrees and orders has a constant
 /// trip count and unrolls into straight-line code. src: the points (xyz_source, lonlat_source).
-template <int L, bool kSolid, bool kGrad, class Src, class TO>
+template <int L, bool kSolid, bool kGrad, bool kNT = false, class Src, class TO>
 inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* val, TO* grad) {
   constexpr int K = (L + 1) * (L + 1);
   constexpr int NQ = (L + 1) * (L + 2) / 2;
@@ -266,9 +314,10 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
   const V one(1.0), zero(0.0);
   V d1[9];  // degree 1's ladder terms: y[0] = seed[0] in every block
   if constexpr (L >= 1) low_ladder_d1(V(seed[0]), coef, d1);
-  // Ordinary stores at every size: on the EPYC (Zen 4) VM of docs/PERFORMANCE.md, rows staged
-  // and written in whole non-temporal lines (line_stream) were slower even for 51 MB outputs
-  // (lmax 3 with gradients, 100k points: 4.4-5.0 ms against 2.9-3.3 ms).
+  // Large outputs: kNT (vx::vec_stream straight from the registers; rows staged through
+  // line_stream and copied out in whole non-temporal lines were slower than ordinary stores on
+  // the EPYC (Zen 4) VM of docs/PERFORMANCE.md, lmax 3 with gradients, 100k points: 4.4-5.0 ms
+  // against 2.9-3.3 ms). Ordinary stores otherwise.
   // Software-pipelined by one block: an iteration normalizes the next block's points (loads,
   // norm, 1 / |x|: a chain of an estimated ~60 cycles on Zen 4) before it computes and writes the
   // current one, whose inputs are ready, so that the two overlap (one block a step, the
@@ -279,10 +328,18 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
     mask_t zl;
     bool scaled;
   };
-  auto front = [&](int64_t q0, front_t& f) POSENC_HOT_LAMBDA {
-    src.prefetch(q0);
+  // The loads of a block (fetch) run one iteration before its norm (front), so that the norm's
+  // chain starts from registers: with the loads in the chain, in-cache 1.08-1.16x the time at
+  // lmax 1 (AVX2, AVX-512), 1.1x at lmax 3 on AVX-512.
+  struct raw_t {
     V X, Y, Z;
-    src.get(q0, block_points(n, q0), X, Y, Z);
+  };
+  auto fetch = [&](int64_t q0, raw_t& r) POSENC_HOT_LAMBDA {
+    src.prefetch(q0);
+    src.get(q0, block_points(n, q0), r.X, r.Y, r.Z);
+  };
+  auto front = [&](const raw_t& r, front_t& f) POSENC_HOT_LAMBDA {
+    const V X = r.X, Y = r.Y, Z = r.Z;
     f.zl = one != one;  // (0, 0, 0): validated to occur only with kSphZeroAsZero
     f.sc = one;
     f.r2 = one;
@@ -294,11 +351,32 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
     low_normalize<Src::kUnit>(X, Y, Z, f.ux, f.uy, f.uz, f.ir, f.sc, f.r2, f.zl, f.scaled);
   };
   front_t nx{one, one, one, one, one, one, one != one, false};
-  if (n > 0) front(0, nx);
+  raw_t rw{one, one, one};
+  if (n > 0) {
+    fetch(0, rw);
+    front(rw, nx);
+  }
+  if (n > static_cast<int64_t>(W)) fetch(static_cast<int64_t>(W), rw);
+  // kNT (sh_low_l): full blocks go through vx::vec_stream, the partial last block takes
+  // low_put_rows after the stream's finish. A body of its own: the stream's branches in the
+  // ordinary body cost 5-10 % with the output in cache.
+  constexpr bool kStreamVal = kNT && low_stream_rows<K>();
+  constexpr bool kStreamGrad = kNT && low_stream_rows<3 * K>();
+  constexpr bool nt = kNT;
+  vx::vec_stream sv, sg;
+  if constexpr (kStreamVal || kStreamGrad) {
+    if (nt) {
+      if (val) sv.begin(val);
+      if (grad) sg.begin(grad);
+    }
+  }
   for (int64_t p0 = 0; p0 < n; p0 += static_cast<int64_t>(W)) {
     const std::size_t np = block_points(n, p0);
     const front_t cur = nx;
-    if (p0 + static_cast<int64_t>(W) < n) front(p0 + static_cast<int64_t>(W), nx);
+    if (p0 + static_cast<int64_t>(W) < n) {
+      front(rw, nx);
+      if (p0 + 2 * static_cast<int64_t>(W) < n) fetch(p0 + 2 * static_cast<int64_t>(W), rw);
+    }
     const V &ux = cur.ux, &uy = cur.uy, &uz = cur.uz, &ir = cur.ir, &sc = cur.sc, &r2 = cur.r2;
     const auto& zl = cur.zl;
     const bool scaled = cur.scaled;
@@ -341,7 +419,12 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
           o[k] = y[k];
         }
       }
-      low_put_rows<K, true>(o, val + p0 * K, np);  // o[0] = Y_00 in every lane
+      if constexpr (kStreamVal) {
+        if (nt && np == W) low_put_rows_stream<K, true>(o, sv);
+        else low_put_rows<K, true>(o, val + p0 * K, np);  // o[0] = Y_00 in every lane
+      } else {
+        low_put_rows<K, true>(o, val + p0 * K, np);
+      }
     }
     if constexpr (kGrad) {
       // g[a K + k]: d/dx_a of feature k.
@@ -359,21 +442,50 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
             else return V((d - (V(double(l)) * y[k]) * u[a]) * irt);
           },
           d1);
-      low_put_rows<3 * K, true>(g, grad + p0 * 3 * K, np);  // g[0] = g[K] = g[2 K] = 0
+      if constexpr (kStreamGrad) {
+        if (nt && np == W) low_put_rows_stream<3 * K, true>(g, sg);
+        else low_put_rows<3 * K, true>(g, grad + p0 * 3 * K, np);  // g[0] = g[K] = g[2 K] = 0
+      } else {
+        low_put_rows<3 * K, true>(g, grad + p0 * 3 * K, np);
+      }
     }
+    if (nt && np == W && p0 + 2 * static_cast<int64_t>(W) > n) {
+      // the last full block: the partial lines at the ends of the streamed rows
+      if (val) sv.finish();
+      if (grad) sg.finish();
+    }
+  }
+  if (nt) vx::store_fence();
+}
+
+template <int L, bool kNT, class Src, class TO>
+inline void sh_low_l2(const sph_grad_plan* P, const Src& xyz, int64_t n, TO* val, TO* grad) {
+  const bool solid = (P->flags & kSphSolid) != 0;
+  if (solid) {
+    if (grad) sh_low_body<L, true, true, kNT>(P, xyz, n, val, grad);
+    else sh_low_body<L, true, false, kNT>(P, xyz, n, val, grad);
+  } else {
+    if (grad) sh_low_body<L, false, true, kNT>(P, xyz, n, val, grad);
+    else sh_low_body<L, false, false, kNT>(P, xyz, n, val, grad);
   }
 }
 
+/// Large outputs (P->stream) of float64 rows of whole vectors (lmax 1 and 3) go through
+/// vx::vec_stream: on AVX-512 and AVX2 aligned lines written non-temporally (no read for
+/// ownership of the output lines: lmax 3 with gradients, 51 MB at 100000 points, 0.65-0.85x the
+/// time with ordinary stores on the Zen 4 VM of docs/PERFORMANCE.md, "Low degree, large outputs
+/// streamed"). Needs a full block and outputs aligned to their elements.
 template <int L, class Src, class TO>
 inline void sh_low_l(const sph_grad_plan* P, const Src& xyz, int64_t n, TO* val, TO* grad) {
-  const bool solid = (P->flags & kSphSolid) != 0;
-  if (solid) {
-    if (grad) sh_low_body<L, true, true>(P, xyz, n, val, grad);
-    else sh_low_body<L, true, false>(P, xyz, n, val, grad);
-  } else {
-    if (grad) sh_low_body<L, false, true>(P, xyz, n, val, grad);
-    else sh_low_body<L, false, false>(P, xyz, n, val, grad);
+  constexpr int K = (L + 1) * (L + 1);
+  if constexpr (std::is_same<TO, double>::value && low_stream_rows<K>() && low_stream_rows<3 * K>()) {
+    auto el_aligned = [](const TO* q) { return q == nullptr || reinterpret_cast<std::uintptr_t>(q) % sizeof(TO) == 0; };
+    if (P->stream != 0 && n >= static_cast<int64_t>(W) && el_aligned(val) && el_aligned(grad)) {
+      sh_low_l2<L, true>(P, xyz, n, val, grad);
+      return;
+    }
   }
+  sh_low_l2<L, false>(P, xyz, n, val, grad);
 }
 
 /// Real SH (P->flags: kSphSolid, kSphZeroAsZero) of lmax = P->lmax <= kSphLowLmax and, where

@@ -80,17 +80,27 @@ inline void sh_low_f32_body(const sph_grad_plan* P, const float* xyz, int64_t n,
     V uh[3][H], irh[H], ir2h[H], nzh[H];
     bool split_ir, any_zero;
   };
-  auto front = [&](int64_t q0, front_t& f) POSENC_HOT_LAMBDA {
+  // The loads of a block (fetch) one iteration before its norm (front), as in sh_low_body:
+  // in-cache 0.93x at lmax 1 on AVX-512, the same at lmax 3 and on AVX2.
+  struct raw_t {
+    V X[H], Y[H], Z[H];
+  };
+  auto fetch = [&](int64_t q0, raw_t& r) POSENC_HOT_LAMBDA {
     const std::size_t nq = static_cast<std::size_t>(n - q0 < static_cast<int64_t>(WF) ? n - q0 : static_cast<int64_t>(WF));
     src.prefetch(q0);
+#pragma GCC unroll 2
+    for (std::size_t h = 0; h < H; ++h) {
+      const std::size_t hw = h * W;
+      const std::size_t nh = nq > hw ? std::min(nq - hw, W) : 0;
+      src.get(q0 + static_cast<int64_t>(hw), nh, r.X[h], r.Y[h], r.Z[h]);
+    }
+  };
+  auto front = [&](const raw_t& r, front_t& f) POSENC_HOT_LAMBDA {
     f.split_ir = false;
     f.any_zero = false;
 #pragma GCC unroll 2
     for (std::size_t h = 0; h < H; ++h) {  // unrolled: the halves stay in registers
-      const std::size_t hw = h * W;
-      const std::size_t nh = nq > hw ? std::min(nq - hw, W) : 0;
-      V X, Y, Z;
-      src.get(q0 + static_cast<int64_t>(hw), nh, X, Y, Z);
+      const V X = r.X[h], Y = r.Y[h], Z = r.Z[h];
       auto zl = one != one;  // (0, 0, 0): validated to occur only with kSphZeroAsZero
       V sc = one, r2 = one, ir = one, ux = X, uy = Y, uz = Z;
       bool scaled = false;
@@ -111,11 +121,19 @@ inline void sh_low_f32_body(const sph_grad_plan* P, const float* xyz, int64_t n,
     }
   };
   front_t nx;
-  if (n > 0) front(0, nx);
+  raw_t rw;
+  if (n > 0) {
+    fetch(0, rw);
+    front(rw, nx);
+  }
+  if (n > static_cast<int64_t>(WF)) fetch(static_cast<int64_t>(WF), rw);
   for (int64_t p0 = 0; p0 < n; p0 += static_cast<int64_t>(WF)) {
     const std::size_t np = static_cast<std::size_t>(n - p0 < static_cast<int64_t>(WF) ? n - p0 : static_cast<int64_t>(WF));
     const front_t cur = nx;
-    if (p0 + static_cast<int64_t>(WF) < n) front(p0 + static_cast<int64_t>(WF), nx);
+    if (p0 + static_cast<int64_t>(WF) < n) {
+      front(rw, nx);
+      if (p0 + 2 * static_cast<int64_t>(WF) < n) fetch(p0 + 2 * static_cast<int64_t>(WF), rw);
+    }
     const auto& uh = cur.uh;
     const auto& irh = cur.irh;
     const auto& ir2h = cur.ir2h;
