@@ -12,17 +12,16 @@ namespace POSENC_NS {
 
 void sphere_lonlat_xyz_f64(const double* lonlat, int64_t n, double* xyz) { sph::lonlat_xyz(lonlat, n, xyz); }
 
-// Values only, unit sphere: the low-degree kernel per degree (sh_low_l: rows of whole vectors
-// streamed non-temporally where P->stream, as the xyz entry point's).
+// Values only, unit sphere: the one body per degree the lon / lat entry point calls.
 void sphere_sh_low_lonlat_f64(const sph_grad_plan* P, const double* lonlat, int64_t n, double* values) {
   static_assert(kSphLowLmax == 3, "one case per degree below");
   const sph::lonlat_source src{lonlat};
   double* const none = nullptr;
   switch (P->lmax) {
-    case 0: sph::sh_low_l<0>(P, src, n, values, none); break;
-    case 1: sph::sh_low_l<1>(P, src, n, values, none); break;
-    case 2: sph::sh_low_l<2>(P, src, n, values, none); break;
-    default: sph::sh_low_l<3>(P, src, n, values, none); break;
+    case 0: sph::sh_low_body<0, false, false>(P, src, n, values, none); break;
+    case 1: sph::sh_low_body<1, false, false>(P, src, n, values, none); break;
+    case 2: sph::sh_low_body<2, false, false>(P, src, n, values, none); break;
+    default: sph::sh_low_body<3, false, false>(P, src, n, values, none); break;
   }
 }
 

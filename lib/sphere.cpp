@@ -658,15 +658,9 @@ extern "C" POSENC_API posenc_status posenc_sph_harm_real_lonlat_f64(int32_t lmax
       hold = cached_plan(-1, lmax, 1.0, k);
       plan = call_plan(*hold, total * int64_t(sizeof(double)), k);
     }
-    sph_grad_plan gp{lmax, 0u, low ? coef->data() : nullptr};
-    // low: large outputs streamed as the xyz entry point's (sh_low_run: the same threshold, tiles
-    // 4x; rows of whole vectors, lmax 1 and 3, are written non-temporally)
-    gp.stream = low && double(total) * double(sizeof(double)) >= double(k->stream_min_bytes) ? 1 : 0;
-    const int64_t grain = points_per_tile(K, k->sh_tile_points) * (gp.stream ? 4 : 1);
-    const int64_t sd = low ? 0 : k->scratch_doubles(lmax);
-    const bool low_nt = gp.stream && (lmax == 1 || lmax == 3);
-    path(low ? (low_nt ? "sh_lonlat.low.stream_nt" : "sh_lonlat.low")
-             : !plan.fab ? "sh_lonlat.general" : plan.stream ? "sh_lonlat.fast.stream_nt" : "sh_lonlat.fast");
+    const sph_grad_plan gp{lmax, 0u, low ? coef->data() : nullptr};
+    const int64_t grain = points_per_tile(K, k->sh_tile_points), sd = low ? 0 : k->scratch_doubles(lmax);
+    path(low ? "sh_lonlat.low" : !plan.fab ? "sh_lonlat.general" : plan.stream ? "sh_lonlat.fast.stream_nt" : "sh_lonlat.fast");
     work(double(n) * 8.0 * double(2 + K), 5.0 * double(n) * double(K));
     POSENC_SHAPE("n=%lld lmax=%d", (long long)n, lmax);
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {

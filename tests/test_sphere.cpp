@@ -259,31 +259,6 @@ TEST_P(SphHarm, LonLatLowDegreeLargeLongitudesAndExactQuadrants) {
   }
 }
 
-// Outputs of 16 MB and more at lmax 1 and 3 (the low-degree kernel's streamed rows, as the xyz
-// entry point's: non-temporal lines on AVX-512 / AVX2, the output starting mid-line): the bits of
-// calls of 61 points (resident rows), nothing written outside the output.
-TEST_P(SphHarm, LonLatLowDegreeStreamedMatchesResidentCalls) {
-  if (kSlow) return;  // qemu (no streaming on aarch64) / ASan: covered by the resident tests
-  for (int L : {1, 3}) {
-    const int64_t K = nsh(L), n = L == 1 ? 131205 : 33003 * 4 + 5;  // 16.8 / 17.0 MB
-    std::mt19937_64 rng(29 + L);
-    std::uniform_real_distribution<double> ulon(-720, 720), ulat(-90, 90);
-    std::vector<double> ll(size_t(2 * n));
-    for (int64_t i = 0; i < n; ++i) ll[size_t(2 * i)] = ulon(rng), ll[size_t(2 * i + 1)] = ulat(rng);
-    std::vector<double> big(size_t(n * K) + 4), small(size_t(61 * K));
-    poison(big);
-    ASSERT_EQ(posenc_sph_harm_real_lonlat_f64(L, ll.data(), n, big.data() + 3), POSENC_OK);
-    EXPECT_EQ(count_poison(big), 4u) << "L " << L;
-    bool same = true;
-    for (int64_t p = 0; p < n; p += 61) {
-      const int64_t c = std::min<int64_t>(61, n - p);
-      ASSERT_EQ(posenc_sph_harm_real_lonlat_f64(L, ll.data() + 2 * p, c, small.data()), POSENC_OK);
-      same = same && std::equal(small.begin(), small.begin() + c * K, big.begin() + 3 + p * K);
-    }
-    EXPECT_TRUE(same) << "L " << L;
-  }
-}
-
 // The degree-1 values of the lon/lat front end are sqrt(3 / (4 pi)) (y, z, x): its sine and
 // cosine in degrees against long double with the angle reduced exactly in long double (angles at
 // and beside the boundaries of every reduction step, 11.25 and 22.5 degrees, small and large

@@ -467,18 +467,13 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
 
 template <int L, bool kNT, class Src, class TO>
 inline void sh_low_l2(const sph_grad_plan* P, const Src& xyz, int64_t n, TO* val, TO* grad) {
-  if constexpr (Src::kUnit) {
-    // unit vectors (lonlat_source): the lon / lat entry point's values on the unit sphere only
-    sh_low_body<L, false, false, kNT>(P, xyz, n, val, grad);
+  const bool solid = (P->flags & kSphSolid) != 0;
+  if (solid) {
+    if (grad) sh_low_body<L, true, true, kNT>(P, xyz, n, val, grad);
+    else sh_low_body<L, true, false, kNT>(P, xyz, n, val, grad);
   } else {
-    const bool solid = (P->flags & kSphSolid) != 0;
-    if (solid) {
-      if (grad) sh_low_body<L, true, true, kNT>(P, xyz, n, val, grad);
-      else sh_low_body<L, true, false, kNT>(P, xyz, n, val, grad);
-    } else {
-      if (grad) sh_low_body<L, false, true, kNT>(P, xyz, n, val, grad);
-      else sh_low_body<L, false, false, kNT>(P, xyz, n, val, grad);
-    }
+    if (grad) sh_low_body<L, false, true, kNT>(P, xyz, n, val, grad);
+    else sh_low_body<L, false, false, kNT>(P, xyz, n, val, grad);
   }
 }
 
