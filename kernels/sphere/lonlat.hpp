@@ -3,8 +3,10 @@
 // and cosine of angles in degrees with the reduction done in degrees (exact), so that multiples
 // of 90 degrees give exact 0 and +-1 (the poles are exactly (0, 0, +-1)). AVX-512 and AVX2
 // reduce to |r| <= 11.25 / 22.5 degrees and add the angle from a table read by a lane permute
-// (sincos_table); the scalar and NEON paths reduce to [-45, 45] degrees and evaluate fdlibm's
-// kernel polynomials on [-pi/4, pi/4] (k_sin.c / k_cos.c, error < 1 ulp there; sincosd).
+// (sincos_table); the scalar path does the same with AVX-512's 16 angles read from memory, a
+// point's longitude and latitude in the two lanes of one vector (sincos_table16_d2); NEON
+// reduces to [-45, 45] degrees and evaluates fdlibm's kernel polynomials on [-pi/4, pi/4]
+// (k_sin.c / k_cos.c, error < 1 ulp there; sincosd).
 #pragma once
 
 #include "kernels/sphere/common.hpp"
@@ -115,7 +117,7 @@ __attribute__((always_inline)) inline void sincos_table(const V& x, V& s, V& c) 
 /// sin and cos of deg degrees (finite, |deg| < 2^50: the caller reduces larger angles with
 /// fmod, which is exact). k = round(deg / 90) by the 1.5 * 2^52 trick, r = deg - 90 k exact (an
 /// integer multiple of 90 and deg share deg's ulp and |r| <= 45 + a rounding), a = r pi / 180
-/// (one rounding), then the quadrant k mod 4. VV: V, or sph_d2 on the scalar path (no FMA).
+/// (one rounding), then the quadrant k mod 4. VV: V (NEON), or sph_d2 (two lanes, no FMA).
 template <class VV>
 inline void sincosd(const VV& deg, VV& s, VV& c) {
   if constexpr (std::is_same<VV, V>::value && W > 1 && vx::kLookupN > 0) {
@@ -168,6 +170,35 @@ inline void sincosd(const VV& deg, VV& s, VV& c) {
   }
 }
 
+/// sincos_table<16, false> on the two lanes of an sph_d2 (the scalar path: no FMA, each madd a
+/// product and a sum, so t = x 16 / 360 + 1.5 2^52 rounds twice: k may differ from round(x /
+/// 22.5) next to a tie, |r| then a rounding above 11.25; r = x - 22.5 k is exact; the table read
+/// from memory at t's low 4 bits per lane). Error (degrees, against long double over 1.1e7
+/// angles: random in +-400, beside multiples of 11.25, tiny): 3.6 ulp relative, 2.1 x 2^-53
+/// absolute, as sincos_table<16> with FMA; about 30 operations for the two angles against some
+/// 60 of sincosd's quadrant form (lon / lat at lmax 1: 0.58x the time).
+inline void sincos_table16_d2(const sph_d2& x, sph_d2& s, sph_d2& c) {
+  const sph_d2 magic = splat<sph_d2>(0x1.8p52);
+  const sph_d2 t = x * splat<sph_d2>(16.0 / 360.0) + magic;
+  const sph_d2 r = x - (t - magic) * splat<sph_d2>(22.5);  // exact
+  const sph_d2 w = r * r;
+  auto cst = [](double v) { return splat<sph_d2>(v); };
+  const sph_d2 ps = (((cst(4.13763953823635250786e-22) * w + cst(-9.78838084373598138281e-17)) * w +
+                      cst(1.34960162298161726854e-11)) * w + cst(-8.86096155701269275329e-7)) * w +
+                    cst(0.0174532925199432956965);
+  const sph_d2 pc = (((cst(-7.22259832475187198608e-25) * w + cst(2.13549371917355280639e-19)) * w +
+                      cst(-3.92583198547889133749e-14)) * w + cst(3.86632385156295184871e-9)) * w +
+                    cst(-0.000152308709893354299568);
+  const sph_d2 sr = r * ps, cr = w * pc + cst(1.0);
+  uint64_t b0, b1;
+  const double t0 = t[0], t1 = t[1];
+  std::memcpy(&b0, &t0, sizeof b0);
+  std::memcpy(&b1, &t1, sizeof b1);
+  const sph_d2 S = {kSin16[b0 & 15u], kSin16[b1 & 15u]}, C = {kCos16[b0 & 15u], kCos16[b1 & 15u]};
+  s = sr * C + cr * S;
+  c = cr * C - sr * S;
+}
+
 /// The unit vectors (cos lat cos lon, cos lat sin lon, sin lat) of the np <= W points p0 ..
 /// p0 + np - 1 of lonlat [n, 2] in degrees (finite longitudes, latitudes in [-90, 90]), lanes
 /// past np from lon = lat = 0. A full block is two loads split into longitudes and latitudes;
@@ -194,13 +225,13 @@ inline void lonlat_block(const double* lonlat, int64_t p0, std::size_t np, V& X,
   }
   V so, co, sa, ca;
   if constexpr (W == 1) {
-    // One lane: longitude and latitude in the two lanes of one vector. The polynomials are a
-    // latency chain of some 60 operations; two chains of one point a time cost 4x the xyz path.
+    // One lane: longitude and latitude in the two lanes of one vector (two chains of one
+    // point a time cost 4x the xyz path with sincosd's quadrant form).
     double l0, l1;
     stu(&l0, lo);
     stu(&l1, la);
     sph_d2 s2, c2;
-    sincosd(sph_d2{l0, l1}, s2, c2);
+    sincos_table16_d2(sph_d2{l0, l1}, s2, c2);
     so = V(s2[0]);
     co = V(c2[0]);
     sa = V(s2[1]);

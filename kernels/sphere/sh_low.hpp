@@ -356,7 +356,13 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
     fetch(0, rw);
     front(rw, nx);
   }
-  if (n > static_cast<int64_t>(W)) fetch(static_cast<int64_t>(W), rw);
+  // kAhead1: lon / lat (unit vectors, no norm) at lmax <= 2 fetches, i.e. converts, one block
+  // ahead only, in the same iteration as that block's front: the sines and cosines of a block
+  // held across a whole iteration spilled (AVX2 in-cache A/B, 4000 points: 0.95 of the time
+  // at lmax 1 and 2, 0.99 / 0.97 on AVX-512; lmax 3 1.03: kept two ahead; converted in the
+  // iteration of its own rows instead: 1.05-1.22).
+  constexpr bool kAhead1 = Src::kUnit && L <= 2;
+  if (!kAhead1 && n > static_cast<int64_t>(W)) fetch(static_cast<int64_t>(W), rw);
   // kNT (sh_low_l): full blocks go through vx::vec_stream, the partial last block takes
   // low_put_rows after the stream's finish. A body of its own: the stream's branches in the
   // ordinary body cost 5-10 % with the output in cache.
@@ -374,8 +380,9 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
     const std::size_t np = block_points(n, p0);
     const front_t cur = nx;
     if (p0 + static_cast<int64_t>(W) < n) {
+      if (kAhead1) fetch(p0 + static_cast<int64_t>(W), rw);
       front(rw, nx);
-      if (p0 + 2 * static_cast<int64_t>(W) < n) fetch(p0 + 2 * static_cast<int64_t>(W), rw);
+      if (!kAhead1 && p0 + 2 * static_cast<int64_t>(W) < n) fetch(p0 + 2 * static_cast<int64_t>(W), rw);
     }
     const V &ux = cur.ux, &uy = cur.uy, &uz = cur.uz, &ir = cur.ir, &sc = cur.sc, &r2 = cur.r2;
     const auto& zl = cur.zl;
