@@ -299,36 +299,6 @@ inline void thetaphi_xyz(const double* theta, const double* phi, int64_t n, doub
   }
 }
 
-/// out [n, K, 2] (complex, SciPy's convention with the Condon-Shortley phase) from the real SH
-/// re [n, K] of the same points, K = (lmax+1)^2: with a = re[c + m], b = re[c - m] (c = l (l+1),
-/// m > 0), Y_l^m = (-1)^m (a + i b) / sqrt 2, Y_l^-m = (a - i b) / sqrt 2, Y_l^0 = re[c] + 0 i.
-/// Each pair (a, b) is one two-lane vector, multiplied by (s, s) and (h, -h) (h = 1 / sqrt 2,
-/// s = (-1)^m h) and stored as one complex each: the same products as lane by lane.
-inline void complex_from_real(int lmax, const double* re, int64_t n, double* out) {
-  const int64_t K = int64_t(lmax + 1) * (lmax + 1);
-  const double h = 0.70710678118654752440;
-  const sph_d2 hv = {h, -h}, pos = {h, h}, neg = {-h, -h};
-  for (int64_t i = 0; i < n; ++i) {
-    const double* r = re + i * K;
-    double* o = out + 2 * i * K;
-    // in address order (m = -l .. l): the descending stores of m < 0 next to the ascending ones
-    // of m > 0 were 1.35x the time of the call at lmax 40 (the output streams to memory)
-    for (int64_t l = 0; l <= lmax; ++l) {
-      const int64_t c = l * (l + 1);
-      for (int64_t m = l; m >= 1; --m) {
-        const sph_d2 p = {r[c + m], r[c - m]}, b = p * hv;
-        std::memcpy(o + 2 * (c - m), &b, sizeof b);
-      }
-      o[2 * c] = r[c];
-      o[2 * c + 1] = 0.0;
-      for (int64_t m = 1; m <= l; ++m) {
-        const sph_d2 p = {r[c + m], r[c - m]}, a = p * ((m & 1) ? neg : pos);
-        std::memcpy(o + 2 * (c + m), &a, sizeof a);
-      }
-    }
-  }
-}
-
 /// 1 if some point of lonlat [n, 2] has a non-finite longitude or a latitude outside [-90, 90]
 /// (or NaN), else 0: the vectorized first pass of the argument check (lib names the point).
 /// Over the flat 2n values, W a vector: |v| s <= 90 with s = 0 on longitudes (0 for finite,
