@@ -33,8 +33,8 @@ void sphere_thetaphi_xyz_f64(const double* theta, const double* phi, int64_t n, 
   sph::thetaphi_xyz(theta, phi, n, xyz);
 }
 
-void sphere_sh_low_complex_f64(const sph_grad_plan* P, const double* xyz, int64_t n, double* out) {
-  sph::sh_low_complex_src(P, sph::xyz_source<double>{xyz}, n, out);
+void sphere_sh_low_complex_f64(const sph_grad_plan* P, const double* theta, const double* phi, int64_t n, double* out) {
+  sph::sh_low_complex_src(P, sph::thetaphi_source{theta, phi}, n, out);
 }
 
 void sphere_complex_from_real_f64(int lmax, const double* re, int64_t n, double* out) {

@@ -707,12 +707,10 @@ extern "C" POSENC_API posenc_status posenc_sph_harm_complex_f64(int32_t lmax, co
       const int64_t grain = points_per_tile(2 * K, k->sh_tile_points) * (stream ? 4 : 1);
       path(stream && (lmax == 1 || lmax == 3) ? "sh_complex.low.stream_nt" : "sh_complex.low");
       parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
-        const int64_t p0 = t * grain, np = std::min(n, p0 + grain) - p0;
         // SciPy: P_l^m(cos theta) carries |sin theta|^m, the azimuth e^{i m phi}: the direction
-        // (|sin theta| cos phi, |sin theta| sin phi, cos theta) (thetaphi_xyz_f64)
-        double* const xyz = tile_front(3 * np);
-        k->thetaphi_xyz_f64(theta + p0, phi + p0, np, xyz);
-        k->sh_low_complex_f64(&gp, xyz, np, out + 2 * p0 * K);
+        // (|sin theta| cos phi, |sin theta| sin phi, cos theta), converted in the kernel
+        const int64_t p0 = t * grain, np = std::min(n, p0 + grain) - p0;
+        k->sh_low_complex_f64(&gp, theta + p0, phi + p0, np, out + 2 * p0 * K);
       });
       return POSENC_OK;
     }

@@ -243,59 +243,97 @@ inline void lonlat_xyz(const double* lonlat, int64_t n, double* xyz) {
   }
 }
 
-/// xyz [n, 3] = (|sin theta| cos phi, |sin theta| sin phi, cos theta) of theta [n], phi [n] in
-/// radians (finite): SciPy's direction, posenc_sph_harm_complex_f64's front end. AVX-512 and
+/// The directions (|sin theta| cos phi, |sin theta| sin phi, cos theta) of the np <= W points
+/// p0 .. p0 + np - 1 of theta [n], phi [n] in radians (finite): SciPy's direction,
+/// posenc_sph_harm_complex_f64's front end; lanes past np from theta = phi = 0. AVX-512 and
 /// AVX2: sincos_table in radians, W points a vector, for angles of magnitude <= 2^20, and
 /// std::sin / std::cos for an angle above (lane by lane: a point's bits never depend on its
 /// block); scalar and NEON: std::sin / std::cos.
-inline void thetaphi_xyz(const double* theta, const double* phi, int64_t n, double* xyz) {
-  int64_t p0 = 0;
+inline void thetaphi_block(const double* theta, const double* phi, int64_t p0, std::size_t np, V& X, V& Y, V& Z) {
+  alignas(64) double b[4][W];  // |sin theta|, cos theta, sin phi, cos phi
   if constexpr (W > 1 && vx::kLookupN > 0) {
-    const V lim(0x1p20);
-    for (; p0 < n; p0 += static_cast<int64_t>(W)) {
-      const std::size_t np = block_points(n, p0);
-      V th, ph;
-      if (np == W) {
-        th = load(theta + p0);
-        ph = load(phi + p0);
-      } else {
-        alignas(64) double a[W], b[W];
-        for (std::size_t i = 0; i < W; ++i) {
-          a[i] = i < np ? theta[p0 + static_cast<int64_t>(i)] : 0.0;
-          b[i] = i < np ? phi[p0 + static_cast<int64_t>(i)] : 0.0;
-        }
-        th = load(a);
-        ph = load(b);
+    V th, ph;
+    if (np == W) {
+      th = load(theta + p0);
+      ph = load(phi + p0);
+    } else {
+      for (std::size_t i = 0; i < W; ++i) {
+        b[0][i] = i < np ? theta[p0 + static_cast<int64_t>(i)] : 0.0;
+        b[1][i] = i < np ? phi[p0 + static_cast<int64_t>(i)] : 0.0;
       }
-      V st, ct, sp, cp;
-      sincos_table<vx::kLookupN, true>(th, st, ct);
-      sincos_table<vx::kLookupN, true>(ph, sp, cp);
-      alignas(64) double b[4][W];
-      stu(b[0], abs(st));
+      th = load(b[0]);
+      ph = load(b[1]);
+    }
+    V st, ct, sp, cp;
+    sincos_table<vx::kLookupN, true>(th, st, ct);
+    sincos_table<vx::kLookupN, true>(ph, sp, cp);
+    st = abs(st);
+    const V lim(0x1p20);
+    if (__builtin_expect(any((!(abs(th) <= lim)) | (!(abs(ph) <= lim))), 0)) {
+      stu(b[0], st);
       stu(b[1], ct);
       stu(b[2], sp);
       stu(b[3], cp);
-      if (any((!(abs(th) <= lim)) | (!(abs(ph) <= lim)))) {
-        for (std::size_t i = 0; i < np; ++i) {
-          const double t = theta[p0 + static_cast<int64_t>(i)], f = phi[p0 + static_cast<int64_t>(i)];
-          if (!(std::fabs(t) <= 0x1p20)) b[0][i] = std::fabs(std::sin(t)), b[1][i] = std::cos(t);
-          if (!(std::fabs(f) <= 0x1p20)) b[2][i] = std::sin(f), b[3][i] = std::cos(f);
-        }
-      }
-      double* q = xyz + 3 * p0;
       for (std::size_t i = 0; i < np; ++i) {
-        q[3 * i] = b[0][i] * b[3][i];
-        q[3 * i + 1] = b[0][i] * b[2][i];
-        q[3 * i + 2] = b[1][i];
+        const double t = theta[p0 + static_cast<int64_t>(i)], f = phi[p0 + static_cast<int64_t>(i)];
+        if (!(std::fabs(t) <= 0x1p20)) b[0][i] = std::fabs(std::sin(t)), b[1][i] = std::cos(t);
+        if (!(std::fabs(f) <= 0x1p20)) b[2][i] = std::sin(f), b[3][i] = std::cos(f);
       }
+      st = load(b[0]);
+      ct = load(b[1]);
+      sp = load(b[2]);
+      cp = load(b[3]);
     }
+    X = st * cp;
+    Y = st * sp;
+    Z = ct;
+  } else {
+    for (std::size_t i = 0; i < W; ++i) {
+      const double t = i < np ? theta[p0 + static_cast<int64_t>(i)] : 0.0;
+      const double f = i < np ? phi[p0 + static_cast<int64_t>(i)] : 0.0;
+      b[0][i] = std::fabs(std::sin(t));
+      b[1][i] = std::cos(t);
+      b[2][i] = std::sin(f);
+      b[3][i] = std::cos(f);
+    }
+    const V st = load(b[0]);
+    X = st * load(b[3]);
+    Y = st * load(b[2]);
+    Z = load(b[1]);
   }
-  for (; p0 < n; ++p0) {
-    const double st = std::fabs(std::sin(theta[p0])), ct = std::cos(theta[p0]);
-    double* q = xyz + 3 * p0;
-    q[0] = st * std::cos(phi[p0]);
-    q[1] = st * std::sin(phi[p0]);
-    q[2] = ct;
+}
+
+/// Points of theta [n], phi [n] for the low-degree kernel (sh_low_body's input; the complex
+/// entry point), converted block by block in registers (thetaphi_block): no xyz pass, no
+/// buffer. Normalized again by the kernel (kUnit false): the same bits as thetaphi_xyz followed
+/// by the kernel on xyz.
+struct thetaphi_source {
+  static constexpr bool kUnit = false;
+  const double* th;
+  const double* ph;
+  void prefetch(int64_t p0) const {
+    __builtin_prefetch(th + p0 + 16 * static_cast<int64_t>(W), 0, 3);
+    __builtin_prefetch(ph + p0 + 16 * static_cast<int64_t>(W), 0, 3);
+  }
+  void get(int64_t p0, std::size_t np, V& X, V& Y, V& Z) const { thetaphi_block(th, ph, p0, np, X, Y, Z); }
+};
+
+/// xyz [n, 3] of theta [n], phi [n] (thetaphi_block).
+inline void thetaphi_xyz(const double* theta, const double* phi, int64_t n, double* xyz) {
+  for (int64_t p0 = 0; p0 < n; p0 += static_cast<int64_t>(W)) {
+    const std::size_t np = block_points(n, p0);
+    V X, Y, Z;
+    thetaphi_block(theta, phi, p0, np, X, Y, Z);
+    alignas(64) double xb[W], yb[W], zb[W];
+    stu(xb, X);
+    stu(yb, Y);
+    stu(zb, Z);
+    for (std::size_t i = 0; i < np; ++i) {
+      double* q = xyz + 3 * (p0 + static_cast<int64_t>(i));
+      q[0] = xb[i];
+      q[1] = yb[i];
+      q[2] = zb[i];
+    }
   }
 }
 
