@@ -215,9 +215,8 @@ struct sphere_kernels_t {
   /// Complex SH out [n, K, 2] (Condon-Shortley phase, SciPy's convention) of lmax = plan->lmax
   /// <= kSphLowLmax (unit sphere, plan->flags = 0, plan->coef required; plan->stream: large
   /// output, lmax 1 and 3 written in non-temporal lines) of theta [n], phi [n] in radians
-  /// (finite; converted in the kernel's registers as thetaphi_xyz_f64 does), in one pass from the
-  /// block's real values in registers: the same bits as thetaphi_xyz_f64, sh_low_f64 and
-  /// complex_from_real_f64 in turn.
+  /// (finite; converted in the kernel's registers as thetaphi_xyz_f64 does, used as unit vectors
+  /// without a second norm), in one pass from the block's real values in registers.
   void (*sh_low_complex_f64)(const sph_grad_plan* plan, const double* theta, const double* phi, int64_t n,
                              double* out);
   /// out [n, K, 2] (complex, Condon-Shortley phase) from the real SH re [n, K] of the same
