@@ -42,6 +42,7 @@ constexpr sphere_kernels_t make_sphere_kernels() {
   t.sh_low_lonlat_f64 = &sphere_sh_low_lonlat_f64;
   t.lonlat_bad_f64 = &sphere_lonlat_bad_f64;
   t.thetaphi_xyz_f64 = &sphere_thetaphi_xyz_f64;
+  t.sh_low_complex_f64 = &sphere_sh_low_complex_f64;
   t.complex_from_real_f64 = &sphere_complex_from_real_f64;
   return t;
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 OR MIT
 // kernels/sphere_lonlat.cpp — this ISA's geographic-coordinate front end: conversion to unit
 // vectors, the low-degree real SH straight from lon / lat, the argument check's first pass, and
-// the complex entry point's (theta, phi) in radians to unit vectors
-// (kernels/sphere/lonlat.hpp, sh_low.hpp; compiled once per ISA, collected by kernels/sphere.cpp).
+// the complex entry point's (theta, phi) in radians to unit vectors and its writers
+// (kernels/sphere/lonlat.hpp, sh_low.hpp, complex.hpp; compiled once per ISA, collected by
+// kernels/sphere.cpp).
+#include "kernels/sphere/complex.hpp"
 #include "kernels/sphere/kernels.hpp"
 #include "kernels/sphere/lonlat.hpp"
 #include "kernels/sphere/sh_low.hpp"
@@ -29,6 +31,10 @@ int sphere_lonlat_bad_f64(const double* lonlat, int64_t n) { return sph::lonlat_
 
 void sphere_thetaphi_xyz_f64(const double* theta, const double* phi, int64_t n, double* xyz) {
   sph::thetaphi_xyz(theta, phi, n, xyz);
+}
+
+void sphere_sh_low_complex_f64(const sph_grad_plan* P, const double* theta, const double* phi, int64_t n, double* out) {
+  sph::sh_low_complex_src(P, sph::thetaphi_source{theta, phi}, n, out);
 }
 
 void sphere_complex_from_real_f64(int lmax, const double* re, int64_t n, double* out) {

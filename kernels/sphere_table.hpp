@@ -212,6 +212,13 @@ struct sphere_kernels_t {
   /// xyz [n, 3] = (|sin theta| cos phi, |sin theta| sin phi, cos theta) of theta [n], phi [n] in
   /// radians (finite; SciPy's direction, the complex entry point's front end).
   void (*thetaphi_xyz_f64)(const double* theta, const double* phi, int64_t n, double* xyz);
+  /// Complex SH out [n, K, 2] (Condon-Shortley phase, SciPy's convention) of lmax = plan->lmax
+  /// <= kSphLowLmax (unit sphere, plan->flags = 0, plan->coef required; plan->stream: large
+  /// output, lmax 1 and 3 written in non-temporal lines) of theta [n], phi [n] in radians
+  /// (finite; converted in the kernel's registers as thetaphi_xyz_f64 does, used as unit vectors
+  /// without a second norm), in one pass from the block's real values in registers.
+  void (*sh_low_complex_f64)(const sph_grad_plan* plan, const double* theta, const double* phi, int64_t n,
+                             double* out);
   /// out [n, K, 2] (complex, Condon-Shortley phase) from the real SH re [n, K] of the same
   /// points: Y_l^m = (-1)^m (re[c+m] + i re[c-m]) / sqrt 2, Y_l^-m = conj / sqrt 2 of the same
   /// pair, Y_l^0 = re[c] (c = l (l+1), m > 0).

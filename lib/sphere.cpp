@@ -693,23 +693,37 @@ extern "C" POSENC_API posenc_status posenc_sph_harm_complex_f64(int32_t lmax, co
   const sphere_kernels_t* k = nullptr;
   POSENC_CHECK(sphere_kernels_active(&k));
   return guarded([&] {
-    const auto hold = cached_plan(-1, lmax, 1.0, k);
-    const plan_store& ps = *hold;
-    const int64_t K = sh_count(lmax), grain = points_per_tile(2 * K, k->sh_tile_points), sd = k->scratch_doubles(lmax);
-    path(ps.plan.fab ? "sh_complex.fast" : "sh_complex.general");
+    const int64_t K = sh_count(lmax);
+    const bool stream = double(total) * 8.0 >= double(k->stream_min_bytes);
     work(double(n) * 8.0 * double(2 + 2 * K), 5.0 * double(n) * double(K));
     POSENC_SHAPE("n=%lld lmax=%d", (long long)n, lmax);
-    const auto coef = lmax <= kSphLowLmax ? cached_grad_coef(lmax) : nullptr;
-    const sph_grad_plan gp{lmax, 0u, coef ? coef->data() : nullptr};
+    if (lmax <= kSphLowLmax) {
+      // one pass: the complex rows from the kernel's registers; large outputs (lmax 1, 3) in
+      // non-temporal lines, as the real entry point's (no read for ownership of the output)
+      const auto coef = cached_grad_coef(lmax);
+      sph_grad_plan gp{lmax, 0u, coef->data()};
+      gp.stream = stream ? 1 : 0;
+      // streamed: tiles 4x, as sh_low_run (a store fence ends each call)
+      const int64_t grain = points_per_tile(2 * K, k->sh_tile_points) * (stream ? 4 : 1);
+      path(stream && (lmax == 1 || lmax == 3) ? "sh_complex.low.stream_nt" : "sh_complex.low");
+      parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
+        // SciPy: P_l^m(cos theta) carries |sin theta|^m, the azimuth e^{i m phi}: the direction
+        // (|sin theta| cos phi, |sin theta| sin phi, cos theta), converted in the kernel
+        const int64_t p0 = t * grain, np = std::min(n, p0 + grain) - p0;
+        k->sh_low_complex_f64(&gp, theta + p0, phi + p0, np, out + 2 * p0 * K);
+      });
+      return POSENC_OK;
+    }
+    const auto hold = cached_plan(-1, lmax, 1.0, k);
+    const plan_store& ps = *hold;
+    const int64_t grain = points_per_tile(2 * K, k->sh_tile_points), sd = k->scratch_doubles(lmax);
+    path(ps.plan.fab ? "sh_complex.fast" : "sh_complex.general");
     parallel_tiles(tiles_of(n, grain), [&](int64_t t) {
       const int64_t p0 = t * grain, p1 = std::min(n, p0 + grain), np = p1 - p0;
       double* const xyz = tile_front(3 * np + np * K);
       double* const re = xyz + 3 * np;
-      // SciPy: P_l^m(cos theta) carries |sin theta|^m, the azimuth e^{i m phi}: the direction
-      // (|sin theta| cos phi, |sin theta| sin phi, cos theta), vectorized (thetaphi_xyz_f64).
       k->thetaphi_xyz_f64(theta + p0, phi + p0, np, xyz);
-      if (coef) k->sh_low_f64(&gp, xyz, np, re, nullptr);
-      else k->sh_real_f64(&ps.plan, xyz, np, re, tile_scratch(sd));
+      k->sh_real_f64(&ps.plan, xyz, np, re, tile_scratch(sd));
       // Y_l^m = (-1)^m (a + i b) / sqrt 2, Y_l^{-m} = (-1)^m conj(Y_l^m) (a = re[c+m], b = re[c-m])
       k->complex_from_real_f64(lmax, re, np, out + 2 * p0 * K);
     });

@@ -193,6 +193,48 @@ TEST_P(SphHarm, ComplexDegreeOneWithinUlpsOfLongDouble) {
   }
 }
 
+// The complex rows of full blocks and of large outputs (16 MB and more), into an output one
+// double past an aligned line: the low-degree kernel's one pass (lmax <= 3; lmax 1 and 3 in
+// non-temporal lines) and the tile buffer of lmax 10. Against Boost.Math at every 499th point and
+// the last ones, bitwise against the same points in short calls (ordinary stores) and against
+// one thread.
+TEST_P(SphHarm, ComplexLargeOutputsMatchBoostShortCallsAndThreads) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(-7, 7);
+  for (int L : {1, 2, 3, 10}) {
+    const int64_t K = nsh(L), n = (int64_t(17) << 20) / (16 * K) + 5;  // output > 16 MB
+    std::vector<double> th(static_cast<size_t>(n)), ph(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) th[size_t(i)] = u(rng), ph[size_t(i)] = u(rng);
+    std::vector<double> buf(size_t(2 * n * K + 8));
+    poison(buf);
+    double* const out = buf.data() + 1;
+    ASSERT_EQ(posenc_sph_harm_complex_f64(L, th.data(), ph.data(), n, out), POSENC_OK);
+    ASSERT_TRUE(is_poison(buf[0]) && is_poison(buf[size_t(2 * n * K + 1)])) << "L " << L;
+    for (int64_t i = 0; i < n; i = i + 499 < n - 3 ? i + 499 : i + 1) {
+      double t = std::fmod(std::fabs(th[size_t(i)]), 2 * kPi);
+      if (t > kPi) t = 2 * kPi - t;
+      for (int l = 0; l <= L; ++l)
+        for (int m = -l; m <= l; ++m) {
+          const std::complex<double> ref = boost::math::spherical_harmonic(unsigned(l), m, t, ph[size_t(i)]);
+          const size_t o = size_t(2 * (i * K + l * (l + 1) + m));
+          ASSERT_NEAR(out[o], ref.real(), 2e-13) << "L " << L << " (" << l << ", " << m << ") pt " << i;
+          ASSERT_NEAR(out[o + 1], ref.imag(), 2e-13) << "L " << L << " (" << l << ", " << m << ") pt " << i;
+        }
+    }
+    for (int64_t i0 : {int64_t(0), int64_t(1000), n / 2 + 3, n - 21}) {
+      std::vector<double> part(size_t(2 * 21 * K));
+      ASSERT_EQ(posenc_sph_harm_complex_f64(L, th.data() + i0, ph.data() + i0, 21, part.data()), POSENC_OK);
+      EXPECT_TRUE(same_bits(part, std::vector<double>(out + 2 * i0 * K, out + 2 * (i0 + 21) * K))) << "L " << L << " at " << i0;
+    }
+    std::vector<double> one(buf.size());
+    {
+      ThreadScope ts(1);
+      ASSERT_EQ(posenc_sph_harm_complex_f64(L, th.data(), ph.data(), n, one.data() + 1), POSENC_OK);
+    }
+    EXPECT_TRUE(std::memcmp(one.data() + 1, out, size_t(16 * n * K)) == 0) << "L " << L << ": one thread";
+  }
+}
+
 TEST_P(SphHarm, LonLatMatchesCartesian) {
   std::vector<double> ll = {0, 0, 90, 0, 0, 90, 0, -90, 180, 45, -180, -45, 360, 10, 12.5, -33.3, -1000, 89.999999, 7, 60};
   const int64_t n = int64_t(ll.size() / 2);

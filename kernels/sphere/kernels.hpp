@@ -39,6 +39,8 @@ void sphere_lonlat_xyz_f64(const double* lonlat, int64_t n, double* xyz);
 void sphere_sh_low_lonlat_f64(const sph_grad_plan* P, const double* lonlat, int64_t n, double* values);
 int sphere_lonlat_bad_f64(const double* lonlat, int64_t n);
 void sphere_thetaphi_xyz_f64(const double* theta, const double* phi, int64_t n, double* xyz);
+void sphere_sh_low_complex_f64(const sph_grad_plan* P, const double* theta, const double* phi, int64_t n,
+                               double* out);
 void sphere_complex_from_real_f64(int lmax, const double* re, int64_t n, double* out);
 
 }  // namespace POSENC_NS

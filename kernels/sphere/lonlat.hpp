@@ -274,88 +274,96 @@ inline void lonlat_xyz(const double* lonlat, int64_t n, double* xyz) {
   }
 }
 
-/// xyz [n, 3] = (|sin theta| cos phi, |sin theta| sin phi, cos theta) of theta [n], phi [n] in
-/// radians (finite): SciPy's direction, posenc_sph_harm_complex_f64's front end. AVX-512 and
+/// The directions (|sin theta| cos phi, |sin theta| sin phi, cos theta) of the np <= W points
+/// p0 .. p0 + np - 1 of theta [n], phi [n] in radians (finite): SciPy's direction,
+/// posenc_sph_harm_complex_f64's front end; lanes past np from theta = phi = 0. AVX-512 and
 /// AVX2: sincos_table in radians, W points a vector, for angles of magnitude <= 2^20, and
 /// std::sin / std::cos for an angle above (lane by lane: a point's bits never depend on its
 /// block); scalar and NEON: std::sin / std::cos.
-inline void thetaphi_xyz(const double* theta, const double* phi, int64_t n, double* xyz) {
-  int64_t p0 = 0;
+inline void thetaphi_block(const double* theta, const double* phi, int64_t p0, std::size_t np, V& X, V& Y, V& Z) {
+  alignas(64) double b[4][W];  // |sin theta|, cos theta, sin phi, cos phi
   if constexpr (W > 1 && vx::kLookupN > 0) {
-    const V lim(0x1p20);
-    for (; p0 < n; p0 += static_cast<int64_t>(W)) {
-      const std::size_t np = block_points(n, p0);
-      V th, ph;
-      if (np == W) {
-        th = load(theta + p0);
-        ph = load(phi + p0);
-      } else {
-        alignas(64) double a[W], b[W];
-        for (std::size_t i = 0; i < W; ++i) {
-          a[i] = i < np ? theta[p0 + static_cast<int64_t>(i)] : 0.0;
-          b[i] = i < np ? phi[p0 + static_cast<int64_t>(i)] : 0.0;
-        }
-        th = load(a);
-        ph = load(b);
+    V th, ph;
+    if (np == W) {
+      th = load(theta + p0);
+      ph = load(phi + p0);
+    } else {
+      for (std::size_t i = 0; i < W; ++i) {
+        b[0][i] = i < np ? theta[p0 + static_cast<int64_t>(i)] : 0.0;
+        b[1][i] = i < np ? phi[p0 + static_cast<int64_t>(i)] : 0.0;
       }
-      V st, ct, sp, cp;
-      sincos_table<vx::kLookupN, true>(th, st, ct);
-      sincos_table<vx::kLookupN, true>(ph, sp, cp);
-      alignas(64) double b[4][W];
-      stu(b[0], abs(st));
+      th = load(b[0]);
+      ph = load(b[1]);
+    }
+    V st, ct, sp, cp;
+    sincos_table<vx::kLookupN, true>(th, st, ct);
+    sincos_table<vx::kLookupN, true>(ph, sp, cp);
+    st = abs(st);
+    const V lim(0x1p20);
+    if (__builtin_expect(any((!(abs(th) <= lim)) | (!(abs(ph) <= lim))), 0)) {
+      stu(b[0], st);
       stu(b[1], ct);
       stu(b[2], sp);
       stu(b[3], cp);
-      if (any((!(abs(th) <= lim)) | (!(abs(ph) <= lim)))) {
-        for (std::size_t i = 0; i < np; ++i) {
-          const double t = theta[p0 + static_cast<int64_t>(i)], f = phi[p0 + static_cast<int64_t>(i)];
-          if (!(std::fabs(t) <= 0x1p20)) b[0][i] = std::fabs(std::sin(t)), b[1][i] = std::cos(t);
-          if (!(std::fabs(f) <= 0x1p20)) b[2][i] = std::sin(f), b[3][i] = std::cos(f);
-        }
-      }
-      double* q = xyz + 3 * p0;
       for (std::size_t i = 0; i < np; ++i) {
-        q[3 * i] = b[0][i] * b[3][i];
-        q[3 * i + 1] = b[0][i] * b[2][i];
-        q[3 * i + 2] = b[1][i];
+        const double t = theta[p0 + static_cast<int64_t>(i)], f = phi[p0 + static_cast<int64_t>(i)];
+        if (!(std::fabs(t) <= 0x1p20)) b[0][i] = std::fabs(std::sin(t)), b[1][i] = std::cos(t);
+        if (!(std::fabs(f) <= 0x1p20)) b[2][i] = std::sin(f), b[3][i] = std::cos(f);
       }
+      st = load(b[0]);
+      ct = load(b[1]);
+      sp = load(b[2]);
+      cp = load(b[3]);
     }
-  }
-  for (; p0 < n; ++p0) {
-    const double st = std::fabs(std::sin(theta[p0])), ct = std::cos(theta[p0]);
-    double* q = xyz + 3 * p0;
-    q[0] = st * std::cos(phi[p0]);
-    q[1] = st * std::sin(phi[p0]);
-    q[2] = ct;
+    X = st * cp;
+    Y = st * sp;
+    Z = ct;
+  } else {
+    for (std::size_t i = 0; i < W; ++i) {
+      const double t = i < np ? theta[p0 + static_cast<int64_t>(i)] : 0.0;
+      const double f = i < np ? phi[p0 + static_cast<int64_t>(i)] : 0.0;
+      b[0][i] = std::fabs(std::sin(t));
+      b[1][i] = std::cos(t);
+      b[2][i] = std::sin(f);
+      b[3][i] = std::cos(f);
+    }
+    const V st = load(b[0]);
+    X = st * load(b[3]);
+    Y = st * load(b[2]);
+    Z = load(b[1]);
   }
 }
 
-/// out [n, K, 2] (complex, SciPy's convention with the Condon-Shortley phase) from the real SH
-/// re [n, K] of the same points, K = (lmax+1)^2: with a = re[c + m], b = re[c - m] (c = l (l+1),
-/// m > 0), Y_l^m = (-1)^m (a + i b) / sqrt 2, Y_l^-m = (a - i b) / sqrt 2, Y_l^0 = re[c] + 0 i.
-/// Each pair (a, b) is one two-lane vector, multiplied by (s, s) and (h, -h) (h = 1 / sqrt 2,
-/// s = (-1)^m h) and stored as one complex each: the same products as lane by lane.
-inline void complex_from_real(int lmax, const double* re, int64_t n, double* out) {
-  const int64_t K = int64_t(lmax + 1) * (lmax + 1);
-  const double h = 0.70710678118654752440;
-  const sph_d2 hv = {h, -h}, pos = {h, h}, neg = {-h, -h};
-  for (int64_t i = 0; i < n; ++i) {
-    const double* r = re + i * K;
-    double* o = out + 2 * i * K;
-    // in address order (m = -l .. l): the descending stores of m < 0 next to the ascending ones
-    // of m > 0 were 1.35x the time of the call at lmax 40 (the output streams to memory)
-    for (int64_t l = 0; l <= lmax; ++l) {
-      const int64_t c = l * (l + 1);
-      for (int64_t m = l; m >= 1; --m) {
-        const sph_d2 p = {r[c + m], r[c - m]}, b = p * hv;
-        std::memcpy(o + 2 * (c - m), &b, sizeof b);
-      }
-      o[2 * c] = r[c];
-      o[2 * c + 1] = 0.0;
-      for (int64_t m = 1; m <= l; ++m) {
-        const sph_d2 p = {r[c + m], r[c - m]}, a = p * ((m & 1) ? neg : pos);
-        std::memcpy(o + 2 * (c + m), &a, sizeof a);
-      }
+/// Points of theta [n], phi [n] for the low-degree kernel (sh_low_body's input; the complex
+/// entry point), converted block by block in registers (thetaphi_block): no xyz pass, no
+/// buffer, and (as lonlat_source) not normalized again: unit vectors to a few ulp (normalized
+/// again, the norm's chain was 1.2x the time at lmax 1).
+struct thetaphi_source {
+  static constexpr bool kUnit = true;  // unit vectors to a few ulp: not normalized again
+  const double* th;
+  const double* ph;
+  void prefetch(int64_t p0) const {
+    __builtin_prefetch(th + p0 + 16 * static_cast<int64_t>(W), 0, 3);
+    __builtin_prefetch(ph + p0 + 16 * static_cast<int64_t>(W), 0, 3);
+  }
+  void get(int64_t p0, std::size_t np, V& X, V& Y, V& Z) const { thetaphi_block(th, ph, p0, np, X, Y, Z); }
+};
+
+/// xyz [n, 3] of theta [n], phi [n] (thetaphi_block).
+inline void thetaphi_xyz(const double* theta, const double* phi, int64_t n, double* xyz) {
+  for (int64_t p0 = 0; p0 < n; p0 += static_cast<int64_t>(W)) {
+    const std::size_t np = block_points(n, p0);
+    V X, Y, Z;
+    thetaphi_block(theta, phi, p0, np, X, Y, Z);
+    alignas(64) double xb[W], yb[W], zb[W];
+    stu(xb, X);
+    stu(yb, Y);
+    stu(zb, Z);
+    for (std::size_t i = 0; i < np; ++i) {
+      double* q = xyz + 3 * (p0 + static_cast<int64_t>(i));
+      q[0] = xb[i];
+      q[1] = yb[i];
+      q[2] = zb[i];
     }
   }
 }

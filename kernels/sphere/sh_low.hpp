@@ -18,6 +18,7 @@
 #pragma once
 
 #include "kernels/sphere/common.hpp"
+#include "kernels/sphere/complex.hpp"
 
 namespace posenc {
 namespace POSENC_NS {
@@ -295,9 +296,14 @@ constexpr bool low_stream_rows() {
 
 /// One body per (lmax, solid, gradients): every loop over degrees and orders has a constant
 /// trip count and unrolls into straight-line code. src: the points (xyz_source, lonlat_source).
-template <int L, bool kSolid, bool kGrad, bool kNT = false, class Src, class TO>
+/// kCplx (unit sphere, values only): val is the complex output [n, K, 2] of
+/// posenc_sph_harm_complex_f64, written straight from the block's real values by
+/// low_complex_features (kernels/sphere/complex.hpp).
+template <int L, bool kSolid, bool kGrad, bool kNT = false, bool kCplx = false, class Src, class TO>
 inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* val, TO* grad) {
+  static_assert(!kCplx || (!kSolid && !kGrad), "complex: unit-sphere values only");
   constexpr int K = (L + 1) * (L + 1);
+  constexpr int KV = kCplx ? 2 * K : K;  // output values a point
   constexpr int NQ = (L + 1) * (L + 2) / 2;
   // sph_grad_coef of (l, m) at coef + 5 (l (l+1) / 2 + m), copied: the output stores cannot
   // alias a local array, so the products of constants (the ladder terms of the rows' zero
@@ -366,7 +372,7 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
   // kNT (sh_low_l): full blocks go through vx::vec_stream, the partial last block takes
   // low_put_rows after the stream's finish. A body of its own: the stream's branches in the
   // ordinary body cost 5-10 % with the output in cache.
-  constexpr bool kStreamVal = kNT && low_stream_rows<K>();
+  constexpr bool kStreamVal = kNT && low_stream_rows<KV>();
   constexpr bool kStreamGrad = kNT && low_stream_rows<3 * K>();
   constexpr bool nt = kNT;
   vx::vec_stream sv, sg;
@@ -426,7 +432,16 @@ inline void sh_low_body(const sph_grad_plan* P, const Src& src, int64_t n, TO* v
           o[k] = y[k];
         }
       }
-      if constexpr (kStreamVal) {
+      if constexpr (kCplx) {
+        V co[KV];
+        low_complex_features<L>(o, co);
+        if constexpr (kStreamVal) {
+          if (nt && np == W) low_put_rows_stream<KV, false>(co, sv);
+          else low_put_rows<KV, false>(co, val + p0 * KV, np);
+        } else {
+          low_put_rows<KV, false>(co, val + p0 * KV, np);
+        }
+      } else if constexpr (kStreamVal) {
         if (nt && np == W) low_put_rows_stream<K, true>(o, sv);
         else low_put_rows<K, true>(o, val + p0 * K, np);  // o[0] = Y_00 in every lane
       } else {
@@ -505,6 +520,32 @@ inline void sh_low_src(const sph_grad_plan* P, const Src& xyz, int64_t n, TO* va
     case 1: sh_low_l<1>(P, xyz, n, val, grad); break;
     case 2: sh_low_l<2>(P, xyz, n, val, grad); break;
     default: sh_low_l<3>(P, xyz, n, val, grad); break;
+  }
+}
+
+/// The complex SH [n, K, 2] of lmax = P->lmax <= kSphLowLmax (posenc_sph_harm_complex_f64; unit
+/// sphere, P->coef required) of the points of src, in one pass (sh_low_body with kCplx); large
+/// outputs (P->stream) of rows of whole vectors (lmax 1 and 3) through vx::vec_stream.
+template <int L, class Src>
+inline void sh_low_complex_l(const sph_grad_plan* P, const Src& src, int64_t n, double* out) {
+  double* const none = nullptr;
+  if constexpr (low_stream_rows<2 * (L + 1) * (L + 1)>()) {
+    if (P->stream != 0 && n >= static_cast<int64_t>(W) && reinterpret_cast<std::uintptr_t>(out) % sizeof(double) == 0) {
+      sh_low_body<L, false, false, true, true>(P, src, n, out, none);
+      return;
+    }
+  }
+  sh_low_body<L, false, false, false, true>(P, src, n, out, none);
+}
+
+template <class Src>
+inline void sh_low_complex_src(const sph_grad_plan* P, const Src& src, int64_t n, double* out) {
+  static_assert(kSphLowLmax == 3, "one case per degree below");
+  switch (P->lmax) {
+    case 0: sh_low_complex_l<0>(P, src, n, out); break;
+    case 1: sh_low_complex_l<1>(P, src, n, out); break;
+    case 2: sh_low_complex_l<2>(P, src, n, out); break;
+    default: sh_low_complex_l<3>(P, src, n, out); break;
   }
 }
 
