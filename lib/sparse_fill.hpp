@@ -202,6 +202,17 @@ class OrderedLDLT : public Eigen::SimplicialLDLT<SpMatT, Eigen::Lower, Eigen::AM
   using Base = Eigen::SimplicialLDLT<SpMatT, Eigen::Lower, Eigen::AMDOrdering<int>>;
   SpMatT ap_;  // P A P^T, upper triangle: what Eigen's symbolic factorization reads
 
+  /// m_P from the ordering in m_Pinv, and ap_ = the permuted matrix (upper triangle of P a P^T).
+  void permute(const SpMatT& a) {
+    if (this->m_Pinv.size() > 0)
+      this->m_P = this->m_Pinv.inverse();
+    else
+      this->m_P.resize(0);
+    ap_.resize(a.rows(), a.cols());
+    ap_.template selfadjointView<Eigen::Upper>() = a.template selfadjointView<Eigen::Lower>().twistedBy(this->m_P);
+    ap_.makeCompressed();
+  }
+
  public:
   /// AMD permutation of a (lower triangle stored; Eigen's AMDOrdering on the full symmetric
   /// pattern) and the permuted matrix, computed as SimplicialLDLT::analyzePattern does.
@@ -212,13 +223,7 @@ class OrderedLDLT : public Eigen::SimplicialLDLT<SpMatT, Eigen::Lower, Eigen::AM
       Eigen::AMDOrdering<int> amd;
       amd(C, this->m_Pinv);
     }
-    if (this->m_Pinv.size() > 0)
-      this->m_P = this->m_Pinv.inverse();
-    else
-      this->m_P.resize(0);
-    ap_.resize(a.rows(), a.cols());
-    ap_.template selfadjointView<Eigen::Upper>() = a.template selfadjointView<Eigen::Lower>().twistedBy(this->m_P);
-    ap_.makeCompressed();
+    permute(a);
   }
   /// order(a) with the AMD permutation computed from the full symmetric pattern of a given
   /// directly: column j of that pattern lists rows idx[ptr[j]] .. idx[ptr[j+1]-1], ascending,
@@ -241,13 +246,7 @@ class OrderedLDLT : public Eigen::SimplicialLDLT<SpMatT, Eigen::Lower, Eigen::AM
       }
       Eigen::internal::minimum_degree_ordering(C, this->m_Pinv);
     }
-    if (this->m_Pinv.size() > 0)
-      this->m_P = this->m_Pinv.inverse();
-    else
-      this->m_P.resize(0);
-    ap_.resize(a.rows(), a.cols());
-    ap_.template selfadjointView<Eigen::Upper>() = a.template selfadjointView<Eigen::Lower>().twistedBy(this->m_P);
-    ap_.makeCompressed();
+    permute(a);
   }
   /// Factor size and cost under the ordering of order() (cholesky_fill on the permuted matrix).
   FillCount fill() const {

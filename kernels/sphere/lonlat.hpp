@@ -254,6 +254,19 @@ struct lonlat_source {
   void get(int64_t p0, std::size_t np, V& X, V& Y, V& Z) const { lonlat_block(ll, p0, np, X, Y, Z); }
 };
 
+/// Rows 0 .. np - 1 of xyz [np, 3] from the lanes of X, Y, Z (np <= W).
+inline void store_xyz_block(const V& X, const V& Y, const V& Z, std::size_t np, double* xyz) {
+  alignas(64) double xb[W], yb[W], zb[W];
+  stu(xb, X);
+  stu(yb, Y);
+  stu(zb, Z);
+  for (std::size_t i = 0; i < np; ++i) {
+    xyz[3 * i] = xb[i];
+    xyz[3 * i + 1] = yb[i];
+    xyz[3 * i + 2] = zb[i];
+  }
+}
+
 /// xyz [n, 3] = (cos lat cos lon, cos lat sin lon, sin lat) of lonlat [n, 2] in degrees
 /// (finite longitudes, latitudes in [-90, 90]).
 inline void lonlat_xyz(const double* lonlat, int64_t n, double* xyz) {
@@ -261,16 +274,7 @@ inline void lonlat_xyz(const double* lonlat, int64_t n, double* xyz) {
     const std::size_t np = block_points(n, p0);
     V X, Y, Z;
     lonlat_block(lonlat, p0, np, X, Y, Z);
-    alignas(64) double xb[W], yb[W], zb[W];
-    stu(xb, X);
-    stu(yb, Y);
-    stu(zb, Z);
-    for (std::size_t i = 0; i < np; ++i) {
-      double* q = xyz + 3 * (p0 + static_cast<int64_t>(i));
-      q[0] = xb[i];
-      q[1] = yb[i];
-      q[2] = zb[i];
-    }
+    store_xyz_block(X, Y, Z, np, xyz + 3 * p0);
   }
 }
 
@@ -355,16 +359,7 @@ inline void thetaphi_xyz(const double* theta, const double* phi, int64_t n, doub
     const std::size_t np = block_points(n, p0);
     V X, Y, Z;
     thetaphi_block(theta, phi, p0, np, X, Y, Z);
-    alignas(64) double xb[W], yb[W], zb[W];
-    stu(xb, X);
-    stu(yb, Y);
-    stu(zb, Z);
-    for (std::size_t i = 0; i < np; ++i) {
-      double* q = xyz + 3 * (p0 + static_cast<int64_t>(i));
-      q[0] = xb[i];
-      q[1] = yb[i];
-      q[2] = zb[i];
-    }
+    store_xyz_block(X, Y, Z, np, xyz + 3 * p0);
   }
 }
 
