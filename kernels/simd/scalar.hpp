@@ -16,8 +16,8 @@ inline constexpr bool kHasStream = false;
 /// xyz_bad_block: the element-by-element form of portable.hpp (the sphere argument check keeps
 /// its own vector loop).
 inline constexpr bool kHasXyzBad = false;
-/// No lane permute of doubles that pays for itself: kernels/sphere/lonlat.hpp keeps its
-/// quadrant arithmetic; lookup reads tab[k mod 16] lane by lane from memory (portable.hpp).
+/// One lane, no lane permute: kernels/sphere/lonlat.hpp reads its 16-angle table from memory
+/// itself (sincos_table16_d2); lookup reads tab[k mod 16] from memory (portable.hpp).
 inline constexpr int kLookupN = 0;
 inline V lookup(const double* tab, const V& t) { return portable::lookup_lanes<16>(tab, t); }
 using portable::xyz_bad_block;

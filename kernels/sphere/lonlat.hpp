@@ -22,10 +22,8 @@ namespace sph {
 /// same IEEE operations lane by lane, so the same bits as one lane at a time.
 typedef double sph_d2 __attribute__((vector_size(16)));
 
-template <class VV>
-inline VV splat(double x) { return VV(x); }
-template <>
-inline sph_d2 splat<sph_d2>(double x) { return sph_d2{x, x}; }
+/// x in both lanes.
+inline sph_d2 splat_d2(double x) { return sph_d2{x, x}; }
 
 /// sin(360 j / N) and cos(360 j / N), j = 0..N-1 (N = 16: steps of 22.5 degrees, 8: 45).
 inline constexpr double kTabA1 = 0.382683432365089771728, kTabA2 = 0.707106781186547524401,
@@ -117,57 +115,40 @@ __attribute__((always_inline)) inline void sincos_table(const V& x, V& s, V& c) 
 /// sin and cos of deg degrees (finite, |deg| < 2^50: the caller reduces larger angles with
 /// fmod, which is exact). k = round(deg / 90) by the 1.5 * 2^52 trick, r = deg - 90 k exact (an
 /// integer multiple of 90 and deg share deg's ulp and |r| <= 45 + a rounding), a = r pi / 180
-/// (one rounding), then the quadrant k mod 4. VV: V (NEON), or sph_d2 (two lanes, no FMA).
-template <class VV>
-inline void sincosd(const VV& deg, VV& s, VV& c) {
-  if constexpr (std::is_same<VV, V>::value && W > 1 && vx::kLookupN > 0) {
+/// (one rounding), then the quadrant k mod 4 by compares and blends. The vector paths only
+/// (lonlat_block): AVX-512 and AVX2 take sincos_table, NEON this quadrant form; the scalar path
+/// converts both angles of a point at once (sincos_table16_d2).
+inline void sincosd(const V& deg, V& s, V& c) {
+  if constexpr (vx::kLookupN > 0) {
     sincos_table<vx::kLookupN, false>(deg, s, c);
     return;
   }
-  const VV magic = splat<VV>(0x1.8p52), one = splat<VV>(1.0);
-  const VV k = (deg * splat<VV>(1.0 / 90.0) + magic) - magic;
-  const VV r = deg - k * splat<VV>(90.0);
-  const VV a = r * splat<VV>(0.017453292519943295769);  // pi / 180
-  const VV z = a * a;
+  const V magic = V(0x1.8p52), one = V(1.0);
+  const V k = (deg * V(1.0 / 90.0) + magic) - magic;
+  const V r = deg - k * V(90.0);
+  const V a = r * V(0.017453292519943295769);  // pi / 180
+  const V z = a * a;
   // fdlibm __kernel_sin(a, 0, 0) and __kernel_cos(a, 0)
-  const VV sr = madd(z, madd(z, madd(z, madd(z, splat<VV>(1.58969099521155010221e-10), splat<VV>(-2.50507602534068634195e-08)),
-                                    splat<VV>(2.75573137070700676789e-06)),
-                         splat<VV>(-1.98412698298579493134e-04)),
-                    splat<VV>(8.33333333332248946124e-03));
-  const VV sa = a + (z * a) * madd(z, sr, splat<VV>(-1.66666666666666324348e-01));
-  const VV cr = z * madd(z, madd(z, madd(z, madd(z, madd(z, splat<VV>(-1.13596475577881948265e-11), splat<VV>(2.08757232129817482790e-09)),
-                                              splat<VV>(-2.75573143513906633035e-07)),
-                                      splat<VV>(2.48015872894767294178e-05)),
-                             splat<VV>(-1.38888888888741095749e-03)),
-                    splat<VV>(4.16666666666666019037e-02));
-  const VV hz = splat<VV>(0.5) * z, w = one - hz;
-  const VV ca = w + (((one - w) - hz) + z * cr);
-  // The quadrant k mod 4. One lane: by exact arithmetic on small integers, no compare and no
-  // select (there a select is a branch, mispredicted half the time on random angles):
-  // par(m) = m - 2 round(m / 2) is -1, 0 or 1, so t = par(k)^2 is 1 for odd k (sin and cos
-  // swap) and 1 - 2 par(.)^2 = (-1)^(.) is the sign: sin is negative in quadrants 2 and 3
-  // ((-1)^floor(k / 2)), cos in quadrants 1 and 2 ((-1)^floor((k + 1) / 2)); floor(k / 2) =
-  // (k - t) / 2 and floor((k + 1) / 2) = (k + t) / 2, exact. The swap t ca + (1 - t) sa adds
-  // an exact zero to a nonzero ca, or +0 to sa, which is never -0 (sa(-0) = +0): the same bits
-  // as choosing. Rounding by the 1.5 * 2^52 trick (|k| < 2^45).
-  const VV half = splat<VV>(0.5), two = splat<VV>(2.0);
-  if constexpr (std::is_same<VV, V>::value && W > 1) {
-    // SIMD: compares and blends are cheaper than the arithmetic below (about 15 operations
-    // against 33 a call) and branch-free. q = k - 4 round(k / 4) in {-2, -1, 0, 1, 2}: quadrant
-    // 3 is q = -1, quadrant 2 q = +-2. Negation by -1 x (exact), as below: the same bits.
-    const V q = k - V(4.0) * ((k * V(0.25) + magic) - magic), aq = abs(q);
-    const auto odd = aq == one;
-    const V s0 = select(odd, ca, sa), c0 = select(odd, sa, ca), m1(-1.0);
-    s = select((q < V(0.0)) | (q == two), s0 * m1, s0);
-    c = select((q == one) | (aq == two), c0 * m1, c0);
-  } else {
-    auto par = [&](const VV& m) { return m - two * ((m * half + magic) - magic); };
-    const VV pk = par(k), t = pk * pk, nt = one - t;
-    const VV ps = par((k - t) * half), pc = par((k + t) * half);
-    const VV sgs = one - two * (ps * ps), sgc = one - two * (pc * pc);
-    s = sgs * (t * ca + nt * sa);
-    c = sgc * (t * sa + nt * ca);
-  }
+  const V sr = madd(z, madd(z, madd(z, madd(z, V(1.58969099521155010221e-10), V(-2.50507602534068634195e-08)),
+                                    V(2.75573137070700676789e-06)),
+                         V(-1.98412698298579493134e-04)),
+                    V(8.33333333332248946124e-03));
+  const V sa = a + (z * a) * madd(z, sr, V(-1.66666666666666324348e-01));
+  const V cr = z * madd(z, madd(z, madd(z, madd(z, madd(z, V(-1.13596475577881948265e-11), V(2.08757232129817482790e-09)),
+                                              V(-2.75573143513906633035e-07)),
+                                      V(2.48015872894767294178e-05)),
+                             V(-1.38888888888741095749e-03)),
+                    V(4.16666666666666019037e-02));
+  const V hz = V(0.5) * z, w = one - hz;
+  const V ca = w + (((one - w) - hz) + z * cr);
+  // q = k - 4 round(k / 4) in {-2, -1, 0, 1, 2}: quadrant 3 is q = -1, quadrant 2 q = +-2;
+  // negation by -1 x (exact). Rounding by the 1.5 * 2^52 trick (|k| < 2^45).
+  const V two(2.0);
+  const V q = k - V(4.0) * ((k * V(0.25) + magic) - magic), aq = abs(q);
+  const auto odd = aq == one;
+  const V s0 = select(odd, ca, sa), c0 = select(odd, sa, ca), m1(-1.0);
+  s = select((q < V(0.0)) | (q == two), s0 * m1, s0);
+  c = select((q == one) | (aq == two), c0 * m1, c0);
 }
 
 /// sincos_table<16, false> on the two lanes of an sph_d2 (the scalar path: no FMA, each madd a
@@ -178,11 +159,11 @@ inline void sincosd(const VV& deg, VV& s, VV& c) {
 /// absolute, as sincos_table<16> with FMA; about 30 operations for the two angles against some
 /// 60 of sincosd's quadrant form (lon / lat at lmax 1: 0.58x the time).
 inline void sincos_table16_d2(const sph_d2& x, sph_d2& s, sph_d2& c) {
-  const sph_d2 magic = splat<sph_d2>(0x1.8p52);
-  const sph_d2 t = x * splat<sph_d2>(16.0 / 360.0) + magic;
-  const sph_d2 r = x - (t - magic) * splat<sph_d2>(22.5);  // exact
+  const sph_d2 magic = splat_d2(0x1.8p52);
+  const sph_d2 t = x * splat_d2(16.0 / 360.0) + magic;
+  const sph_d2 r = x - (t - magic) * splat_d2(22.5);  // exact
   const sph_d2 w = r * r;
-  auto cst = [](double v) { return splat<sph_d2>(v); };
+  auto cst = [](double v) { return splat_d2(v); };
   const sph_d2 ps = (((cst(4.13763953823635250786e-22) * w + cst(-9.78838084373598138281e-17)) * w +
                       cst(1.34960162298161726854e-11)) * w + cst(-8.86096155701269275329e-7)) * w +
                     cst(0.0174532925199432956965);
