@@ -281,8 +281,9 @@ POSENC_API posenc_status posenc_sph_harm_real_grad_f32(int32_t lmax, const float
  *  the direction formed with sin/cos reduced in degrees (exact at multiples of 90 degrees):
  *  on AVX-512 / AVX2 k = round(deg / 22.5) / round(deg / 45), deg - 22.5 k / 45 k exact, minimax
  *  polynomials on the remainder and the angle sum with a table of sin / cos (k mod 16 / 8;
- *  <= 3.7 ulp, 2.3 x 2^-53 absolute, measured); on the scalar and NEON paths k = round(deg / 90),
- *  deg - 90 k exact, then fdlibm's sin / cos kernel polynomials (< 1 ulp on [-pi/4, pi/4]); fmod
+ *  <= 3.7 ulp, 2.3 x 2^-53 absolute, measured); on the scalar path the same with the 16-entry
+ *  table, without FMA (3.6 ulp, 2.1 x 2^-53, measured); on NEON k = round(deg / 90), deg - 90 k
+ *  exact, then fdlibm's sin / cos kernel polynomials (< 1 ulp on [-pi/4, pi/4]); fmod
  *  by 360 first for |deg| >= 2^50; vectorized across points. For
  *  lmax <= 3 the low-degree kernel of posenc_sph_harm_real_f64 converts each block of points in
  *  its registers and takes the unit vectors as they are (not normalized again); above, each
